@@ -1,0 +1,29 @@
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m app demo --workdir $${WORKDIR:-.cairn-demo}
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check app container.py tests bench
+	$(VENV)/bin/mypy
+
+test: $(STAMP) lint
+	$(VENV)/bin/pytest
+
+bench: $(STAMP)
+	$(PY) bench/store_bench.py
+
+clean:
+	rm -rf $(VENV) .cairn-demo .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""cairn: location-keyed memory for LLM game agents and narrative engines."""

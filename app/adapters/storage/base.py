@@ -1,0 +1,74 @@
+"""A base for stores that stage ops per unit of work and keep a MemoryCache for reads."""
+
+from __future__ import annotations
+
+import threading
+from abc import abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from app.adapters.storage.ops import MemoryCache, StagingTransaction, StoreOp
+from app.interfaces.store import IMemoryStore, StoreTransaction
+from app.models.memory import (
+    LocationRecord,
+    MemoryEntry,
+    MemoryScope,
+    MemoryStatus,
+    ParseProblem,
+)
+
+
+class CachedStore(IMemoryStore):
+    """Reads from `self._cache`; a unit of work commits its ops through `_commit` once.
+
+    Subclasses implement `_commit(ops) -> MemoryCache`: durably write the ops (re-reading
+    what other processes wrote first, under a lock) and return the new cache.
+    """
+
+    def __init__(self) -> None:
+        self._cache = MemoryCache()
+        self._problems: list[ParseProblem] = []
+        self._lock = threading.RLock()
+        self._local = threading.local()
+
+    @contextmanager
+    def transaction(self) -> Iterator[StoreTransaction]:
+        current: StagingTransaction | None = getattr(self._local, "tx", None)
+        if current is not None:
+            yield current
+            return
+        tx = StagingTransaction()
+        self._local.tx = tx
+        try:
+            yield tx
+        finally:
+            self._local.tx = None
+        if tx.ops:
+            with self._lock:
+                self._cache = self._commit(tx.ops)
+        tx.run_callbacks()
+
+    @abstractmethod
+    def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
+        """Durably apply `ops` and return the resulting cache; on error change nothing."""
+
+    def get(self, entry_id: str) -> MemoryEntry | None:
+        return self._cache.memories.get(entry_id)
+
+    def entries(
+        self,
+        *,
+        scope: MemoryScope | None = None,
+        location_id: int | None = None,
+        npc_id: str | None = None,
+        statuses: frozenset[MemoryStatus] | None = None,
+    ) -> list[MemoryEntry]:
+        return self._cache.select(
+            scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
+        )
+
+    def locations(self) -> dict[int, LocationRecord]:
+        return {k: v.model_copy(deep=True) for k, v in self._cache.locations.items()}
+
+    def problems(self) -> list[ParseProblem]:
+        return list(self._problems)

@@ -1,0 +1,1 @@
+"""events.handlers package."""

@@ -1,0 +1,75 @@
+"""IMemoryService: the port handlers call; location, NPC and world scopes with cursors."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+
+from app.models.game import GameState, TurnOutcome
+from app.models.memory import MemoryEntry
+
+
+class IMemoryService(ABC):
+    """Creates, supersedes, prunes and queries memories."""
+
+    @abstractmethod
+    def on_location_exit(self, game_state: GameState) -> None:
+        """Summarize the visit that is ending: one location memory plus NPC memories."""
+
+    @abstractmethod
+    def on_location_enter(self, game_state: GameState, from_location_id: int | None) -> None:
+        """Count a visit to the current location and learn the connection from the last one."""
+
+    @abstractmethod
+    def on_world_event(
+        self,
+        game_state: GameState,
+        event_kind: str,
+        tags: list[str] | None = None,
+        related: Mapping[str, str | list[str]] | None = None,
+    ) -> None:
+        """Summarize story progress since the world cursor into one world memory."""
+
+    @abstractmethod
+    def record_action_outcome(
+        self, game_state: GameState, outcome: TurnOutcome
+    ) -> MemoryEntry | None:
+        """Run the seed-002 triggers and, when one fires, synthesis; store at the SOURCE."""
+
+    @abstractmethod
+    def remember(
+        self,
+        game_state: GameState,
+        text: str,
+        importance: int,
+        location_id: int | None = None,
+    ) -> MemoryEntry | None:
+        """Store an agent note (seed 003), or bump the importance of a near-duplicate."""
+
+    @abstractmethod
+    def end_episode(self, game_state: GameState) -> None:
+        """Close the episode: forget per-episode history, prune."""
+
+    @abstractmethod
+    def prune(self, game_state: GameState | None = None) -> list[str]:
+        """Apply the pruning policy; return a line per memory it retired or removed."""
+
+    @abstractmethod
+    def location_memories(self, location_id: int) -> list[MemoryEntry]:
+        """Visible memories of a location, oldest first."""
+
+    @abstractmethod
+    def adjacent_memories(self, location_id: int) -> dict[int, list[MemoryEntry]]:
+        """Visible memories of the locations next to this one, by id."""
+
+    @abstractmethod
+    def npc_memories(self, npc_id: str) -> list[MemoryEntry]:
+        """Visible memories of an NPC, oldest first."""
+
+    @abstractmethod
+    def world_memories(self) -> list[MemoryEntry]:
+        """Visible world memories, oldest first."""
+
+    @abstractmethod
+    def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
+        """Visible memories by importance, highest first."""

@@ -1,0 +1,100 @@
+"""IMemoryStore: where MemoryEntry records and location records live, with units of work."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from app.models.memory import (
+    LocationRecord,
+    MemoryEntry,
+    MemoryScope,
+    MemoryStatus,
+    ParseProblem,
+)
+
+
+class StoreTransaction(ABC):
+    """Changes staged inside one unit of work; all are written together, once, on commit.
+
+    Operations are validated when staged (an unknown id for `update` or `supersede` is only
+    detected at commit, because another process may have added it meanwhile) and applied in the
+    order they were staged. `after_commit` callbacks run only after a successful durable write.
+    """
+
+    @abstractmethod
+    def add(self, entry: MemoryEntry) -> None:
+        """Stage a new memory. Its id must be new to the store."""
+
+    @abstractmethod
+    def update(self, entry: MemoryEntry) -> None:
+        """Stage a full replacement of the memory with the same id."""
+
+    @abstractmethod
+    def supersede(self, old_id: str, new_id: str | None) -> None:
+        """Stage marking `old_id` SUPERSEDED, linked to `new_id` (None: invalidated)."""
+
+    @abstractmethod
+    def delete(self, entry_id: str) -> None:
+        """Stage removing a memory (used by prune for old SUPERSEDED entries only)."""
+
+    @abstractmethod
+    def record_visit(self, location_id: int, name: str, episode: int | None) -> None:
+        """Stage one more visit to a location (and remember its name and the episode)."""
+
+    @abstractmethod
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run `callback` after the unit of work has been durably written."""
+
+
+class IMemoryStore(ABC):
+    """A durable store of memories. Reads come from an in-process cache kept current."""
+
+    @property
+    @abstractmethod
+    def path(self) -> Path:
+        """The file the store lives in."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[StoreTransaction]:
+        """Open a unit of work. Nested calls in one thread join the outermost one.
+
+        Leaving the outermost block normally commits with one durable write; an exception
+        discards every staged change and leaves the store as it was.
+        """
+
+    @abstractmethod
+    def get(self, entry_id: str) -> MemoryEntry | None:
+        """Return the memory with this id, or None."""
+
+    @abstractmethod
+    def entries(
+        self,
+        *,
+        scope: MemoryScope | None = None,
+        location_id: int | None = None,
+        npc_id: str | None = None,
+        statuses: frozenset[MemoryStatus] | None = None,
+    ) -> list[MemoryEntry]:
+        """Return memories matching every given filter, oldest first (store order)."""
+
+    @abstractmethod
+    def locations(self) -> dict[int, LocationRecord]:
+        """Return every known location record by id."""
+
+    @abstractmethod
+    def problems(self) -> list[ParseProblem]:
+        """Return the problems found on the last load (empty for a clean store)."""
+
+    @abstractmethod
+    def reload(self) -> None:
+        """Re-read the store from disk (picks up edits by people and other processes)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release files and connections."""
+
+    def __iter__(self) -> Iterator[MemoryEntry]:
+        return iter(self.entries())

@@ -1,0 +1,138 @@
+"""MemoryEntry and its enums, location records, synthesis decisions and parse problems."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
+
+LocationId = StrictInt
+"""Jericho's integer location number. Strings, floats and bools are rejected."""
+
+
+def new_memory_id() -> str:
+    """Return a fresh, stable memory id."""
+    return "m-" + uuid.uuid4().hex[:12]
+
+
+def utc_now() -> datetime:
+    """Return the current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+class MemoryScope(StrEnum):
+    """What a memory is about: a location, an NPC or the world."""
+
+    LOCATION = "location"
+    NPC = "npc"
+    WORLD = "world"
+
+
+class MemoryCategory(StrEnum):
+    """The five categories of seed 002."""
+
+    SUCCESS = "SUCCESS"
+    FAILURE = "FAILURE"
+    DISCOVERY = "DISCOVERY"
+    DANGER = "DANGER"
+    NOTE = "NOTE"
+
+
+class MemoryStatus(StrEnum):
+    """Seed 001 statuses: confirmed, awaiting confirmation, contradicted."""
+
+    ACTIVE = "ACTIVE"
+    TENTATIVE = "TENTATIVE"
+    SUPERSEDED = "SUPERSEDED"
+
+
+class MemoryEntry(BaseModel):
+    """One memory, in any scope. Location memories are keyed by integer location id."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str = Field(default_factory=new_memory_id, min_length=1)
+    scope: MemoryScope
+    category: MemoryCategory = MemoryCategory.NOTE
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    persistence: str | None = None
+    title: str = Field(min_length=1)
+    text: str = ""
+    importance: Annotated[int, Field(ge=1, le=1000)] = 500
+    tags: list[str] = Field(default_factory=list)
+    episode: Annotated[int, Field(ge=0)] | None = None
+    turn_start: Annotated[int, Field(ge=0)] | None = None
+    turn_end: Annotated[int, Field(ge=0)] | None = None
+    score_delta: StrictInt | None = None
+    location_id: LocationId | None = None
+    location_name: str | None = None
+    npc_ids: list[str] = Field(default_factory=list)
+    quest_id: str | None = None
+    encounter_id: str | None = None
+    since_message_index: int | None = None
+    since_timestamp: datetime | None = None
+    created_at: datetime = Field(default_factory=utc_now)
+    superseded_by: str | None = None
+
+    @model_validator(mode="after")
+    def _scope_keys(self) -> MemoryEntry:
+        if self.scope is MemoryScope.LOCATION and self.location_id is None:
+            raise ValueError("location_id: a location memory needs an integer location_id")
+        if self.scope is MemoryScope.NPC and not self.npc_ids:
+            raise ValueError("npc_ids: an NPC memory needs at least one npc id")
+        if (
+            self.turn_start is not None
+            and self.turn_end is not None
+            and self.turn_end < self.turn_start
+        ):
+            raise ValueError("turn_end: must not be before turn_start")
+        return self
+
+    @property
+    def visible(self) -> bool:
+        """Whether the memory belongs in prompts (superseded ones stay on disk only)."""
+        return self.status is not MemoryStatus.SUPERSEDED
+
+
+class LocationRecord(BaseModel):
+    """What a store knows about a location besides its memories: name, visits, episodes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: LocationId
+    name: str = ""
+    visits: Annotated[int, Field(ge=0)] = 0
+    episodes: list[int] = Field(default_factory=list)
+
+
+class ParseProblem(BaseModel):
+    """A block of a memory file that did not parse; it is kept verbatim on the next write."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class SynthesisDecision(BaseModel):
+    """The synthesis JSON of seeds 001/002: whether and what to remember about a turn."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    should_remember: bool
+    category: MemoryCategory = MemoryCategory.NOTE
+    memory_title: str = ""
+    memory_text: str = ""
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    supersedes_memory_titles: list[str] = Field(default_factory=list)
+    invalidate_memory_titles: list[str] = Field(default_factory=list)
+    supersedes_memory_ids: list[str] = Field(default_factory=list)
+    importance: Annotated[int, Field(ge=1, le=1000)] = 500
+    reasoning: str = ""
