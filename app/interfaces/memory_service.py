@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
 from app.models.game import GameState, TurnOutcome
-from app.models.memory import MemoryEntry
+from app.models.memory import LocationRecord, MemoryEntry
 
 
 class IMemoryService(ABC):
@@ -73,3 +73,7 @@ class IMemoryService(ABC):
     @abstractmethod
     def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
         """Visible memories by importance, highest first."""
+
+    @abstractmethod
+    def location_record(self, location_id: int) -> LocationRecord | None:
+        """Name, visit count and episodes of a location, when known."""
