@@ -135,4 +135,5 @@ class SynthesisDecision(BaseModel):
     invalidate_memory_titles: list[str] = Field(default_factory=list)
     supersedes_memory_ids: list[str] = Field(default_factory=list)
     importance: Annotated[int, Field(ge=1, le=1000)] = 500
+    multi_step: bool = False
     reasoning: str = ""

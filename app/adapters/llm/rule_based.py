@@ -1,0 +1,181 @@
+"""RuleBasedSummarizer: the offline, deterministic stand-in for the summarizer agent.
+
+These are HEURISTICS, not a model: keyword patterns over the game's response and the
+Z-machine deltas decide the category, and summaries are extractive (sentences copied from
+the messages). They let cairn run, and be tested, with no LLM and no network.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from app.interfaces.summarizer import ISummarizer, SynthesisRequest
+from app.models.game import GameState, Message, NPCInstance, TurnOutcome
+from app.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
+
+FAILURE_PATTERNS = re.compile(
+    r"\b(you can'?t|can not|cannot|i don'?t (understand|know)|doesn'?t (fit|work|seem)|"
+    r"won'?t budge|is locked|nothing happens|there is no|you don'?t see|not possible|"
+    r"that'?s not|isn'?t (open|possible)|you are empty-handed|too heavy|no verb|"
+    r"not something you can|beyond your|futile|have no effect|you fail)\b",
+    re.IGNORECASE,
+)
+UNCERTAIN_PATTERNS = re.compile(r"\b(accepts?|graciously|seems? (pleased|satisfied))\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def first_sentences(text: str, count: int = 1, limit: int = 220) -> str:
+    """The first `count` sentences of `text`, whitespace collapsed, at most `limit` chars."""
+    flat = " ".join(text.split())
+    picked = " ".join(_SENTENCE.split(flat)[:count])
+    return picked if len(picked) <= limit else picked[: limit - 3].rstrip() + "..."
+
+
+def is_failure(response: str) -> bool:
+    """Whether a game response reads as a refusal or a failed action."""
+    return bool(FAILURE_PATTERNS.search(response))
+
+
+class RuleBasedSummarizer(ISummarizer):
+    """Deterministic heuristics standing in for the LLM summarizer (see module docstring)."""
+
+    def synthesize(self, request: SynthesisRequest) -> SynthesisDecision:
+        o = request.outcome
+        gist = first_sentences(o.response)
+        tentative = [e.id for e in request.existing if e.status is MemoryStatus.TENTATIVE]
+        if o.died:
+            return SynthesisDecision(
+                should_remember=True,
+                category=MemoryCategory.DANGER,
+                memory_title=f"Deadly: {o.action}",
+                memory_text=f"'{o.action}' here led to death: {gist}",
+                importance=900,
+                supersedes_memory_ids=tentative,
+                reasoning="death is always worth remembering; it confirms earlier guesses",
+            )
+        steps = _procedure(request.history, o)
+        if o.score_delta > 0:
+            return SynthesisDecision(
+                should_remember=True,
+                category=MemoryCategory.SUCCESS,
+                memory_title=f"Score by {o.action}",
+                memory_text=_with_steps(
+                    f"'{o.action}' gained {o.score_delta} points: {gist}", steps
+                ),
+                importance=800,
+                multi_step=bool(steps),
+                supersedes_memory_ids=tentative,
+                reasoning="a score gain marks progress",
+            )
+        if o.score_delta < 0:
+            return SynthesisDecision(
+                should_remember=True,
+                category=MemoryCategory.DANGER,
+                memory_title=f"Penalty: {o.action}",
+                memory_text=f"'{o.action}' cost {-o.score_delta} points: {gist}",
+                importance=700,
+                reasoning="a score loss is a hazard",
+            )
+        if o.moved:
+            where = o.location_after_name or f"location {o.location_after}"
+            return SynthesisDecision(
+                should_remember=True,
+                category=MemoryCategory.SUCCESS if steps else MemoryCategory.NOTE,
+                memory_title=f"'{o.action}' leads to {where}",
+                memory_text=_with_steps(
+                    f"'{o.action}' from here reaches {where} (L{o.location_after}).", steps
+                ),
+                importance=600 if steps else 300,
+                multi_step=bool(steps),
+                reasoning="a working exit; with its prerequisites when there were any",
+            )
+        if o.inventory_changed:
+            return _inventory_decision(o, gist)
+        if is_failure(o.response):
+            return SynthesisDecision(
+                should_remember=True,
+                category=MemoryCategory.FAILURE,
+                memory_title=f"'{o.action}' fails",
+                memory_text=f"'{o.action}' does not work here: {gist}",
+                importance=400,
+                reasoning="remembering failures prevents repeating them",
+            )
+        return SynthesisDecision(
+            should_remember=True,
+            category=MemoryCategory.DISCOVERY,
+            memory_title=f"Result of '{o.action}'",
+            memory_text=gist,
+            importance=350,
+            reasoning="a long response usually carries information",
+        )
+
+    def summarize_location_session(
+        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+    ) -> str:
+        if not messages:
+            return ""
+        first = first_sentences(messages[0].text)
+        last = first_sentences(messages[-1].text) if len(messages) > 1 else ""
+        count = f"{len(messages)} messages here."
+        return " ".join(p for p in (first, last, count) if p)
+
+    def summarize_npc_interactions(
+        self, game_state: GameState, npc: NPCInstance, messages: Sequence[Message]
+    ) -> str:
+        name = npc.name.lower()
+        about = [m for m in messages if name in m.text.lower()] or list(messages)
+        return " ".join(first_sentences(m.text) for m in about[:3])
+
+    def summarize_world_update(
+        self,
+        game_state: GameState,
+        event_kind: str,
+        messages: Sequence[Message],
+        related: Mapping[str, str | list[str]],
+    ) -> str:
+        recent = " ".join(first_sentences(m.text) for m in messages[-2:])
+        return f"{event_kind.replace('_', ' ').capitalize()}. {recent}".strip()
+
+
+def _procedure(history: Sequence[TurnOutcome], outcome: TurnOutcome) -> list[str]:
+    """Earlier actions at the same location that did not fail: the steps before this one."""
+    steps: list[str] = []
+    for turn in reversed(history):
+        if turn.location_before != outcome.location_before or turn.moved:
+            break
+        if is_failure(turn.response):
+            continue
+        steps.insert(0, turn.action)
+    return steps
+
+
+def _with_steps(text: str, steps: list[str]) -> str:
+    if not steps:
+        return text
+    numbered = ", ".join(f"({i}) {s}" for i, s in enumerate(steps, 1))
+    return f"{text} Steps first: {numbered}."
+
+
+def _inventory_decision(o: TurnOutcome, gist: str) -> SynthesisDecision:
+    gained = sorted(set(o.inventory_after) - set(o.inventory_before))
+    lost = sorted(set(o.inventory_before) - set(o.inventory_after))
+    if gained:
+        return SynthesisDecision(
+            should_remember=True,
+            category=MemoryCategory.SUCCESS,
+            memory_title=f"Got {', '.join(gained)}",
+            memory_text=f"'{o.action}' got {', '.join(gained)}. {gist}",
+            importance=550,
+            reasoning="items found here",
+        )
+    uncertain = bool(UNCERTAIN_PATTERNS.search(o.response))
+    return SynthesisDecision(
+        should_remember=True,
+        category=MemoryCategory.NOTE,
+        status=MemoryStatus.TENTATIVE if uncertain else MemoryStatus.ACTIVE,
+        memory_title=f"Gave up {', '.join(lost)}",
+        memory_text=f"'{o.action}' parted with {', '.join(lost)}: {gist}",
+        importance=450,
+        reasoning="outcome unclear until a later turn confirms it" if uncertain else "item left",
+    )

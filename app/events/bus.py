@@ -1,0 +1,37 @@
+"""MessageBus: hands each command to its one handler inside one unit of work."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from app.errors import UnknownCommandError
+from app.events.commands import Command
+from app.interfaces.store import IMemoryStore
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Any], Any]
+
+
+class MessageBus:
+    """Dispatches commands. All store writes a command makes are committed together, once."""
+
+    def __init__(self, handlers: Mapping[type[Command], Handler], store: IMemoryStore) -> None:
+        self._handlers = dict(handlers)
+        self._store = store
+
+    def handle(self, command: Command) -> Any:
+        """Run the handler of `command` and return what it returns."""
+        handler = self._handlers.get(type(command))
+        if handler is None:
+            raise UnknownCommandError(f"no handler registered for {type(command).__name__}")
+        log.debug("handling %s", type(command).__name__)
+        with self._store.transaction():
+            return handler(command)
+
+    @property
+    def command_types(self) -> list[type[Command]]:
+        """The command types this bus can dispatch."""
+        return list(self._handlers)

@@ -1,0 +1,80 @@
+"""Commands: imperative requests, each handled by exactly one handler."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.models.game import GameState, TurnOutcome
+
+
+@dataclass(frozen=True)
+class Command:
+    """Base of every command; carries the game state it acts on."""
+
+    game_state: GameState
+
+
+@dataclass(frozen=True)
+class ChangeLocation(Command):
+    """Move the player to another location (summarizes the visit being left first)."""
+
+    to_location_id: int
+    to_location_name: str = ""
+
+
+@dataclass(frozen=True)
+class RecordTurn(Command):
+    """Record what one game turn did (the action-outcome path of seed 002)."""
+
+    outcome: TurnOutcome
+
+
+@dataclass(frozen=True)
+class CompleteObjective(Command):
+    """Mark a quest objective completed."""
+
+    quest_id: str
+    objective_id: str
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CompleteQuest(Command):
+    """Mark a quest completed."""
+
+    quest_id: str
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ProgressAct(Command):
+    """Move the story to its next act."""
+
+    act_id: str
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class UpdateLocationState(Command):
+    """Change a location's danger level and/or complete one of its encounters."""
+
+    location_id: int
+    danger_level: str | None = None
+    complete_encounter: str | None = None
+
+
+@dataclass(frozen=True)
+class RememberNote(Command):
+    """Store an agent's `remember` note with its importance (seed 003)."""
+
+    text: str
+    importance: int = 500
+    location_id: int | None = None
+
+
+@dataclass(frozen=True)
+class EndEpisode(Command):
+    """Close the current episode."""
+
+    won: bool = False
+    died: bool = False

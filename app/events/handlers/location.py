@@ -1,0 +1,80 @@
+"""Location handler: ChangeLocation and UpdateLocationState."""
+
+from __future__ import annotations
+
+import logging
+
+from app.errors import InvalidLocationError
+from app.events import events
+from app.events.commands import ChangeLocation, UpdateLocationState
+from app.events.publisher import EventPublisher
+from app.interfaces.memory_service import IMemoryService
+from app.models.game import LocationState
+
+log = logging.getLogger(__name__)
+
+
+def _require_int_id(value: object, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidLocationError(f"{field}: location ids are integers, got {value!r}")
+    return value
+
+
+class LocationHandler:
+    """Moves the player; summarizes the visit being left BEFORE the move."""
+
+    def __init__(self, memory_service: IMemoryService, publisher: EventPublisher) -> None:
+        self._memory = memory_service
+        self._publisher = publisher
+
+    def change_location(self, command: ChangeLocation) -> None:
+        """Summarize the current visit, then move to `to_location_id`."""
+        to_id = _require_int_id(command.to_location_id, "to_location_id")
+        state = command.game_state
+        from_id = state.scenario.current_location_id
+        if from_id is None:
+            log.warning(
+                "ChangeLocation to %s with no current location: nothing to summarize", to_id
+            )
+        elif from_id not in state.locations:
+            log.warning("ChangeLocation from unknown location %s: summarizing by id only", from_id)
+        if from_id is not None:
+            self._memory.on_location_exit(state)
+            self._publisher.publish(events.location_exited, self, location_id=from_id)
+        location = state.locations.get(to_id)
+        if location is None:
+            location = LocationState(id=to_id, name=command.to_location_name)
+            state.locations[to_id] = location
+        elif command.to_location_name and not location.name:
+            location.name = command.to_location_name
+        state.scenario.current_location_id = to_id
+        self._memory.on_location_enter(state, from_id)
+        self._publisher.publish(
+            events.location_entered, self, location_id=to_id, from_location_id=from_id
+        )
+
+    def update_location_state(self, command: UpdateLocationState) -> None:
+        """Apply a danger-level change and/or an encounter completion; each is a world event."""
+        loc_id = _require_int_id(command.location_id, "location_id")
+        state = command.game_state
+        location = state.locations.get(loc_id)
+        if location is None:
+            raise InvalidLocationError(f"location_id: no location {loc_id} in the game state")
+        if command.danger_level is not None:
+            location.danger_level = command.danger_level
+            if command.danger_level.upper() == "CLEARED":
+                self._memory.on_world_event(
+                    state,
+                    "location_cleared",
+                    tags=[f"location:{loc_id}"],
+                    related={"location_id": str(loc_id)},
+                )
+        if command.complete_encounter is not None:
+            if command.complete_encounter not in location.completed_encounters:
+                location.completed_encounters.append(command.complete_encounter)
+            self._memory.on_world_event(
+                state,
+                "encounter_completed",
+                tags=[f"location:{loc_id}", f"encounter:{command.complete_encounter}"],
+                related={"location_id": str(loc_id), "encounter_id": command.complete_encounter},
+            )

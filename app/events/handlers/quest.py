@@ -1,0 +1,48 @@
+"""Quest handler: objectives, quests and acts, each announced as a world event."""
+
+from __future__ import annotations
+
+from app.events.commands import CompleteObjective, CompleteQuest, ProgressAct
+from app.interfaces.memory_service import IMemoryService
+
+
+class QuestHandler:
+    """Records story progress in the scenario, then asks for a world memory."""
+
+    def __init__(self, memory_service: IMemoryService) -> None:
+        self._memory = memory_service
+
+    def complete_objective(self, command: CompleteObjective) -> None:
+        """Mark the objective done; world event `objective_completed`."""
+        scenario = command.game_state.scenario
+        key = f"{command.quest_id}:{command.objective_id}"
+        if key not in scenario.completed_objectives:
+            scenario.completed_objectives.append(key)
+        self._memory.on_world_event(
+            command.game_state,
+            "objective_completed",
+            tags=list(command.tags),
+            related={"quest_id": command.quest_id, "objective_id": command.objective_id},
+        )
+
+    def complete_quest(self, command: CompleteQuest) -> None:
+        """Mark the quest done; world event `quest_completed`."""
+        scenario = command.game_state.scenario
+        if command.quest_id not in scenario.completed_quests:
+            scenario.completed_quests.append(command.quest_id)
+        self._memory.on_world_event(
+            command.game_state,
+            "quest_completed",
+            tags=list(command.tags),
+            related={"quest_id": command.quest_id},
+        )
+
+    def progress_act(self, command: ProgressAct) -> None:
+        """Move to the next act; world event `act_progressed`."""
+        command.game_state.scenario.current_act = command.act_id
+        self._memory.on_world_event(
+            command.game_state,
+            "act_progressed",
+            tags=list(command.tags),
+            related={"act_id": command.act_id},
+        )

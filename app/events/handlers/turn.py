@@ -1,0 +1,61 @@
+"""Turn, note and episode handlers: the action-outcome path, agent notes, episode end."""
+
+from __future__ import annotations
+
+from app.events import events
+from app.events.commands import EndEpisode, RecordTurn, RememberNote
+from app.events.publisher import EventPublisher
+from app.interfaces.memory_service import IMemoryService
+from app.models.memory import MemoryEntry
+
+
+class TurnHandler:
+    """RecordTurn -> record_action_outcome (seed 002 triggers and synthesis)."""
+
+    def __init__(self, memory_service: IMemoryService) -> None:
+        self._memory = memory_service
+
+    def record_turn(self, command: RecordTurn) -> MemoryEntry | None:
+        """Record the turn; returns the memory stored, if any."""
+        command.game_state.turn = command.outcome.turn
+        return self._memory.record_action_outcome(command.game_state, command.outcome)
+
+
+class NoteHandler:
+    """RememberNote -> remember (seed 003)."""
+
+    def __init__(self, memory_service: IMemoryService) -> None:
+        self._memory = memory_service
+
+    def remember_note(self, command: RememberNote) -> MemoryEntry | None:
+        """Store the note, or bump a near-duplicate's importance."""
+        location_id = command.location_id
+        if location_id is None:
+            location_id = command.game_state.scenario.current_location_id
+        return self._memory.remember(
+            command.game_state, command.text, command.importance, location_id=location_id
+        )
+
+
+class EpisodeHandler:
+    """EndEpisode -> a world event for the outcome, then end_episode (prune, reset)."""
+
+    def __init__(self, memory_service: IMemoryService, publisher: EventPublisher) -> None:
+        self._memory = memory_service
+        self._publisher = publisher
+
+    def end_episode(self, command: EndEpisode) -> None:
+        """Close the episode."""
+        state = command.game_state
+        if command.won or command.died:
+            kind = "game_won" if command.won else "player_died"
+            self._memory.on_world_event(
+                state,
+                kind,
+                tags=[f"episode:{state.episode}"],
+                related={"episode": str(state.episode)},
+            )
+        self._memory.end_episode(state)
+        self._publisher.publish(
+            events.episode_ended, self, episode=state.episode, won=command.won, died=command.died
+        )

@@ -1,0 +1,36 @@
+"""Seed-002 significance triggers: Z-machine ground truth decides WHEN to ask for synthesis."""
+
+from __future__ import annotations
+
+from app.models.game import TurnOutcome
+
+SCORE = "score_changed"
+LOCATION = "location_changed"
+INVENTORY = "inventory_changed"
+DEATH = "death"
+FIRST_VISIT = "first_visit"
+LONG_RESPONSE = "long_response"
+
+
+def detect_triggers(
+    outcome: TurnOutcome, *, first_visit: bool, long_response_chars: int = 100
+) -> list[str]:
+    """Return the names of the triggers this turn fires (empty: no synthesis).
+
+    `first_visit` means the player reached a location for the first time EVER (across
+    episodes), not "a location with no memory yet" (PITFALLS: that made every move call the LLM).
+    """
+    fired: list[str] = []
+    if outcome.score_delta != 0:
+        fired.append(SCORE)
+    if outcome.moved:
+        fired.append(LOCATION)
+    if outcome.inventory_changed:
+        fired.append(INVENTORY)
+    if outcome.died:
+        fired.append(DEATH)
+    if first_visit and outcome.moved:
+        fired.append(FIRST_VISIT)
+    if len(outcome.response.strip()) > long_response_chars:
+        fired.append(LONG_RESPONSE)
+    return fired

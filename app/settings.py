@@ -1,0 +1,86 @@
+"""CairnSettings: one pydantic settings model from [tool.cairn], CAIRN_* variables and overrides."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    PyprojectTomlConfigSettingsSource,
+    SettingsConfigDict,
+)
+
+from app.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+
+class CairnSettings(BaseSettings):
+    """Every setting of cairn. Precedence: overrides > CAIRN_* environment > [tool.cairn]."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CAIRN_",
+        extra="forbid",
+        pyproject_toml_table_header=("tool", "cairn"),
+    )
+
+    workdir: Path = Path(".")
+    store: Literal["markdown", "sqlite"] = "markdown"
+    memory_file: str = "Memories.md"
+    sqlite_file: str = "memories.sqlite3"
+    backup_count: int = Field(3, ge=0)
+    lock_timeout: float = Field(30.0, gt=0)
+    memory_history_window: int = Field(3, ge=1)
+    world_message_window: int = Field(30, ge=1)
+    long_response_chars: int = Field(100, ge=0)
+    max_supersessions: int = Field(3, ge=0)
+    cap_per_location: int = Field(40, ge=1)
+    cap_per_npc: int = Field(20, ge=1)
+    cap_world: int = Field(50, ge=1)
+    superseded_kept_per_key: int = Field(100, ge=0)
+    narrative_entries_per_scope: int = Field(3, ge=1)
+    max_successes_shown: int = Field(5, ge=0)
+    max_failures_shown: int = Field(5, ge=0)
+    max_other_shown: int = Field(3, ge=0)
+    location_memory_max_tokens: int = Field(500, ge=50)
+    prompt_token_budget: int = Field(2000, ge=100)
+
+    @field_validator("memory_history_window")
+    @classmethod
+    def _warn_large_window(cls, value: int) -> int:
+        if value > 10:
+            log.warning("memory_history_window=%d is above 10: large prompts, little gain", value)
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, PyprojectTomlConfigSettingsSource(settings_cls))
+
+    @property
+    def store_path(self) -> Path:
+        """The file of the configured store inside the workdir."""
+        name = self.memory_file if self.store == "markdown" else self.sqlite_file
+        return self.workdir / name
+
+
+def load_settings(**overrides: object) -> CairnSettings:
+    """Build settings, turning validation errors into a ConfigError that names each field."""
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return CairnSettings(**clean)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid cairn settings: {problems}") from exc

@@ -1,0 +1,179 @@
+"""Handler tests with autospec mocks of IMemoryService (seed 004's test plan)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytest_mock import MockerFixture
+
+from app.adapters.storage.memory_store import InMemoryStore
+from app.errors import InvalidLocationError, UnknownCommandError
+from app.events import commands as c
+from app.events.bus import MessageBus
+from app.events.handlers import (
+    EpisodeHandler,
+    LocationHandler,
+    NoteHandler,
+    QuestHandler,
+    TurnHandler,
+)
+from app.events.publisher import EventPublisher
+from app.interfaces.memory_service import IMemoryService
+from app.models.game import GameState, LocationState, TurnOutcome
+
+
+@pytest.fixture
+def memory(mocker: MockerFixture) -> Any:
+    return mocker.create_autospec(IMemoryService, instance=True)
+
+
+@pytest.fixture
+def state() -> GameState:
+    gs = GameState()
+    gs.locations[1] = LocationState(id=1, name="Tavern")
+    gs.scenario.current_location_id = 1
+    return gs
+
+
+def make_bus(memory: Any) -> MessageBus:
+    pub = EventPublisher()
+    loc, quest = LocationHandler(memory, pub), QuestHandler(memory)
+    return MessageBus(
+        {
+            c.ChangeLocation: loc.change_location,
+            c.UpdateLocationState: loc.update_location_state,
+            c.CompleteObjective: quest.complete_objective,
+            c.CompleteQuest: quest.complete_quest,
+            c.ProgressAct: quest.progress_act,
+            c.RecordTurn: TurnHandler(memory).record_turn,
+            c.RememberNote: NoteHandler(memory).remember_note,
+            c.EndEpisode: EpisodeHandler(memory, pub).end_episode,
+        },
+        InMemoryStore(),
+    )
+
+
+def test_exit_summary_is_requested_before_the_move(memory: Any, state: GameState) -> None:
+    seen: list[int | None] = []
+    memory.on_location_exit.side_effect = lambda gs: seen.append(gs.scenario.current_location_id)
+    make_bus(memory).handle(c.ChangeLocation(state, 2, "Street"))
+    assert seen == [1]
+    assert state.scenario.current_location_id == 2
+    assert state.locations[2].name == "Street"
+    memory.on_location_enter.assert_called_once_with(state, 1)
+
+
+def test_move_from_unknown_location_warns_and_still_moves(
+    memory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    gs = GameState()
+    make_bus(memory).handle(c.ChangeLocation(gs, 5, "Cellar"))
+    assert gs.scenario.current_location_id == 5
+    memory.on_location_exit.assert_not_called()
+    assert "no current location" in caplog.text
+
+
+def test_move_from_location_missing_in_state_warns_and_moves(
+    memory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    gs = GameState()
+    gs.scenario.current_location_id = 42
+    make_bus(memory).handle(c.ChangeLocation(gs, 5))
+    memory.on_location_exit.assert_called_once_with(gs)
+    assert gs.scenario.current_location_id == 5
+    assert "unknown location 42" in caplog.text
+
+
+@pytest.mark.parametrize("bad", ["2", 2.0, True, None])
+def test_non_integer_location_id_is_rejected(memory: Any, state: GameState, bad: Any) -> None:
+    with pytest.raises(InvalidLocationError, match="to_location_id"):
+        make_bus(memory).handle(c.ChangeLocation(state, bad))
+    assert state.scenario.current_location_id == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "kind", "related"),
+    [
+        (
+            lambda gs: c.CompleteObjective(gs, "q1", "o1"),
+            "objective_completed",
+            {"quest_id": "q1", "objective_id": "o1"},
+        ),
+        (lambda gs: c.CompleteQuest(gs, "q1"), "quest_completed", {"quest_id": "q1"}),
+        (lambda gs: c.ProgressAct(gs, "act2"), "act_progressed", {"act_id": "act2"}),
+        (
+            lambda gs: c.UpdateLocationState(gs, 1, danger_level="CLEARED"),
+            "location_cleared",
+            {"location_id": "1"},
+        ),
+        (
+            lambda gs: c.UpdateLocationState(gs, 1, complete_encounter="rats"),
+            "encounter_completed",
+            {"location_id": "1", "encounter_id": "rats"},
+        ),
+    ],
+)
+def test_each_story_command_creates_a_world_event(
+    memory: Any, state: GameState, command: Any, kind: str, related: dict[str, str]
+) -> None:
+    make_bus(memory).handle(command(state))
+    memory.on_world_event.assert_called_once()
+    args, kwargs = memory.on_world_event.call_args
+    assert args[0] is state and args[1] == kind
+    assert kwargs["related"] == related
+
+
+def test_danger_level_other_than_cleared_is_no_world_event(memory: Any, state: GameState) -> None:
+    make_bus(memory).handle(c.UpdateLocationState(state, 1, danger_level="HIGH"))
+    memory.on_world_event.assert_not_called()
+    assert state.locations[1].danger_level == "HIGH"
+
+
+def test_quest_commands_record_progress(memory: Any, state: GameState) -> None:
+    bus = make_bus(memory)
+    bus.handle(c.CompleteObjective(state, "q1", "o1"))
+    bus.handle(c.CompleteQuest(state, "q1"))
+    bus.handle(c.ProgressAct(state, "act2"))
+    assert state.scenario.completed_objectives == ["q1:o1"]
+    assert state.scenario.completed_quests == ["q1"]
+    assert state.scenario.current_act == "act2"
+
+
+def test_record_turn_goes_to_action_outcome_path(memory: Any, state: GameState) -> None:
+    outcome = TurnOutcome(
+        turn=7, action="open door", response="Opened.", location_before=1, location_after=1
+    )
+    make_bus(memory).handle(c.RecordTurn(state, outcome))
+    memory.record_action_outcome.assert_called_once_with(state, outcome)
+    assert state.turn == 7
+
+
+def test_remember_note_defaults_to_current_location(memory: Any, state: GameState) -> None:
+    make_bus(memory).handle(c.RememberNote(state, "Key under mat", 700))
+    memory.remember.assert_called_once_with(state, "Key under mat", 700, location_id=1)
+
+
+def test_end_episode_with_death_is_a_world_event_then_prune(memory: Any, state: GameState) -> None:
+    make_bus(memory).handle(c.EndEpisode(state, died=True))
+    assert memory.on_world_event.call_args.args[1] == "player_died"
+    memory.end_episode.assert_called_once_with(state)
+
+
+def test_unknown_command_raises_typed_error(memory: Any, state: GameState) -> None:
+    bus = MessageBus({}, InMemoryStore())
+    with pytest.raises(UnknownCommandError, match="ChangeLocation"):
+        bus.handle(c.ChangeLocation(state, 2))
+
+
+def test_bus_commits_once_per_command(state: GameState) -> None:
+    store = InMemoryStore()
+
+    def handler(cmd: c.ChangeLocation) -> None:
+        for n in range(3):
+            with store.transaction() as tx:
+                tx.record_visit(n, f"Room {n}", 1)
+
+    MessageBus({c.ChangeLocation: handler}, store).handle(c.ChangeLocation(state, 2))
+    assert store.commits == 1
+    assert sorted(store.locations()) == [0, 1, 2]

@@ -1,0 +1,351 @@
+"""MemoryService with fakes: scopes, cursors, NPC selection, failures, supersession, notes."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.adapters.storage.memory_store import InMemoryStore
+from app.events import events
+from app.events.publisher import EventPublisher
+from app.models.game import GameState, LocationState, NPCInstance, TurnOutcome
+from app.models.memory import (
+    MemoryCategory,
+    MemoryEntry,
+    MemoryScope,
+    MemoryStatus,
+    SynthesisDecision,
+)
+from app.services.map_graph import MapGraph
+from app.services.memory_service import MemoryService
+from app.services.policy import MemoryPolicy
+from app.testing import FakeSummarizer
+
+
+class Env:
+    def __init__(self, **policy: int) -> None:
+        self.store = InMemoryStore()
+        self.summarizer = FakeSummarizer()
+        self.publisher = EventPublisher()
+        self.map = MapGraph()
+        self.service = MemoryService(
+            self.store, self.summarizer, self.publisher, self.map, MemoryPolicy(**policy)
+        )
+        self.gs = GameState()
+        for loc_id, name in [(1, "Tavern"), (2, "Street"), (3, "Cellar")]:
+            self.gs.locations[loc_id] = LocationState(id=loc_id, name=name)
+        self.gs.npcs["bram"] = NPCInstance(instance_id="bram", name="Bram", current_location_id=1)
+        self.gs.npcs["lia"] = NPCInstance(instance_id="lia", name="Lia", current_location_id=1)
+        self.gs.npcs["ovo"] = NPCInstance(instance_id="ovo", name="Ovo", current_location_id=2)
+
+    def at(self, loc_id: int) -> None:
+        self.gs.scenario.current_location_id = loc_id
+
+    def say(
+        self, text: str, present: list[str] | None = None, mentioned: list[str] | None = None
+    ) -> int:
+        return self.gs.add_message(text, npcs_present=present, npcs_mentioned=mentioned).index
+
+
+@pytest.fixture
+def env() -> Env:
+    return Env()
+
+
+def test_location_exit_creates_entry_and_advances_cursor(env: Env) -> None:
+    env.at(2)
+    env.say("A rainy street.")
+    env.at(1)
+    first = env.say("You enter the tavern.")
+    last = env.say("The fire crackles.")
+    env.service.on_location_exit(env.gs)
+    [entry] = env.service.location_memories(1)
+    assert entry.scope is MemoryScope.LOCATION and entry.location_id == 1
+    assert entry.text == f"location 1 messages {[first, last]}"
+    assert entry.since_message_index == last
+    assert env.gs.scenario.last_location_message_index == {1: last}
+
+
+def test_messages_are_filtered_by_location_id_not_name(env: Env) -> None:
+    env.gs.locations[3].name = "Tavern"  # same name, different room
+    env.at(3)
+    env.say("Another room called Tavern.")
+    env.at(1)
+    mine = env.say("The real tavern.")
+    env.service.on_location_exit(env.gs)
+    assert env.summarizer.calls == [("location", "1", [mine])]
+
+
+def test_no_message_is_summarized_twice(env: Env) -> None:
+    env.at(1)
+    a = env.say("One.")
+    env.service.on_location_exit(env.gs)
+    env.service.on_location_exit(env.gs)  # nothing new: no second summary
+    b = env.say("Two.")
+    env.service.on_location_exit(env.gs)
+    location_calls = [idx for scope, _, idx in env.summarizer.calls if scope == "location"]
+    assert location_calls == [[a], [b]]
+
+
+def test_npc_memories_only_for_present_or_mentioned_including_one_who_left(env: Env) -> None:
+    env.at(1)
+    env.say("Bram pours ale.", present=["bram", "lia"])
+    env.gs.npcs["lia"].current_location_id = 2  # Lia leaves before the player
+    env.say("Lia waves goodbye and leaves.", mentioned=["lia"])
+    env.say("The fire crackles.")
+    env.service.on_location_exit(env.gs)
+    assert {e.npc_ids[0] for e in env.store.entries(scope=MemoryScope.NPC)} == {"bram", "lia"}
+    assert env.service.npc_memories("ovo") == []  # never present or mentioned
+    assert set(env.gs.scenario.last_npc_message_index) == {"bram", "lia"}
+
+
+def test_npc_window_has_one_message_of_context_either_side(env: Env) -> None:
+    env.at(1)
+    before = env.say("A stranger sits down.")
+    mention = env.say("Someone asks about Ovo.", mentioned=["ovo"])
+    after = env.say("Nobody answers.")
+    env.say("Rain.")
+    env.say("More rain.")
+    env.service.on_location_exit(env.gs)
+    npc_calls = [c for c in env.summarizer.calls if c[0] == "npc"]
+    assert npc_calls == [("npc", "ovo", [before, mention, after])]
+
+
+def test_world_event_creates_world_memory_over_bounded_window() -> None:
+    env = Env(world_message_window=3)
+    env.at(1)
+    idx = [env.say(f"Line {n}.") for n in range(6)]
+    env.service.on_world_event(env.gs, "quest_completed", ["main"], {"quest_id": "q1"})
+    [entry] = env.service.world_memories()
+    assert entry.quest_id == "q1"
+    assert entry.tags == ["world:quest_completed", "main"]
+    assert env.summarizer.calls == [("world", "quest_completed", idx[-3:])]
+    assert env.gs.scenario.last_world_message_index == idx[-1]
+    env.service.on_world_event(env.gs, "act_progressed")  # nothing new since the cursor
+    assert len(env.service.world_memories()) == 1
+
+
+@pytest.mark.parametrize("scope", ["location", "npc", "world"])
+def test_failing_summarizer_loses_nothing_and_keeps_cursors(env: Env, scope: str) -> None:
+    env.at(1)
+    env.say("Bram nods.", present=["bram"])
+    env.service.on_world_event(env.gs, "act_progressed")
+    env.service.on_location_exit(env.gs)
+    before = env.store.entries()
+    cursors = env.gs.scenario.model_copy(deep=True)
+    env.say("Bram frowns.", present=["bram"])
+    env.summarizer.fail_scopes = {scope}
+    failed: list[str] = []
+    with events.summary_failed.connected_to(lambda sender, **kw: failed.append(kw["scope"])):
+        env.service.on_world_event(env.gs, "quest_completed")
+        env.service.on_location_exit(env.gs)
+    assert failed == [scope]
+    assert env.service.summary_failures == 1
+    after = env.store.entries()
+    assert [e.id for e in before] == [e.id for e in after[: len(before)]]
+    if scope == "location":
+        assert env.gs.scenario.last_location_message_index == cursors.last_location_message_index
+    elif scope == "npc":
+        assert env.gs.scenario.last_npc_message_index == cursors.last_npc_message_index
+    else:
+        assert env.gs.scenario.last_world_message_index == cursors.last_world_message_index
+    env.summarizer.fail_scopes = set()  # the retry later picks up what was skipped
+    env.service.on_world_event(env.gs, "quest_completed")
+    env.service.on_location_exit(env.gs)
+    assert len(env.store.entries()) == len(before) + 3
+
+
+def test_cursor_does_not_move_when_the_store_write_fails(env: Env) -> None:
+    env.at(1)
+    env.say("Hello.")
+
+    class Boom(Exception):
+        pass
+
+    with pytest.raises(Boom), env.store.transaction():
+        env.service.on_location_exit(env.gs)
+        raise Boom
+    assert env.gs.scenario.last_location_message_index == {}
+    assert env.store.entries() == []
+
+
+def outcome(
+    turn: int, action: str, response: str, before: int = 79, after: int = 79, **kw: object
+) -> TurnOutcome:
+    return TurnOutcome(
+        turn=turn,
+        action=action,
+        response=response,
+        location_before=before,
+        location_before_name="Behind House",
+        location_after=after,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_no_trigger_means_no_synthesis_call(env: Env) -> None:
+    assert env.service.record_action_outcome(env.gs, outcome(1, "wait", "Time passes.")) is None
+    assert env.summarizer.requests == []
+
+
+def test_memory_is_stored_at_the_source_location_with_history(env: Env) -> None:
+    env.summarizer.decisions = [
+        SynthesisDecision(should_remember=False),
+        SynthesisDecision(
+            should_remember=True,
+            category=MemoryCategory.SUCCESS,
+            memory_title="Enter kitchen via window",
+            memory_text="Open window, enter.",
+            multi_step=True,
+        )
+    ]
+    env.service.record_action_outcome(env.gs, outcome(47, "examine window", "x" * 120))
+    env.service.record_action_outcome(env.gs, outcome(48, "open window", "Opened."))
+    entry = env.service.record_action_outcome(
+        env.gs, outcome(49, "enter window", "Kitchen", after=203)
+    )
+    assert entry is not None and entry.location_id == 79
+    assert (entry.turn_start, entry.turn_end) == (47, 49)
+    last = env.summarizer.requests[-1]
+    assert [h.action for h in last.history] == ["examine window", "open window"]
+    assert "location_changed" in last.triggers and "first_visit" in last.triggers
+
+
+def test_first_visit_means_never_visited_before(env: Env) -> None:
+    with env.store.transaction() as tx:
+        tx.record_visit(203, "Kitchen", 1)
+        tx.record_visit(203, "Kitchen", 1)
+    env.summarizer.decisions = []
+    env.service.record_action_outcome(env.gs, outcome(1, "west", "Kitchen", after=203))
+    assert "first_visit" not in env.summarizer.requests[-1].triggers
+
+
+def test_supersession_by_id_only_touches_the_named_memory(env: Env) -> None:
+    troll_a = MemoryEntry(
+        scope=MemoryScope.LOCATION,
+        location_id=152,
+        title="Troll accepts lunch gift",
+        status=MemoryStatus.TENTATIVE,
+    )
+    troll_b = MemoryEntry(
+        scope=MemoryScope.LOCATION, location_id=152, title="Troll accepts lunch gift later"
+    )
+    with env.store.transaction() as tx:
+        tx.add(troll_a)
+        tx.add(troll_b)
+    env.summarizer.decisions = [
+        SynthesisDecision(
+            should_remember=True,
+            category=MemoryCategory.DANGER,
+            memory_title="Troll attacks after accepting gift",
+            memory_text="It kills you.",
+            supersedes_memory_titles=["Troll accepts lunch gift", "Troll"],
+        )
+    ]
+    superseded: list[tuple[str, str]] = []
+    with events.memory_superseded.connected_to(
+        lambda sender, **kw: superseded.append((kw["old_id"], kw["new_id"]))
+    ):
+        new = env.service.record_action_outcome(
+            env.gs, outcome(13, "north", "The troll cleaves you.", before=152, after=152, died=True)
+        )
+    assert new is not None
+    assert env.store.get(troll_a.id).status is MemoryStatus.SUPERSEDED  # type: ignore[union-attr]
+    assert env.store.get(troll_a.id).superseded_by == new.id  # type: ignore[union-attr]
+    assert env.store.get(troll_b.id).status is MemoryStatus.ACTIVE  # type: ignore[union-attr]
+    assert superseded == [(troll_a.id, new.id)]
+
+
+def test_more_than_three_supersessions_still_store_the_new_memory(env: Env) -> None:
+    olds = [
+        MemoryEntry(scope=MemoryScope.LOCATION, location_id=79, title=f"Old {n}") for n in range(4)
+    ]
+    with env.store.transaction() as tx:
+        for e in olds:
+            tx.add(e)
+    env.summarizer.decisions = [
+        SynthesisDecision(
+            should_remember=True,
+            memory_title="New",
+            memory_text="t",
+            supersedes_memory_titles=[e.title for e in olds] + ["Ghost"],
+        )
+    ]
+    new = env.service.record_action_outcome(env.gs, outcome(2, "look", "y" * 150))
+    assert new is not None and env.store.get(new.id) is not None
+    statuses = [env.store.get(e.id).status for e in olds]  # type: ignore[union-attr]
+    assert statuses.count(MemoryStatus.SUPERSEDED) == 3
+
+
+def test_synthesis_failure_loses_nothing(env: Env) -> None:
+    keep = MemoryEntry(scope=MemoryScope.LOCATION, location_id=79, title="Keep me")
+    with env.store.transaction() as tx:
+        tx.add(keep)
+    env.summarizer.fail = True
+    assert env.service.record_action_outcome(env.gs, outcome(3, "look", "z" * 150)) is None
+    assert env.store.entries() == [keep]
+    assert env.service.summary_failures == 1
+
+
+def test_synthesis_sees_visible_memories_with_status(env: Env) -> None:
+    gone = MemoryEntry(
+        scope=MemoryScope.LOCATION, location_id=79, title="Gone", status=MemoryStatus.SUPERSEDED
+    )
+    maybe = MemoryEntry(
+        scope=MemoryScope.LOCATION, location_id=79, title="Maybe", status=MemoryStatus.TENTATIVE
+    )
+    with env.store.transaction() as tx:
+        tx.add(gone)
+        tx.add(maybe)
+    env.service.record_action_outcome(env.gs, outcome(3, "look", "z" * 150))
+    shown = env.summarizer.requests[-1].existing
+    assert [(e.title, e.status) for e in shown] == [("Maybe", MemoryStatus.TENTATIVE)]
+
+
+def test_remember_dedupes_and_bumps_importance(env: Env) -> None:
+    env.at(1)
+    first = env.service.remember(env.gs, "The brass key opens the cellar door", 300, 1)
+    assert first is not None
+    assert env.service.remember(env.gs, "the brass key opens the cellar door.", 700, 1) is None
+    assert env.service.remember(env.gs, "  ", 900) is None
+    [note] = env.store.entries()
+    assert note.importance == 700 and note.category is MemoryCategory.NOTE
+    assert env.service.top_memories(1) == [note]
+
+
+def test_prune_retires_over_cap_and_never_deletes_active() -> None:
+    env = Env(cap_per_location=2, superseded_kept_per_key=1)
+    entries = [
+        MemoryEntry(
+            scope=MemoryScope.LOCATION, location_id=1, title=f"M{n}", importance=100 * (n + 1)
+        )
+        for n in range(4)
+    ]
+    with env.store.transaction() as tx:
+        for e in entries:
+            tx.add(e)
+    lines = env.service.prune()
+    assert len(env.service.location_memories(1)) == 2
+    remaining = {e.title for e in env.store.entries()}
+    assert {"M2", "M3"} <= remaining  # highest importance stay visible
+    assert len(env.store.entries()) == 4  # retired ones stay on disk
+    lines += env.service.prune()
+    assert len(env.store.entries()) == 3  # 2 visible + 1 superseded kept
+    assert any(line.startswith("retired") for line in lines)
+    assert any(line.startswith("removed superseded") for line in lines)
+
+
+def test_adjacent_memories_follow_the_map(env: Env) -> None:
+    env.map.add_connection(1, 2)
+    e = MemoryEntry(scope=MemoryScope.LOCATION, location_id=2, title="Street note")
+    with env.store.transaction() as tx:
+        tx.add(e)
+    assert env.service.adjacent_memories(1) == {2: [e]}
+    assert env.service.adjacent_memories(2) == {1: []}
+
+
+def test_visits_count_visits(env: Env) -> None:
+    for _ in range(3):
+        env.at(2)
+        env.service.on_location_enter(env.gs, 1)
+    record = env.service.location_record(2)
+    assert record is not None and record.visits == 3 and record.episodes == [1]
