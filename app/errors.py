@@ -49,3 +49,34 @@ class MemoryFileError(StoreError):
 
 class SummarizerError(CairnError):
     """Raised by a summarizer when it cannot produce a summary or synthesis."""
+
+
+class LLMError(CairnError):
+    """Base class of the errors a language-model call raises; the message names role and model."""
+
+
+class LLMUnavailableError(LLMError):
+    """Raised when the LLM API cannot be reached or kept answering 5xx/529 after all retries."""
+
+
+class LLMRateLimitedError(LLMError):
+    """Raised when the LLM API still answered 429 (rate limited) after all retries."""
+
+
+class LLMTimeoutError(LLMError):
+    """Raised when an LLM call did not answer within the configured timeout (after retries)."""
+
+
+class LLMBadResponseError(LLMError):
+    """Raised when an LLM answer is unusable: a malformed or wrong-shaped body, or a tool
+    input that still breaks its schema after the one repair attempt."""
+
+
+class LLMRequestError(LLMError):
+    """Raised when the LLM API rejects the request itself (a 4xx other than 429: bad request,
+    authentication, permission, not found, too large); retrying the same request will not help."""
+
+
+class CassetteMissError(LLMError):
+    """Raised by a replaying cassette when it holds no answer for a request; the message names
+    the request hash and the first line of the prompt."""

@@ -1,16 +1,14 @@
-"""Test doubles for embedders' own test suites: a scripted summarizer and an in-memory store."""
+"""Scripted fakes of cairn's own ports: a summarizer that records calls and fails on demand."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.adapters.storage.memory_store import InMemoryStore
 from app.errors import SummarizerError
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
 from app.models.game import GameState, Message, NPCInstance
 from app.models.memory import SynthesisDecision
 
-__all__ = ["FakeSummarizer", "InMemoryStore"]
 
 
 class FakeSummarizer(ISummarizer):
