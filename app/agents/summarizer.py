@@ -1,0 +1,141 @@
+"""SummarizerAgent: the LLM-backed ISummarizer (synthesis JSON, three scoped summaries)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+
+from app.agents.prompt_files import render
+from app.errors import LLMError, SummarizerError
+from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from app.interfaces.summarizer import ISummarizer, SynthesisRequest
+from app.models.game import GameState, Message, NPCInstance, TurnOutcome
+from app.models.memory import SynthesisDecision
+
+log = logging.getLogger(__name__)
+
+
+class SummarizerAgent(ISummarizer):
+    """Asks an ILLMClient; every prompt comes from a file in app/agents/prompts/.
+
+    Synthesis: one structured call (validated, one repair attempt inside
+    `complete_structured`); an LLM failure raises SummarizerError so the memory service
+    logs it, counts it and keeps what is stored. Summaries: up to `attempts` calls; an empty
+    answer is returned as '' (the caller skips with a warning).
+    """
+
+    def __init__(self, client: ILLMClient, attempts: int = 2, max_tokens: int = 400) -> None:
+        self._client = client
+        self._attempts = max(1, attempts)
+        self._max_tokens = max_tokens
+
+    def synthesize(self, request: SynthesisRequest) -> SynthesisDecision:
+        llm_request = LLMRequest(
+            role="synthesis",
+            system=render("synthesis"),
+            messages=[LLMMessage(role="user", content=synthesis_prompt(request))],
+            max_tokens=self._max_tokens,
+        )
+        try:
+            decision, _ = complete_structured(self._client, llm_request, SynthesisDecision)
+        except LLMError as exc:
+            raise SummarizerError(f"synthesis failed: {exc}") from exc
+        return decision
+
+    def summarize_location_session(
+        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+    ) -> str:
+        location = game_state.locations.get(location_id)
+        name = location.name if location and location.name else f"location {location_id}"
+        system = render("location_summary", location_name=name)
+        return self._summary("location", system, messages)
+
+    def summarize_npc_interactions(
+        self, game_state: GameState, npc: NPCInstance, messages: Sequence[Message]
+    ) -> str:
+        return self._summary("npc", render("npc_summary", npc_name=npc.name), messages)
+
+    def summarize_world_update(
+        self,
+        game_state: GameState,
+        event_kind: str,
+        messages: Sequence[Message],
+        related: Mapping[str, str | list[str]],
+    ) -> str:
+        details = ", ".join(f"{k}={v}" for k, v in sorted(related.items())) or "none"
+        system = render("world_summary", event_kind=event_kind, related=details)
+        return self._summary("world", system, messages)
+
+    def _summary(self, scope: str, system: str, messages: Sequence[Message]) -> str:
+        request = LLMRequest(
+            role="summary",
+            system=system,
+            messages=[LLMMessage(role="user", content=transcript(messages))],
+            max_tokens=self._max_tokens,
+        )
+        return retry_summary(scope, self._attempts, lambda: self._client.complete(request).text)
+
+
+def retry_summary(scope: str, attempts: int, call: Callable[[], str]) -> str:
+    """Up to `attempts` calls; '' on an empty answer; SummarizerError when every call failed."""
+    last: LLMError | None = None
+    for attempt in range(1, attempts + 1):
+        try:
+            text = call().strip()
+        except LLMError as exc:
+            last = exc
+            log.warning("%s summary attempt %d/%d failed: %s", scope, attempt, attempts, exc)
+            continue
+        if not text:
+            log.warning("%s summary came back empty; skipped", scope)
+        return text
+    raise SummarizerError(f"{scope} summary failed after {attempts} attempts: {last}")
+
+
+def transcript(messages: Sequence[Message]) -> str:
+    """Messages as `[index] role @ location: text` lines."""
+    return "\n".join(
+        f"[{m.index}] {m.role}"
+        + (f" @ {m.location_name or m.location_id}" if m.location_id is not None else "")
+        + f": {m.text}"
+        for m in messages
+    )
+
+
+def _context(o: TurnOutcome) -> str:
+    gained = sorted(set(o.inventory_after) - set(o.inventory_before))
+    lost = sorted(set(o.inventory_before) - set(o.inventory_after))
+    score = (
+        f"score {o.score_before} -> {o.score_after} ({o.score_delta:+d})"
+        if o.score_before is not None and o.score_after is not None
+        else "score unknown"
+    )
+    return (
+        f"{score}; location {o.location_before} -> {o.location_after}; "
+        f"inventory gained {gained or 'nothing'}, lost {lost or 'nothing'}; died: {o.died}"
+    )
+
+
+def synthesis_prompt(request: SynthesisRequest) -> str:
+    """The user message of a synthesis call (seed 002 inputs plus seed 001's history)."""
+    o = request.outcome
+    existing = "\n".join(
+        f"- [{m.status.value}] id={m.id} [{m.category.value}] {m.title}: {m.text}"
+        for m in request.existing
+    )
+    history = "\n".join(
+        f"Turn {h.turn} @ {h.location_before_name or h.location_before}: {h.action}\n"
+        f"Reasoning: {h.reasoning or '(none)'}\nResponse: {h.response.strip()}"
+        for h in request.history
+    )
+    return render(
+        "synthesis_turn",
+        location_name=o.location_before_name or "(unnamed)",
+        location_id=o.location_before,
+        action=o.action,
+        response=o.response.strip(),
+        context=_context(o),
+        triggers=", ".join(request.triggers),
+        existing=existing or "(none yet)",
+        history=history or "(none)",
+    )
