@@ -152,17 +152,22 @@ def _parse_answer(
         return None, call, f"{_first_error(e)}\n{_all_errors(e)}"
 
 
+def assistant_message(response: LLMResponse) -> LLMMessage:
+    """The model's answer (text and tool_use blocks) as the next assistant turn."""
+    blocks: list[dict[str, Any]] = []
+    if response.text:
+        blocks.append({"type": "text", "text": response.text})
+    for c in response.tool_calls:
+        blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input})
+    if not blocks:
+        blocks.append({"type": "text", "text": "(no answer)"})
+    return LLMMessage(role="assistant", content=blocks)
+
+
 def _repair_messages(
     request: LLMRequest, response: LLMResponse, call: ToolCall | None, tool_name: str, problem: str
 ) -> list[LLMMessage]:
     """The conversation plus the invalid answer and a message telling the model what was wrong."""
-    assistant_blocks: list[dict[str, Any]] = []
-    if response.text:
-        assistant_blocks.append({"type": "text", "text": response.text})
-    for c in response.tool_calls:
-        assistant_blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input})
-    if not assistant_blocks:
-        assistant_blocks.append({"type": "text", "text": "(no answer)"})
     if call is not None:
         detail = problem.split("\n", 1)[-1]
         feedback: list[dict[str, Any]] = [
@@ -183,7 +188,7 @@ def _repair_messages(
         feedback = [{"type": "text", "text": f"Error: {problem}. Call the tool {tool_name}."}]
     return [
         *request.messages,
-        LLMMessage(role="assistant", content=assistant_blocks),
+        assistant_message(response),
         LLMMessage(role="user", content=feedback),
     ]
 

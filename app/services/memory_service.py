@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from app.events import events
 from app.events.publisher import EventPublisher
@@ -20,6 +21,7 @@ from app.models.memory import (
     MemoryStatus,
 )
 from app.services import policy as pruning
+from app.services.clock import SystemClock
 from app.services.map_graph import MapGraph
 from app.services.policy import MemoryPolicy
 from app.services.similarity import is_similar, short_title
@@ -45,8 +47,10 @@ class MemoryService(IMemoryService):
         publisher: EventPublisher,
         map_graph: MapGraph,
         policy: MemoryPolicy,
+        clock: SystemClock | None = None,
     ) -> None:
         self._store = store
+        self._clock = clock or SystemClock()
         self._summarizer = summarizer
         self._publisher = publisher
         self._map = map_graph
@@ -89,7 +93,7 @@ class MemoryService(IMemoryService):
         )
         if not summary:
             return
-        entry = MemoryEntry(
+        entry = self._new_entry(
             scope=MemoryScope.LOCATION,
             title=f"Visit to {name or f'location {loc_id}'}",
             text=summary,
@@ -119,7 +123,7 @@ class MemoryService(IMemoryService):
         if not summary:
             return
         where = _location_name(game_state, loc_id) or f"location {loc_id}"
-        entry = MemoryEntry(
+        entry = self._new_entry(
             scope=MemoryScope.NPC,
             title=f"{npc.name} at {where}",
             text=summary,
@@ -176,7 +180,7 @@ class MemoryService(IMemoryService):
             if not summary:
                 return
             location_id = _int_or_none(related.get("location_id"))
-            entry = MemoryEntry(
+            entry = self._new_entry(
                 scope=MemoryScope.WORLD,
                 category=(
                     MemoryCategory.DANGER if event_kind == "player_died" else MemoryCategory.NOTE
@@ -236,7 +240,7 @@ class MemoryService(IMemoryService):
         first_turn = min(
             (h.turn for h in history if h.location_before == source), default=outcome.turn
         )
-        entry = MemoryEntry(
+        entry = self._new_entry(
             scope=MemoryScope.LOCATION,
             category=decision.category,
             status=decision.status,
@@ -279,7 +283,7 @@ class MemoryService(IMemoryService):
                     if importance > note.importance:
                         tx.update(note.model_copy(update={"importance": importance}))
                     return None
-            entry = MemoryEntry(
+            entry = self._new_entry(
                 scope=MemoryScope.LOCATION if location_id is not None else MemoryScope.WORLD,
                 category=MemoryCategory.NOTE,
                 title=short_title(text),
@@ -344,6 +348,13 @@ class MemoryService(IMemoryService):
         self.summary_failures += 1
         log.warning("%s summarizer failed (%s); nothing stored, cursor kept", scope, exc)
         self._publisher.publish(events.summary_failed, self, scope=scope, error=str(exc))
+
+    def _new_entry(self, **fields: Any) -> MemoryEntry:
+        return MemoryEntry(
+            id=self._clock.new_id(str(fields.get("title", ""))),
+            created_at=self._clock.now(),
+            **fields,
+        )
 
     def _superseded_callback(self, old_id: str, new_id: str) -> Callable[[], None]:
         return lambda: self._publisher.publish(
