@@ -80,3 +80,7 @@ class LLMRequestError(LLMError):
 class CassetteMissError(LLMError):
     """Raised by a replaying cassette when it holds no answer for a request; the message names
     the request hash and the first line of the prompt."""
+
+
+class UnknownPromptError(CairnError):
+    """Raised by the context service when asked to assemble a prompt kind it has no builders for."""

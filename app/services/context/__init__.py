@@ -1,1 +1,53 @@
-"""services.context package."""
+"""Prompt context: named, token-costed sections from memory builders, fitted to a budget."""
+
+from app.services.context.builders import (
+    ContextBuilder,
+    ContextRequest,
+    Section,
+    SectionBuilder,
+)
+from app.services.context.context_service import (
+    PROMPT_KINDS,
+    AssembledPrompt,
+    ContextService,
+    default_builders,
+    render_sections,
+)
+from app.services.context.memory_builders import (
+    FIRST_VISIT,
+    AdjacentMemoryBuilder,
+    LocationMemoryBuilder,
+    NarrativeLocationMemoryBuilder,
+    NpcMemoryBuilder,
+    TopNotesBuilder,
+    WorldMemoryBuilder,
+)
+from app.services.context.tokens import estimate_tokens
+from app.services.context.turn_builders import (
+    ExtraSectionBuilder,
+    RecentActionsBuilder,
+    RecentReasoningBuilder,
+)
+
+__all__ = [
+    "FIRST_VISIT",
+    "PROMPT_KINDS",
+    "AdjacentMemoryBuilder",
+    "AssembledPrompt",
+    "ContextBuilder",
+    "ContextRequest",
+    "ContextService",
+    "ExtraSectionBuilder",
+    "LocationMemoryBuilder",
+    "NarrativeLocationMemoryBuilder",
+    "NpcMemoryBuilder",
+    "RecentActionsBuilder",
+    "RecentReasoningBuilder",
+    "Section",
+    "SectionBuilder",
+    "TopNotesBuilder",
+    "WorldMemoryBuilder",
+    "default_builders",
+    "estimate_tokens",
+    "render_sections",
+]

@@ -1,0 +1,220 @@
+"""The `cairn` command line (also `python -m app`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from app.errors import CairnError
+from app.models.memory import MemoryEntry, MemoryScope
+from app.settings import CairnSettings, load_settings
+
+workdir_option = click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder holding the memory store (default: [tool.cairn] workdir, else '.').",
+)
+store_option = click.option(
+    "--store",
+    type=click.Choice(["markdown", "sqlite"]),
+    default=None,
+    help="Memory store (default: [tool.cairn] store, else markdown).",
+)
+
+
+def _settings(workdir: Path | None, store: str | None) -> CairnSettings:
+    return load_settings(workdir=workdir, store=store)
+
+
+def format_entry(entry: MemoryEntry) -> str:
+    """One memory as two lines: a header with its metadata, then its text."""
+    tag = (
+        entry.category.value
+        if entry.status.value == "ACTIVE"
+        else (f"{entry.category.value} - {entry.status.value}")
+    )
+    meta = []
+    if entry.episode is not None:
+        meta.append(f"Ep{entry.episode}")
+    if entry.turn_start is not None:
+        span = (
+            entry.turn_start
+            if entry.turn_end in (None, entry.turn_start)
+            else (f"{entry.turn_start}-{entry.turn_end}")
+        )
+        meta.append(f"T{span}")
+    if entry.score_delta is not None:
+        meta.append(f"{entry.score_delta:+d}")
+    where = f" ({', '.join(meta)})" if meta else ""
+    return (
+        f"[{tag}] {entry.title}{where}  id={entry.id} importance={entry.importance}\n  {entry.text}"
+    )
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="Log at INFO level.")
+def main(verbose: bool) -> None:
+    """cairn: location-keyed memory for LLM game agents and narrative engines."""
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+
+
+@main.group()
+def memories() -> None:
+    """Read, check and export stored memories."""
+
+
+@memories.command("show")
+@click.option("--location", "location_id", type=int, default=None, help="Only this location id.")
+@click.option("--npc", "npc_id", default=None, help="Only this NPC id.")
+@click.option("--world", is_flag=True, help="Only world memories.")
+@click.option("--all", "show_all", is_flag=True, help="Include SUPERSEDED memories.")
+@workdir_option
+@store_option
+def show(
+    location_id: int | None,
+    npc_id: str | None,
+    world: bool,
+    show_all: bool,
+    workdir: Path | None,
+    store: str | None,
+) -> None:
+    """Print memories, grouped by location, NPC and world."""
+    if sum(x is not None and x is not False for x in (location_id, npc_id, world or None)) > 1:
+        raise click.UsageError("give at most one of --location, --npc, --world")
+    from container import build_container
+
+    container = build_container(_settings(workdir, store))
+    mem_store = container.store()
+    entries = mem_store.entries(
+        scope=(
+            MemoryScope.LOCATION
+            if location_id is not None
+            else MemoryScope.NPC
+            if npc_id
+            else MemoryScope.WORLD
+            if world
+            else None
+        ),
+        location_id=location_id,
+        npc_id=npc_id,
+    )
+    if not show_all:
+        entries = [e for e in entries if e.visible]
+    records = mem_store.locations()
+    groups: dict[str, list[MemoryEntry]] = {}
+    for e in entries:
+        if e.scope is MemoryScope.LOCATION:
+            rec = records.get(e.location_id or -1)
+            key = f"Location {e.location_id}: {rec.name if rec else e.location_name or ''}"
+            if rec:
+                key += f"  (visits {rec.visits}, episodes {', '.join(map(str, rec.episodes))})"
+        elif e.scope is MemoryScope.NPC:
+            key = f"NPC {e.npc_ids[0]}"
+        else:
+            key = "World"
+        groups.setdefault(key, []).append(e)
+    if not groups:
+        click.echo(f"No memories in {mem_store.path}.")
+    for key, group in groups.items():
+        click.echo(f"== {key}")
+        for e in group:
+            click.echo(format_entry(e))
+        click.echo()
+    for problem in mem_store.problems():
+        click.echo(f"warning: {problem}", err=True)
+
+
+@memories.command("check")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def check(file: Path) -> None:
+    """Validate a memory file: exit 0 when valid, 1 listing each problem with its line."""
+    if file.suffix in {".sqlite3", ".sqlite", ".db"}:
+        from app.adapters.storage.sqlite_store import SqliteMemoryStore
+
+        sql = SqliteMemoryStore(file)
+        problems = sql.problems()
+        count = len(sql.entries())
+        sql.close()
+    else:
+        from app.adapters.storage.markdown_format import check_memory_file
+        from app.adapters.storage.markdown_store import MarkdownMemoryStore
+
+        problems = check_memory_file(file)
+        count = len(MarkdownMemoryStore(file).entries())
+    for problem in problems:
+        click.echo(str(problem))
+    if problems:
+        click.echo(f"{file}: {len(problems)} problem(s); {count} memories parsed", err=True)
+        sys.exit(1)
+    click.echo(f"{file}: OK, {count} memories")
+
+
+@memories.command("export")
+@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True)
+@workdir_option
+@store_option
+def export(fmt: str, workdir: Path | None, store: str | None) -> None:
+    """Write every memory and location record to standard output as JSON."""
+    from container import build_container
+
+    mem_store = build_container(_settings(workdir, store)).store()
+    payload = {
+        "store": str(mem_store.path),
+        "locations": [r.model_dump(mode="json") for r in mem_store.locations().values()],
+        "memories": [e.model_dump(mode="json") for e in mem_store.entries()],
+    }
+    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+@main.command("demo")
+@workdir_option
+@store_option
+def demo(workdir: Path | None, store: str | None) -> None:
+    """Replay the built-in narrative session; print the memories and the narrative prompt."""
+    from app.runtime.demo import build_state, run_demo_session
+    from app.services.context import ContextRequest
+    from container import build_container
+
+    settings = _settings(workdir or Path(".cairn-demo"), store)
+    container = build_container(settings)
+    gs = run_demo_session(container.bus(), build_state())
+    mem_store = container.store()
+    click.echo(f"# Memories written to {mem_store.path}\n")
+    for e in mem_store.entries():
+        where = (
+            f"location {e.location_id}"
+            if e.scope is MemoryScope.LOCATION
+            else f"npc {e.npc_ids[0]}"
+            if e.scope is MemoryScope.NPC
+            else "world"
+        )
+        click.echo(f"({where}) {format_entry(e)}")
+    request = ContextRequest.from_game_state(gs)
+    prompt = container.context_service().assemble("narrative", request)
+    click.echo("\n# Narrative prompt\n")
+    click.echo(prompt.text)
+    click.echo(
+        f"\n({prompt.total_tokens} tokens estimated; dropped: {prompt.dropped or 'nothing'})"
+    )
+    s = gs.scenario
+    click.echo(
+        f"cursors: world={s.last_world_message_index} "
+        f"locations={s.last_location_message_index} npcs={s.last_npc_message_index}"
+    )
+
+
+def run() -> None:
+    """Entry point that turns CairnError into a one-line message and exit code 2."""
+    try:
+        main(standalone_mode=True)
+    except CairnError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)

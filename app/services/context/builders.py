@@ -1,0 +1,168 @@
+"""Context building blocks: the request, sections, the builder protocol and formatting helpers."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.models.game import GameState, TurnOutcome
+from app.models.memory import LocationId, MemoryEntry, MemoryStatus
+from app.services.context.tokens import estimate_tokens
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+class ContextRequest(BaseModel):
+    """What a prompt is being built for: the game state, where the player is, who is there."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game_state: GameState
+    location_id: LocationId | None = None
+    location_name: str = ""
+    npc_ids_present: list[str] = Field(default_factory=list)
+    recent_turns: list[TurnOutcome] = Field(default_factory=list)
+    extra_sections: dict[str, str] = Field(default_factory=dict)
+
+    @classmethod
+    def from_game_state(
+        cls,
+        game_state: GameState,
+        *,
+        recent_turns: Sequence[TurnOutcome] = (),
+        extra_sections: dict[str, str] | None = None,
+    ) -> ContextRequest:
+        """Build a request for the player's current location and the NPCs standing in it."""
+        loc_id = game_state.scenario.current_location_id
+        loc = game_state.current_location
+        present = (
+            sorted(i for i, npc in game_state.npcs.items() if npc.current_location_id == loc_id)
+            if loc_id is not None
+            else []
+        )
+        return cls(
+            game_state=game_state,
+            location_id=loc_id,
+            location_name=loc.name if loc else "",
+            npc_ids_present=present,
+            recent_turns=list(recent_turns),
+            extra_sections=dict(extra_sections or {}),
+        )
+
+
+class Section(BaseModel):
+    """One named piece of a prompt with its token estimate; lower priority number = keep first."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    title: str
+    text: str
+    tokens: int = Field(ge=0)
+    priority: int
+
+    @classmethod
+    def of(cls, name: str, title: str, text: str, priority: int) -> Section:
+        """Make a section whose ``tokens`` is ``estimate_tokens(text)``."""
+        return cls(
+            name=name, title=title, text=text, tokens=estimate_tokens(text), priority=priority
+        )
+
+    def render(self) -> str:
+        """The section as it appears in a prompt: a ``## title`` line, then the text."""
+        return f"## {self.title}\n{self.text}"
+
+
+@runtime_checkable
+class ContextBuilder(Protocol):
+    """Anything that turns a request into one prompt section, or None when it has nothing."""
+
+    @property
+    def name(self) -> str:
+        """Stable section name, unique within a prompt kind."""
+        ...
+
+    @property
+    def priority(self) -> int:
+        """Lower numbers are more important and are dropped last under a token budget."""
+        ...
+
+    def build(self, request: ContextRequest) -> Section | None:
+        """Return the section for this request, or None when there is nothing to say."""
+        ...
+
+
+class SectionBuilder(ABC):
+    """Base of the standard builders: a name, a title and a priority, overridable per instance."""
+
+    default_name: str = ""
+    default_title: str = ""
+    default_priority: int = 100
+
+    def __init__(self, *, priority: int | None = None, title: str | None = None) -> None:
+        self.name = self.default_name
+        self.title = self.default_title if title is None else title
+        self.priority = self.default_priority if priority is None else priority
+
+    def section(self, text: str) -> Section:
+        """Wrap ``text`` in this builder's section, with its token estimate."""
+        return Section.of(self.name, self.title, text, self.priority)
+
+    @abstractmethod
+    def build(self, request: ContextRequest) -> Section | None:
+        """Return the section for this request, or None when there is nothing to say."""
+
+
+def one_line(text: str, max_chars: int | None = None) -> str:
+    """Collapse all whitespace (newlines included) to single spaces; clip to ``max_chars``.
+
+    Stored text never adds structure to a prompt: a memory reading ``\\n## Fake`` stays inline.
+    """
+    flat = _WHITESPACE.sub(" ", text).strip()
+    if max_chars is not None and len(flat) > max_chars:
+        return flat[: max(0, max_chars - 3)].rstrip() + "..."
+    return flat
+
+
+def entry_meta(entry: MemoryEntry) -> str:
+    """Seed-002 metadata such as ``(Ep1, T45, +5)`` or ``(Ep1, T23-24)``; "" when none is known."""
+    parts: list[str] = []
+    if entry.episode is not None:
+        parts.append(f"Ep{entry.episode}")
+    if entry.turn_start is not None:
+        end = entry.turn_end
+        span = f"-{end}" if end is not None and end != entry.turn_start else ""
+        parts.append(f"T{entry.turn_start}{span}")
+    if entry.score_delta is not None:
+        parts.append(f"{entry.score_delta:+d}")
+    return f"({', '.join(parts)})" if parts else ""
+
+
+def entry_heading(entry: MemoryEntry) -> str:
+    """``[CATEGORY] Title (meta)``; tentative memories read ``[CATEGORY - TENTATIVE]``."""
+    tag = entry.category.value
+    if entry.status is MemoryStatus.TENTATIVE:
+        tag += " - TENTATIVE"
+    meta = entry_meta(entry)
+    heading = f"[{tag}] {one_line(entry.title)}"
+    return f"{heading} {meta}" if meta else heading
+
+
+def entry_block(entry: MemoryEntry) -> str:
+    """The heading line, then the memory text on one line (seed-002 retrieved-context layout)."""
+    text = one_line(entry.text)
+    return f"{entry_heading(entry)}\n{text}" if text else entry_heading(entry)
+
+
+def dated_bullet(entry: MemoryEntry, max_chars: int | None = None) -> str:
+    """A seed-004 bullet: ``- {created_at:%Y-%m-%d} {text}`` (the title when there is no text).
+
+    A tentative memory gets ``(tentative)`` before its text.
+    """
+    summary = one_line(entry.text or entry.title, max_chars)
+    mark = "(tentative) " if entry.status is MemoryStatus.TENTATIVE else ""
+    return f"- {entry.created_at:%Y-%m-%d} {mark}{summary}"

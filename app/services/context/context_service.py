@@ -1,0 +1,215 @@
+"""ContextService: assembles a prompt kind's sections, in priority order, under a token budget."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from app.errors import CairnError, ConfigError, UnknownPromptError
+from app.interfaces.memory_service import IMemoryService
+from app.services.context.builders import ContextBuilder, ContextRequest, Section
+from app.services.context.memory_builders import (
+    AdjacentMemoryBuilder,
+    LocationMemoryBuilder,
+    NarrativeLocationMemoryBuilder,
+    NpcMemoryBuilder,
+    TopNotesBuilder,
+    WorldMemoryBuilder,
+)
+from app.services.context.tokens import estimate_tokens
+from app.services.context.turn_builders import (
+    ExtraSectionBuilder,
+    RecentActionsBuilder,
+    RecentReasoningBuilder,
+)
+
+log = logging.getLogger(__name__)
+
+PROMPT_KINDS: tuple[str, ...] = ("adventurer", "narrative", "objective")
+"""The prompt kinds ``default_builders`` wires."""
+
+
+class AssembledPrompt(BaseModel):
+    """A prompt's context text plus what it cost per section and what was left out, and why."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prompt_kind: str
+    budget_tokens: int
+    text: str
+    sections: list[tuple[str, int]]
+    """(name, tokens) of each section kept, in the order it appears in ``text``."""
+    total_tokens: int
+    """``estimate_tokens(text)``: the section texts plus their ``## title`` lines."""
+    dropped: list[tuple[str, int, str]]
+    """(name, tokens, reason) of each section built but left out (or whose builder failed)."""
+    over_budget: bool = False
+    """True when even the most important section alone exceeds the budget (it is kept)."""
+
+    def explain(self) -> str:
+        """One line per kept and dropped section with its token cost, then the total."""
+        lines = [f"{self.prompt_kind} prompt context, budget {self.budget_tokens} tokens:"]
+        lines += [f"  kept    {name:<24} {tokens:>5}" for name, tokens in self.sections]
+        lines += [f"  dropped {name:<24} {tokens:>5}  {why}" for name, tokens, why in self.dropped]
+        flag = "  OVER BUDGET" if self.over_budget else ""
+        lines.append(f"  total   {'':<24} {self.total_tokens:>5}{flag}")
+        return "\n".join(lines)
+
+
+def render_sections(sections: Sequence[Section]) -> str:
+    """Sections as ``## {title}\\n{text}`` blocks joined by blank lines."""
+    return "\n\n".join(s.render() for s in sections)
+
+
+class ContextService:
+    """Builds the sections registered for a prompt kind and fits them into a token budget.
+
+    Sections are admitted most important first (lowest ``priority``, then registration order).
+    One that would take the total over the budget is dropped and reported; a less important one
+    that still fits after it is kept. The most important section is never dropped: when it alone
+    is over the budget it is kept and ``over_budget`` is set.
+    """
+
+    def __init__(
+        self,
+        builders_by_prompt: Mapping[str, Sequence[ContextBuilder]],
+        budget_tokens: int = 2000,
+    ) -> None:
+        _check_budget(budget_tokens)
+        for kind, builders in builders_by_prompt.items():
+            names = [b.name for b in builders]
+            duplicates = sorted({n for n in names if names.count(n) > 1})
+            if duplicates:
+                raise ConfigError(f"prompt {kind!r}: duplicate section names {duplicates}")
+        self._builders = {kind: list(b) for kind, b in builders_by_prompt.items()}
+        self.budget_tokens = budget_tokens
+
+    @property
+    def prompt_kinds(self) -> list[str]:
+        """The prompt kinds this service can assemble."""
+        return list(self._builders)
+
+    def assemble(
+        self, prompt_kind: str, request: ContextRequest, budget_tokens: int | None = None
+    ) -> AssembledPrompt:
+        """Build, order and budget the sections of ``prompt_kind`` for ``request``.
+
+        Raises UnknownPromptError when no builders are registered for ``prompt_kind``.
+        """
+        budget = self.budget_tokens if budget_tokens is None else budget_tokens
+        _check_budget(budget)
+        builders = self._builders.get(prompt_kind)
+        if builders is None:
+            raise UnknownPromptError(
+                f"unknown prompt kind {prompt_kind!r}; known: {', '.join(self._builders)}"
+            )
+        dropped: list[tuple[str, int, str]] = []
+        built: list[Section] = []
+        for builder in builders:
+            try:
+                section = builder.build(request)
+            except CairnError as exc:
+                log.warning("context section %s failed: %s", builder.name, exc)
+                dropped.append((builder.name, 0, f"builder failed: {type(exc).__name__}: {exc}"))
+                continue
+            if section is not None:
+                built.append(section)
+        ordered = sorted(built, key=lambda s: s.priority)  # stable: ties keep registration order
+        kept: list[Section] = []
+        for section in ordered:
+            total = estimate_tokens(render_sections([*kept, section]))
+            if not kept or total <= budget:
+                kept.append(section)
+            else:
+                dropped.append((section.name, section.tokens, f"over budget ({total} > {budget})"))
+        text = render_sections(kept)
+        total_tokens = estimate_tokens(text)
+        over = total_tokens > budget
+        if over:
+            log.warning(
+                "%s prompt: section %s alone is %d tokens, over the %d budget",
+                prompt_kind,
+                kept[0].name,
+                total_tokens,
+                budget,
+            )
+        return AssembledPrompt(
+            prompt_kind=prompt_kind,
+            budget_tokens=budget,
+            text=text,
+            sections=[(s.name, s.tokens) for s in kept],
+            total_tokens=total_tokens,
+            dropped=dropped,
+            over_budget=over,
+        )
+
+
+def _check_budget(budget_tokens: int) -> None:
+    if budget_tokens < 1:
+        raise ConfigError(f"budget_tokens: must be at least 1, got {budget_tokens}")
+
+
+def default_builders(
+    memory: IMemoryService,
+    *,
+    max_successes_shown: int = 5,
+    max_failures_shown: int = 5,
+    max_other_shown: int = 3,
+    location_memory_max_tokens: int = 500,
+    narrative_entries_per_scope: int = 3,
+    adjacent_rooms: int = 5,
+    adjacent_per_room: int = 3,
+    top_notes: int = 5,
+    reasoning_turns: int = 3,
+    recent_actions: int = 8,
+    extra_section_max_tokens: int | None = 600,
+) -> dict[str, list[ContextBuilder]]:
+    """The standard builders of the "adventurer", "narrative" and "objective" prompts.
+
+    Keyword names match CairnSettings fields where one exists, so a container can pass
+    ``settings.max_successes_shown`` and friends straight through.
+    """
+
+    def location() -> LocationMemoryBuilder:
+        return LocationMemoryBuilder(
+            memory,
+            max_successes=max_successes_shown,
+            max_failures=max_failures_shown,
+            max_other=max_other_shown,
+            max_tokens=location_memory_max_tokens,
+            priority=10,
+        )
+
+    def adjacent(priority: int) -> AdjacentMemoryBuilder:
+        return AdjacentMemoryBuilder(
+            memory, max_rooms=adjacent_rooms, per_room=adjacent_per_room, priority=priority
+        )
+
+    def extra(name: str, priority: int) -> ExtraSectionBuilder:
+        return ExtraSectionBuilder(name, priority=priority, max_tokens=extra_section_max_tokens)
+
+    n = narrative_entries_per_scope
+    adventurer: list[ContextBuilder] = [
+        location(),
+        RecentReasoningBuilder(turns=reasoning_turns, priority=20),
+        RecentActionsBuilder(last_k=recent_actions, priority=30),
+        adjacent(40),
+        TopNotesBuilder(memory, limit=top_notes, priority=50),
+    ]
+    narrative: list[ContextBuilder] = [
+        NarrativeLocationMemoryBuilder(memory, last_n=n, priority=10),
+        NpcMemoryBuilder(memory, last_n=n, priority=20),
+        WorldMemoryBuilder(memory, last_n=n, priority=30),
+    ]
+    objective: list[ContextBuilder] = [
+        location(),
+        adjacent(20),
+        extra("objectives", 30),
+        extra("map", 40),
+        WorldMemoryBuilder(memory, last_n=n, priority=50),
+        TopNotesBuilder(memory, limit=top_notes, priority=60),
+        extra("knowledge", 70),
+    ]
+    return {"adventurer": adventurer, "narrative": narrative, "objective": objective}

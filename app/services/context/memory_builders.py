@@ -1,0 +1,268 @@
+"""Builders that read memories through IMemoryService: location, adjacent, NPC, world, top."""
+
+from __future__ import annotations
+
+from app.interfaces.memory_service import IMemoryService
+from app.models.memory import LocationRecord, MemoryCategory, MemoryEntry
+from app.services.context.builders import (
+    ContextRequest,
+    Section,
+    SectionBuilder,
+    dated_bullet,
+    entry_block,
+    one_line,
+)
+from app.services.context.tokens import estimate_tokens
+
+FIRST_VISIT = "First visit - no prior experiences"
+"""The seed-002 text for a location with no memories that has not been visited before."""
+
+CATEGORY_ORDER: tuple[MemoryCategory, ...] = (
+    MemoryCategory.DANGER,
+    MemoryCategory.SUCCESS,
+    MemoryCategory.FAILURE,
+    MemoryCategory.DISCOVERY,
+    MemoryCategory.NOTE,
+)
+"""Display order of categories in a location block: dangers first."""
+
+_Ranked = tuple[int, MemoryEntry]
+"""A memory with its position in the oldest-first query answer (higher = newer)."""
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _by_importance_then_recency(item: _Ranked) -> tuple[int, int]:
+    return (item[1].importance, item[0])
+
+
+class LocationMemoryBuilder(SectionBuilder):
+    """Seed-002 "Location Memory": the current location's memories, capped and token-bounded.
+
+    Entries are grouped DANGER, SUCCESS, FAILURE, DISCOVERY, NOTE (oldest first inside a group);
+    each category keeps only its newest ``max_successes`` / ``max_failures`` / ``max_other``.
+    While the text is over ``max_tokens`` the least important (then oldest) entry is dropped.
+    Everything left out is counted in a closing ``(+K older memories not shown)`` line.
+    """
+
+    default_name = "location_memory"
+    default_title = "Location Memory"
+    default_priority = 10
+
+    def __init__(
+        self,
+        memory: IMemoryService,
+        *,
+        max_successes: int = 5,
+        max_failures: int = 5,
+        max_other: int = 3,
+        max_tokens: int = 500,
+        priority: int | None = None,
+        title: str | None = None,
+    ) -> None:
+        super().__init__(priority=priority, title=title)
+        self._memory = memory
+        self._caps = {
+            MemoryCategory.SUCCESS: max_successes,
+            MemoryCategory.FAILURE: max_failures,
+        }
+        self._max_other = max_other
+        self.max_tokens = max_tokens
+
+    def build(self, request: ContextRequest) -> Section | None:
+        loc_id = request.location_id
+        if loc_id is None:
+            return None
+        record = self._memory.location_record(loc_id)
+        entries = [e for e in self._memory.location_memories(loc_id) if e.visible]
+        if not entries and (record is None or record.visits <= 1):
+            return self.section(FIRST_VISIT)
+        name = request.location_name or (record.name if record else "")
+        where = f"{name} (Location {loc_id})" if name else f"Location {loc_id}"
+        head = [f"Location Memory for {where}:"]
+        if record is not None and record.visits > 0:
+            episodes = len(set(record.episodes))
+            head.append(
+                f"You've been here {_plural(record.visits, 'time')} "
+                f"across {_plural(episodes, 'episode')}."
+            )
+        shown = self._capped(entries)
+        hidden = len(entries) - len(shown)
+        text = self._render(head, shown, hidden)
+        while shown and estimate_tokens(text) > self.max_tokens:
+            shown.remove(min(shown, key=_by_importance_then_recency))
+            hidden += 1
+            text = self._render(head, shown, hidden)
+        return self.section(text)
+
+    def _capped(self, entries: list[MemoryEntry]) -> list[_Ranked]:
+        ranked = list(enumerate(entries))
+        kept: list[_Ranked] = []
+        for category in CATEGORY_ORDER:
+            in_category = [r for r in ranked if r[1].category is category]
+            cap = self._caps.get(category, self._max_other)
+            kept.extend(in_category[-cap:] if cap > 0 else [])
+        return kept
+
+    @staticmethod
+    def _render(head: list[str], shown: list[_Ranked], hidden: int) -> str:
+        blocks = [*head, *(entry_block(e) for _, e in shown)]
+        if not shown:
+            blocks.append("No memories to show for this location.")
+        if hidden:
+            blocks.append(f"(+{hidden} older memories not shown)")
+        return "\n\n".join(blocks)
+
+
+class AdjacentMemoryBuilder(SectionBuilder):
+    """Seed-000 adjacent memories: up to ``max_rooms`` neighbours with memories, by id, each with
+    its ``per_room`` most important (then newest) memories."""
+
+    default_name = "adjacent_memory"
+    default_title = "Memories for Adjacent Locations"
+    default_priority = 40
+
+    def __init__(
+        self,
+        memory: IMemoryService,
+        *,
+        max_rooms: int = 5,
+        per_room: int = 3,
+        priority: int | None = None,
+        title: str | None = None,
+    ) -> None:
+        super().__init__(priority=priority, title=title)
+        self._memory = memory
+        self.max_rooms = max_rooms
+        self.per_room = per_room
+
+    def build(self, request: ContextRequest) -> Section | None:
+        loc_id = request.location_id
+        if loc_id is None or self.max_rooms <= 0 or self.per_room <= 0:
+            return None
+        blocks: list[str] = []
+        for adj_id, entries in sorted(self._memory.adjacent_memories(loc_id).items()):
+            if len(blocks) >= self.max_rooms:
+                break
+            ranked = [r for r in enumerate(entries) if r[1].visible]
+            if adj_id == loc_id or not ranked:
+                continue
+            top = sorted(ranked, key=_by_importance_then_recency, reverse=True)[: self.per_room]
+            name = self._room_name(self._memory.location_record(adj_id), entries)
+            label = f"Location {adj_id} ({name})" if name else f"Location {adj_id}"
+            lines = [f"**{label}:**", *(entry_block(e) for _, e in top)]
+            blocks.append("\n".join(lines))
+        return self.section("\n\n".join(blocks)) if blocks else None
+
+    @staticmethod
+    def _room_name(record: LocationRecord | None, entries: list[MemoryEntry]) -> str:
+        if record is not None and record.name:
+            return record.name
+        names = [e.location_name for e in entries if e.location_name]
+        return names[-1] if names else ""
+
+
+class _LastEntriesBuilder(SectionBuilder):
+    """Shared shape of the seed-004 narrative builders: last N entries as dated bullets."""
+
+    def __init__(
+        self,
+        memory: IMemoryService,
+        *,
+        last_n: int = 3,
+        max_chars: int = 200,
+        priority: int | None = None,
+        title: str | None = None,
+    ) -> None:
+        super().__init__(priority=priority, title=title)
+        self._memory = memory
+        self.last_n = last_n
+        self.max_chars = max_chars
+
+    def _bullets(self, entries: list[MemoryEntry]) -> list[str]:
+        if self.last_n <= 0:
+            return []
+        visible = [e for e in entries if e.visible]
+        return [dated_bullet(e, self.max_chars) for e in visible[-self.last_n :]]
+
+
+class NarrativeLocationMemoryBuilder(_LastEntriesBuilder):
+    """Seed-004 "Recent Location Memory": the last N memories of the current location."""
+
+    default_name = "recent_location_memory"
+    default_title = "Recent Location Memory"
+    default_priority = 10
+
+    def build(self, request: ContextRequest) -> Section | None:
+        loc_id = request.location_id
+        if loc_id is None:
+            return None
+        bullets = self._bullets(self._memory.location_memories(loc_id))
+        return self.section("\n".join(bullets)) if bullets else None
+
+
+class NpcMemoryBuilder(_LastEntriesBuilder):
+    """Seed-004 "NPC Memory": for each NPC present, its last N memories under its name."""
+
+    default_name = "npc_memory"
+    default_title = "NPC Memory"
+    default_priority = 20
+
+    def build(self, request: ContextRequest) -> Section | None:
+        blocks: list[str] = []
+        for npc_id in dict.fromkeys(request.npc_ids_present):
+            bullets = self._bullets(self._memory.npc_memories(npc_id))
+            if not bullets:
+                continue
+            npc = request.game_state.npcs.get(npc_id)
+            name = npc.name if npc is not None and npc.name else npc_id
+            label = f"{name} ({npc_id})" if name != npc_id else npc_id
+            blocks.append("\n".join([f"{label}:", *bullets]))
+        return self.section("\n\n".join(blocks)) if blocks else None
+
+
+class WorldMemoryBuilder(_LastEntriesBuilder):
+    """Seed-004 "World Memory": the last N world memories."""
+
+    default_name = "world_memory"
+    default_title = "World Memory"
+    default_priority = 30
+
+    def build(self, request: ContextRequest) -> Section | None:
+        bullets = self._bullets(self._memory.world_memories())
+        return self.section("\n".join(bullets)) if bullets else None
+
+
+class TopNotesBuilder(SectionBuilder):
+    """The N most important memories of any scope: ``- [importance] title: text``."""
+
+    default_name = "top_notes"
+    default_title = "Most Important Memories"
+    default_priority = 50
+
+    def __init__(
+        self,
+        memory: IMemoryService,
+        *,
+        limit: int = 5,
+        max_chars: int = 200,
+        priority: int | None = None,
+        title: str | None = None,
+    ) -> None:
+        super().__init__(priority=priority, title=title)
+        self._memory = memory
+        self.limit = limit
+        self.max_chars = max_chars
+
+    def build(self, request: ContextRequest) -> Section | None:
+        if self.limit <= 0:
+            return None
+        top = [e for e in self._memory.top_memories(limit=self.limit) if e.visible]
+        lines = []
+        for e in top[: self.limit]:
+            text = one_line(e.text, self.max_chars)
+            title = one_line(e.title)
+            lines.append(f"- [{e.importance}] {title}: {text}".removesuffix(": "))
+        return self.section("\n".join(lines)) if lines else None

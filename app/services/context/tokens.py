@@ -1,0 +1,20 @@
+"""Offline token estimate used to size prompt sections and budgets."""
+
+from __future__ import annotations
+
+import math
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimate the tokens ``text`` costs in a prompt, offline and deterministically.
+
+    Method: ``max(ceil(chars / 4), ceil(words * 1.3))``. Four characters per token is the usual
+    rule of thumb for English with BPE tokenizers; the word-based floor keeps texts made of many
+    short words (commands, lists, numbers) from being under-counted. The empty string costs 0.
+    It is an estimate for budgeting, not an exact count for any particular model.
+    """
+    if not text:
+        return 0
+    by_chars = math.ceil(len(text) / 4)
+    by_words = math.ceil(len(text.split()) * 13 / 10)
+    return max(by_chars, by_words)

@@ -1,0 +1,128 @@
+"""The composition root: the only place that knows how cairn's parts are built and wired."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dependency_injector import containers, providers
+
+from app.adapters.llm.rule_based import RuleBasedSummarizer
+from app.adapters.storage.markdown_store import MarkdownMemoryStore
+from app.adapters.storage.sqlite_store import SqliteMemoryStore
+from app.events import commands
+from app.events.bus import MessageBus
+from app.events.handlers import (
+    EpisodeHandler,
+    LocationHandler,
+    NoteHandler,
+    QuestHandler,
+    TurnHandler,
+)
+from app.events.publisher import EventPublisher
+from app.services.context import ContextService, default_builders
+from app.services.map_graph import MapGraph
+from app.services.memory_service import MemoryService
+from app.services.policy import MemoryPolicy
+from app.settings import CairnSettings, load_settings
+
+
+def _file_in(workdir: str, name: str) -> Path:
+    return Path(workdir) / name
+
+
+class Container(containers.DeclarativeContainer):
+    """cairn's providers. Clients and stateful services are Singletons (one per container).
+
+    Build order, stated once: store and summarizer first, then MemoryService (needs both),
+    then handlers (need MemoryService), then the bus (needs handlers and the store). The
+    summarizer never depends on MemoryService, so there is no cycle to break.
+    """
+
+    config = providers.Configuration(strict=True)
+
+    publisher = providers.Singleton(EventPublisher)
+
+    store = providers.Selector(
+        config.store,
+        markdown=providers.Singleton(
+            MarkdownMemoryStore,
+            providers.Callable(_file_in, config.workdir, config.memory_file),
+            backup_count=config.backup_count,
+            lock_timeout=config.lock_timeout,
+        ),
+        sqlite=providers.Singleton(
+            SqliteMemoryStore,
+            providers.Callable(_file_in, config.workdir, config.sqlite_file),
+        ),
+    )
+
+    summarizer = providers.Singleton(RuleBasedSummarizer)
+
+    map_graph = providers.Singleton(MapGraph)
+
+    policy = providers.Singleton(
+        MemoryPolicy,
+        memory_history_window=config.memory_history_window,
+        world_message_window=config.world_message_window,
+        long_response_chars=config.long_response_chars,
+        max_supersessions=config.max_supersessions,
+        cap_per_location=config.cap_per_location,
+        cap_per_npc=config.cap_per_npc,
+        cap_world=config.cap_world,
+        superseded_kept_per_key=config.superseded_kept_per_key,
+    )
+
+    # A Singleton, not a Factory: it holds the per-episode history window for synthesis.
+    memory_service = providers.Singleton(
+        MemoryService,
+        store=store,
+        summarizer=summarizer,
+        publisher=publisher,
+        map_graph=map_graph,
+        policy=policy,
+    )
+
+    location_handler = providers.Singleton(LocationHandler, memory_service, publisher)
+    quest_handler = providers.Singleton(QuestHandler, memory_service)
+    turn_handler = providers.Singleton(TurnHandler, memory_service)
+    note_handler = providers.Singleton(NoteHandler, memory_service)
+    episode_handler = providers.Singleton(EpisodeHandler, memory_service, publisher)
+
+    bus = providers.Singleton(
+        MessageBus,
+        handlers=providers.Dict(
+            {
+                commands.ChangeLocation: location_handler.provided.change_location,
+                commands.UpdateLocationState: location_handler.provided.update_location_state,
+                commands.CompleteObjective: quest_handler.provided.complete_objective,
+                commands.CompleteQuest: quest_handler.provided.complete_quest,
+                commands.ProgressAct: quest_handler.provided.progress_act,
+                commands.RecordTurn: turn_handler.provided.record_turn,
+                commands.RememberNote: note_handler.provided.remember_note,
+                commands.EndEpisode: episode_handler.provided.end_episode,
+            }
+        ),
+        store=store,
+    )
+
+    context_service = providers.Singleton(
+        ContextService,
+        providers.Callable(
+            default_builders,
+            memory_service,
+            max_successes_shown=config.max_successes_shown,
+            max_failures_shown=config.max_failures_shown,
+            max_other_shown=config.max_other_shown,
+            location_memory_max_tokens=config.location_memory_max_tokens,
+            narrative_entries_per_scope=config.narrative_entries_per_scope,
+        ),
+        budget_tokens=config.prompt_token_budget,
+    )
+
+
+def build_container(settings: CairnSettings | None = None, **overrides: object) -> Container:
+    """Build a container from settings (loaded from pyproject/env/overrides when not given)."""
+    container = Container()
+    settings = settings or load_settings(**overrides)
+    container.config.from_pydantic(settings)
+    return container
