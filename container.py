@@ -6,7 +6,8 @@ from pathlib import Path
 
 from dependency_injector import containers, providers
 
-from app.adapters.llm.rule_based import RuleBasedSummarizer
+from app.adapters.llm.factory import build_llm_client, build_summarizer
+from app.adapters.llm.usage import UsageMeter
 from app.adapters.storage.markdown_store import MarkdownMemoryStore
 from app.adapters.storage.sqlite_store import SqliteMemoryStore
 from app.events import commands
@@ -19,6 +20,7 @@ from app.events.handlers import (
     TurnHandler,
 )
 from app.events.publisher import EventPublisher
+from app.services.clock import DeterministicClock, SystemClock
 from app.services.context import ContextService, default_builders
 from app.services.map_graph import MapGraph
 from app.services.memory_service import MemoryService
@@ -28,6 +30,11 @@ from app.settings import CairnSettings, load_settings
 
 def _file_in(workdir: str, name: str) -> Path:
     return Path(workdir) / name
+
+
+def make_clock(seed: int | None) -> SystemClock:
+    """Random ids and wall-clock time, or a DeterministicClock when a seed is configured."""
+    return SystemClock() if seed is None else DeterministicClock(seed)
 
 
 class Container(containers.DeclarativeContainer):
@@ -56,7 +63,22 @@ class Container(containers.DeclarativeContainer):
         ),
     )
 
-    summarizer = providers.Singleton(RuleBasedSummarizer)
+    usage_meter = providers.Singleton(UsageMeter)
+
+    llm_client = providers.Singleton(
+        build_llm_client,
+        config.llm,
+        models=config.models,
+        base_url=config.llm_base_url,
+        timeout=config.llm_timeout,
+        max_retries=config.llm_max_retries,
+        log_path=providers.Callable(_file_in, config.workdir, config.llm_log_file),
+        meter=usage_meter,
+    )
+
+    summarizer = providers.Singleton(build_summarizer, llm_client)
+
+    clock = providers.Singleton(make_clock, config.deterministic_seed)
 
     map_graph = providers.Singleton(MapGraph)
 
@@ -80,6 +102,7 @@ class Container(containers.DeclarativeContainer):
         publisher=publisher,
         map_graph=map_graph,
         policy=policy,
+        clock=clock,
     )
 
     location_handler = providers.Singleton(LocationHandler, memory_service, publisher)

@@ -48,6 +48,21 @@ class CairnSettings(BaseSettings):
     max_other_shown: int = Field(3, ge=0)
     location_memory_max_tokens: int = Field(500, ge=50)
     prompt_token_budget: int = Field(2000, ge=100)
+    llm: str = "offline"
+    llm_base_url: str | None = None
+    llm_timeout: float = Field(60.0, gt=0)
+    llm_max_retries: int = Field(2, ge=0)
+    llm_log_file: str = "llm.jsonl"
+    models: dict[str, str] = Field(
+        default_factory=lambda: {
+            "adventurer": "claude-sonnet-4-5",
+            "synthesis": "claude-haiku-4-5",
+            "summary": "claude-haiku-4-5",
+            "objective": "claude-sonnet-4-5",
+            "query": "claude-haiku-4-5",
+        }
+    )
+    deterministic_seed: int | None = None
 
     @field_validator("memory_history_window")
     @classmethod

@@ -1,0 +1,69 @@
+"""Choose the LLM client and summarizer from the `llm` setting: offline, anthropic, cassette."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from app.adapters.llm.anthropic_client import AnthropicClient
+from app.adapters.llm.cassette import CassetteClient
+from app.adapters.llm.exchange_log import ExchangeLog
+from app.adapters.llm.rule_based import RuleBasedSummarizer
+from app.adapters.llm.usage import UsageMeter
+from app.agents.summarizer import SummarizerAgent
+from app.errors import ConfigError
+from app.interfaces.llm import ILLMClient
+from app.interfaces.summarizer import ISummarizer
+
+API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+
+
+def build_llm_client(
+    mode: str,
+    *,
+    models: Mapping[str, str],
+    base_url: str | None,
+    timeout: float,
+    max_retries: int,
+    log_path: Path,
+    meter: UsageMeter,
+) -> ILLMClient | None:
+    """None for "offline"; the Anthropic client for "anthropic"; a cassette client for
+    "cassette:PATH" (replay, no network) or "record:PATH" (Anthropic, recorded to PATH).
+
+    The API key is read from ANTHROPIC_API_KEY only, never from a settings file.
+    """
+    if mode == "offline":
+        return None
+    kind, _, path = mode.partition(":")
+    if kind == "cassette":
+        if not path:
+            raise ConfigError("llm: 'cassette:PATH' needs the path of a recorded exchange file")
+        return CassetteClient(Path(path), "replay", models)
+    if kind not in ("anthropic", "record"):
+        raise ConfigError(
+            f"llm: expected offline, anthropic, cassette:PATH or record:PATH, got {mode!r}"
+        )
+    key = os.environ.get(API_KEY_VARIABLE, "")
+    if not key:
+        raise ConfigError(f"llm={kind}: set {API_KEY_VARIABLE} (or use --llm offline)")
+    client = AnthropicClient(
+        api_key=key,
+        models=models,
+        base_url=base_url,
+        timeout=timeout,
+        max_retries=max_retries,
+        log=ExchangeLog(log_path, secrets=[key]),
+        meter=meter,
+    )
+    if kind == "record":
+        if not path:
+            raise ConfigError("llm: 'record:PATH' needs the path of the file to record to")
+        return CassetteClient(Path(path), "record", models, inner=client, secrets=[key])
+    return client
+
+
+def build_summarizer(client: ILLMClient | None) -> ISummarizer:
+    """The LLM SummarizerAgent when a client is configured, else the offline heuristics."""
+    return RuleBasedSummarizer() if client is None else SummarizerAgent(client)
