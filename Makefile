@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(PY) -m app demo --workdir $${WORKDIR:-.cairn-demo}
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check app container.py tests bench
+	$(VENV)/bin/ruff check app container.py tests $(wildcard bench)
 	$(VENV)/bin/mypy
 
 test: $(STAMP) lint

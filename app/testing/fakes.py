@@ -10,7 +10,6 @@ from app.models.game import GameState, Message, NPCInstance
 from app.models.memory import SynthesisDecision
 
 
-
 class FakeSummarizer(ISummarizer):
     """Answers from scripts, records every call, and fails on demand.
 

@@ -196,7 +196,7 @@ def test_memory_is_stored_at_the_source_location_with_history(env: Env) -> None:
             memory_title="Enter kitchen via window",
             memory_text="Open window, enter.",
             multi_step=True,
-        )
+        ),
     ]
     env.service.record_action_outcome(env.gs, outcome(47, "examine window", "x" * 120))
     env.service.record_action_outcome(env.gs, outcome(48, "open window", "Opened."))

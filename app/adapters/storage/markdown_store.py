@@ -1,0 +1,200 @@
+"""MarkdownMemoryStore: Memories.md, written atomically once per unit of work under a file lock."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from app.adapters.storage.base import CachedStore
+from app.adapters.storage.markdown_format import (
+    EntryRenderCache,
+    RawBlock,
+    ordered,
+    parse,
+    read_text,
+    render,
+)
+from app.adapters.storage.ops import MemoryCache, StoreOp
+from app.errors import StoreError, StoreLockedError
+from app.models.memory import (
+    LocationRecord,
+    MemoryEntry,
+    MemoryScope,
+    MemoryStatus,
+    ParseProblem,
+)
+
+log = logging.getLogger(__name__)
+
+_Signature = tuple[int, int, int] | None
+"""(inode, size, mtime_ns) of the file as last read or written; None when it does not exist."""
+
+
+def _signature(path: Path) -> _Signature:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class MarkdownMemoryStore(CachedStore):
+    """Memories in a human-editable Markdown file (see `markdown_format` for the layout).
+
+    - Every unit of work is one write: render to a temp file in the same folder, fsync, keep the
+      previous file as `NAME.1` (older ones shift to `.2` ... `.backup_count`), rename over.
+      A crash at any point leaves the old or the new file, whole.
+    - Writes hold `NAME.lock` (filelock). Under the lock the file is re-read when another process
+      (or a person) changed it since this store last saw it, so no one's memories are lost.
+    - Reads come from the cache; it is refreshed when the file's inode, size or mtime changed.
+    - Blocks that do not parse are reported by `problems()` and written back verbatim.
+    """
+
+    def __init__(self, path: Path, *, backup_count: int = 3, lock_timeout: float = 30.0) -> None:
+        super().__init__()
+        self._path = Path(path)
+        if backup_count < 0:
+            raise StoreError(f"backup_count: must be >= 0, got {backup_count}")
+        self._backup_count = backup_count
+        self._lock_timeout = lock_timeout
+        self._file_lock = FileLock(str(self._path) + ".lock", timeout=lock_timeout)
+        self._raw: list[RawBlock] = []
+        self._signature: _Signature = None
+        self._blocks = EntryRenderCache()
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            self._load()
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        signature = _signature(self._path)
+        if signature is None:
+            self._cache, self._raw, self._problems = MemoryCache(), [], []
+        else:
+            try:
+                text = read_text(self._path)
+            except OSError as e:
+                raise StoreError(f"{self._path}: cannot read: {e}") from e
+            parsed = parse(text, str(self._path))
+            self._cache, self._raw, self._problems = parsed.cache, parsed.raw, parsed.problems
+            for problem in parsed.problems:
+                log.warning("%s", problem)
+        self._signature = signature
+
+    def _refresh(self) -> None:
+        if _signature(self._path) != self._signature:
+            self._load()
+
+    def reload(self) -> None:
+        with self._lock:
+            self._load()
+
+    def get(self, entry_id: str) -> MemoryEntry | None:
+        with self._lock:
+            self._refresh()
+            return super().get(entry_id)
+
+    def entries(
+        self,
+        *,
+        scope: MemoryScope | None = None,
+        location_id: int | None = None,
+        npc_id: str | None = None,
+        statuses: frozenset[MemoryStatus] | None = None,
+    ) -> list[MemoryEntry]:
+        with self._lock:
+            self._refresh()
+            return super().entries(
+                scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
+            )
+
+    def locations(self) -> dict[int, LocationRecord]:
+        with self._lock:
+            self._refresh()
+            return super().locations()
+
+    def problems(self) -> list[ParseProblem]:
+        with self._lock:
+            self._refresh()
+            return super().problems()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        try:
+            with self._file_lock:
+                yield
+        except Timeout as e:
+            raise StoreLockedError(
+                f"{self._path}: another process holds {self._file_lock.lock_file}"
+                f" (waited {self._lock_timeout} s)"
+            ) from e
+
+    def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
+        with self._locked():
+            self._refresh()
+            cache = self._cache.copy()
+            cache.apply_all(ops)
+            cache = ordered(cache)
+            self._write(render(cache, self._raw, self._blocks))
+        return cache
+
+    def _write(self, text: str) -> None:
+        data = text.encode("utf-8", errors="surrogateescape")
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{self._path.name}.", suffix=".tmp", dir=self._path.parent
+        )
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            self._rotate_backups()
+            os.replace(tmp, self._path)
+            _fsync_dir(self._path.parent)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise StoreError(f"{self._path}: cannot write: {e}") from e
+        self._signature = _signature(self._path)
+
+    def _backup(self, n: int) -> Path:
+        return self._path.with_name(f"{self._path.name}.{n}")
+
+    def _rotate_backups(self) -> None:
+        """Shift NAME.1..NAME.(k-1) up by one and hard-link the current file as NAME.1."""
+        if self._backup_count == 0 or not self._path.exists():
+            return
+        for n in range(self._backup_count - 1, 0, -1):
+            if self._backup(n).exists():
+                os.replace(self._backup(n), self._backup(n + 1))
+        link = self._backup(1).with_name(self._backup(1).name + ".tmp")
+        link.unlink(missing_ok=True)
+        try:
+            os.link(self._path, link)
+        except OSError:  # no hard links on this file system: copy instead
+            link.write_bytes(self._path.read_bytes())
+        os.replace(link, self._backup(1))
+
+    def close(self) -> None:
+        """Nothing stays open between units of work."""

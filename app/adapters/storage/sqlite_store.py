@@ -1,0 +1,352 @@
+"""SqliteMemoryStore: one WAL SQLite file; rows hold the full entry as JSON plus index columns."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from app.adapters.storage.base import CachedStore
+from app.adapters.storage.ops import (
+    AddOp,
+    DeleteOp,
+    MemoryCache,
+    StoreOp,
+    SupersedeOp,
+    UpdateOp,
+    VisitOp,
+)
+from app.errors import MemoryNotFoundError, StoreError, StoreLockedError
+from app.models.memory import (
+    LocationRecord,
+    MemoryEntry,
+    MemoryScope,
+    MemoryStatus,
+    ParseProblem,
+)
+
+SCHEMA_VERSION = 1
+"""Kept in `PRAGMA user_version`; a file with a newer version is refused."""
+
+# `memories.entry` (pydantic JSON of the whole MemoryEntry) is the source of truth; the other
+# columns are copies kept for queries and indices. `seq` is the store order (an update keeps it).
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS memories (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        scope TEXT NOT NULL,
+        category TEXT NOT NULL,
+        status TEXT NOT NULL,
+        location_id INTEGER,
+        importance INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        entry TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS memory_npcs (
+        memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE ON UPDATE CASCADE,
+        npc_id TEXT NOT NULL,
+        PRIMARY KEY (memory_id, npc_id)
+    )""",
+    """CREATE TABLE IF NOT EXISTS locations (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        visits INTEGER NOT NULL,
+        episodes TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS memories_by_location ON memories(location_id)",
+    "CREATE INDEX IF NOT EXISTS memories_by_importance ON memories(importance)",
+    "CREATE INDEX IF NOT EXISTS memory_npcs_by_npc ON memory_npcs(npc_id)",
+)
+
+_UPDATE_MEMORY = (
+    "UPDATE memories SET scope = ?, category = ?, status = ?, location_id = ?, importance = ?,"
+    " created_at = ?, entry = ? WHERE id = ?"
+)
+_UPSERT_LOCATION = (
+    "INSERT INTO locations (id, name, visits, episodes) VALUES (?, ?, ?, ?) ON CONFLICT(id)"
+    " DO UPDATE SET name = excluded.name, visits = excluded.visits, episodes = excluded.episodes"
+)
+
+# Connections inherited through fork() must never be closed by the child (that would release
+# or checkpoint on behalf of the parent); they are parked here and a fresh one is opened.
+_INHERITED: list[sqlite3.Connection] = []
+
+
+def _columns(entry: MemoryEntry) -> tuple[str, str, str, int | None, int, str, str]:
+    return (
+        entry.scope.value,
+        entry.category.value,
+        entry.status.value,
+        entry.location_id,
+        entry.importance,
+        entry.created_at.isoformat(),
+        entry.model_dump_json(),
+    )
+
+
+def _data_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("PRAGMA data_version").fetchone()
+    return int(row[0])
+
+
+def _is_locked(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(error)
+
+
+class SqliteMemoryStore(CachedStore):
+    """Memories in SQLite: durable (WAL, synchronous=FULL) and safe for many processes.
+
+    Reads come from the in-process cache, refreshed whenever `PRAGMA data_version` shows that
+    another connection has committed. Each unit of work is one `BEGIN IMMEDIATE` transaction.
+    Use one store object from one thread at a time; any number of processes may share the file.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 30000) -> None:
+        super().__init__()
+        self._path = Path(path)
+        self._busy_timeout_ms = int(busy_timeout_ms)
+        self._data_version: int | None = None
+        self._pid = os.getpid()
+        self._conn: sqlite3.Connection | None = self._open()
+        with self._lock:
+            self._refresh()
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    # -- connection and schema -------------------------------------------------------------
+
+    @contextmanager
+    def _sql_errors(self, doing: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as e:
+            if _is_locked(e):
+                raise StoreLockedError(
+                    f"{self._path}: {doing}: database is locked (waited {self._busy_timeout_ms} ms)"
+                ) from e
+            raise StoreError(f"{self._path}: {doing}: {e}") from e
+
+    def _open(self) -> sqlite3.Connection:
+        with self._sql_errors("open"):
+            conn = sqlite3.connect(
+                self._path,
+                timeout=self._busy_timeout_ms / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
+                conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute("PRAGMA synchronous = FULL")
+                self._check_version(conn)
+                self._use_wal(conn)
+                self._create_schema(conn)
+            except BaseException:
+                conn.close()
+                raise
+        return conn
+
+    def _check_version(self, conn: sqlite3.Connection) -> int:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self._path}: schema version {version} is newer than this cairn supports"
+                f" (version {SCHEMA_VERSION}); upgrade cairn to open this file"
+            )
+        return version
+
+    def _use_wal(self, conn: sqlite3.Connection) -> None:
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            return
+        deadline = time.monotonic() + self._busy_timeout_ms / 1000
+        while True:  # switching to WAL may not wait on the busy handler: retry until timeout
+            try:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                break
+            except sqlite3.OperationalError as e:
+                if not _is_locked(e) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.01)
+        if mode != "wal":
+            raise StoreError(f"{self._path}: could not switch to WAL journal mode (got {mode})")
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if self._check_version(conn) < SCHEMA_VERSION:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"{self._path}: the store is closed")
+        if os.getpid() != self._pid:
+            _INHERITED.append(self._conn)
+            self._pid = os.getpid()
+            self._conn = None
+            self._conn = self._open()
+            self._data_version = None
+        return self._conn
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        """Re-read everything when another connection has committed since the last look."""
+        conn = self._connection()
+        with self._sql_errors("read"):
+            if _data_version(conn) != self._data_version:
+                self._load(conn)
+
+    def _load(self, conn: sqlite3.Connection) -> None:
+        own_snapshot = not conn.in_transaction
+        if own_snapshot:
+            conn.execute("BEGIN")
+        try:
+            version = _data_version(conn)
+            cache = MemoryCache()
+            problems: list[ParseProblem] = []
+            for seq, row_id, data in conn.execute(
+                "SELECT seq, id, entry FROM memories ORDER BY seq"
+            ):
+                try:
+                    entry = MemoryEntry.model_validate_json(data)
+                except ValidationError as e:
+                    problems.append(self._problem(seq, f"memory {row_id!r} is invalid: {e}"))
+                    continue
+                if entry.id != row_id:
+                    problems.append(self._problem(seq, f"row id {row_id!r} != entry id"))
+                    continue
+                cache.memories[entry.id] = entry
+            for loc_id, name, visits, episodes in conn.execute(
+                "SELECT id, name, visits, episodes FROM locations ORDER BY id"
+            ):
+                try:
+                    cache.locations[loc_id] = LocationRecord(
+                        id=loc_id, name=name, visits=visits, episodes=json.loads(episodes)
+                    )
+                except (ValidationError, ValueError, TypeError) as e:
+                    problems.append(self._problem(loc_id, f"location {loc_id} is invalid: {e}"))
+        finally:
+            if own_snapshot:
+                conn.execute("COMMIT")
+        self._cache, self._problems, self._data_version = cache, problems, version
+
+    def _problem(self, line: int, message: str) -> ParseProblem:
+        return ParseProblem(path=str(self._path), line=line, message=message)
+
+    def reload(self) -> None:
+        with self._lock, self._sql_errors("reload"):
+            self._load(self._connection())
+
+    # -- reads (kept fresh) -------------------------------------------------------------------
+
+    def get(self, entry_id: str) -> MemoryEntry | None:
+        with self._lock:
+            self._refresh()
+            return super().get(entry_id)
+
+    def entries(
+        self,
+        *,
+        scope: MemoryScope | None = None,
+        location_id: int | None = None,
+        npc_id: str | None = None,
+        statuses: frozenset[MemoryStatus] | None = None,
+    ) -> list[MemoryEntry]:
+        with self._lock:
+            self._refresh()
+            return super().entries(
+                scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
+            )
+
+    def locations(self) -> dict[int, LocationRecord]:
+        with self._lock:
+            self._refresh()
+            return super().locations()
+
+    def problems(self) -> list[ParseProblem]:
+        with self._lock:
+            self._refresh()
+            return super().problems()
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
+        conn = self._connection()
+        with self._sql_errors("commit"):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if _data_version(conn) != self._data_version:
+                    self._load(conn)
+                cache = self._cache.copy()
+                touched: set[int] = set()
+                for op in ops:
+                    cache.apply(op)
+                    self._write(conn, cache, op, touched)
+                for loc_id in sorted(touched):
+                    record = cache.locations[loc_id]
+                    conn.execute(
+                        _UPSERT_LOCATION,
+                        (loc_id, record.name, record.visits, json.dumps(record.episodes)),
+                    )
+                conn.execute("COMMIT")
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+        return cache
+
+    def _write(
+        self, conn: sqlite3.Connection, cache: MemoryCache, op: StoreOp, touched: set[int]
+    ) -> None:
+        """Apply one op (already applied to `cache`, which validated it) to the database."""
+        if isinstance(op, AddOp):
+            entry = op.entry
+            conn.execute(
+                "INSERT INTO memories (id, scope, category, status, location_id, importance,"
+                " created_at, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (entry.id, *_columns(entry)),
+            )
+            self._write_npcs(conn, entry)
+            if entry.location_id is not None and entry.location_id in cache.locations:
+                touched.add(entry.location_id)
+        elif isinstance(op, UpdateOp | SupersedeOp):
+            entry = cache.memories[op.entry.id if isinstance(op, UpdateOp) else op.old_id]
+            if conn.execute(_UPDATE_MEMORY, (*_columns(entry), entry.id)).rowcount != 1:
+                raise MemoryNotFoundError(f"no memory with id {entry.id!r} in {self._path}")
+            if isinstance(op, UpdateOp):
+                conn.execute("DELETE FROM memory_npcs WHERE memory_id = ?", (entry.id,))
+                self._write_npcs(conn, entry)
+        elif isinstance(op, DeleteOp):
+            if conn.execute("DELETE FROM memories WHERE id = ?", (op.entry_id,)).rowcount != 1:
+                raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} in {self._path}")
+        elif isinstance(op, VisitOp):
+            touched.add(op.location_id)
+
+    @staticmethod
+    def _write_npcs(conn: sqlite3.Connection, entry: MemoryEntry) -> None:
+        conn.executemany(
+            "INSERT OR IGNORE INTO memory_npcs (memory_id, npc_id) VALUES (?, ?)",
+            [(entry.id, npc) for npc in entry.npc_ids],
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and os.getpid() == self._pid:
+                self._conn.close()
+            elif self._conn is not None:
+                _INHERITED.append(self._conn)
+            self._conn = None
