@@ -1,0 +1,69 @@
+"""IGame: what the play session needs from an interactive-fiction game (Jericho or a fake)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+
+class GameObservation(BaseModel):
+    """The game as seen after reset or after a step.
+
+    `location_id` is None when the game cannot say where the player is (Jericho's
+    `get_player_location()` returns None in some states): never invent an id.
+    `score` and `max_score` are None when the game is not fully supported (unknown, not 0).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    location_id: StrictInt | None
+    location_name: str = ""
+    inventory: list[str] = Field(default_factory=list)
+    score: int | None = None
+    max_score: int | None = None
+    moves: int = 0
+    done: bool = False
+    died: bool = False
+    won: bool = False
+    npcs_present: list[str] = Field(default_factory=list)
+    npcs_mentioned: list[str] = Field(default_factory=list)
+
+
+class IGame(ABC):
+    """One game: reset, step, save and restore. Location ids are the game's own integers."""
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """A short name for reports (the story file's stem)."""
+
+    @property
+    @abstractmethod
+    def fully_supported(self) -> bool:
+        """Whether score and victory are detected (else they are reported as unknown)."""
+
+    @abstractmethod
+    def reset(self) -> GameObservation:
+        """Start a new episode."""
+
+    @abstractmethod
+    def step(self, action: str) -> GameObservation:
+        """Send one command."""
+
+    @abstractmethod
+    def save(self) -> bytes:
+        """Serialize the full game state."""
+
+    @abstractmethod
+    def restore(self, state: bytes) -> GameObservation:
+        """Return to a state from `save` (the observation is re-read, text is empty)."""
+
+    @abstractmethod
+    def walkthrough(self) -> list[str]:
+        """The game's known walkthrough, or an empty list."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the interpreter."""
