@@ -80,7 +80,9 @@ class Container(containers.DeclarativeContainer):
 
     clock = providers.Singleton(make_clock, config.deterministic_seed)
 
-    map_graph = providers.Singleton(MapGraph)
+    map_graph = providers.Singleton(
+        MapGraph.load, providers.Callable(_file_in, config.workdir, config.map_file)
+    )
 
     policy = providers.Singleton(
         MemoryPolicy,

@@ -84,3 +84,19 @@ class CassetteMissError(LLMError):
 
 class UnknownPromptError(CairnError):
     """Raised by the context service when asked to assemble a prompt kind it has no builders for."""
+
+
+class MapFileError(CairnError):
+    """Raised when a saved map cannot be read, parsed or written; names the file and the problem.
+
+    `path` is None when the data did not come from a file (`MapGraph.from_dict`).
+    """
+
+    def __init__(self, path: Path | None, message: str) -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}" if path is not None else message)
+
+
+class GameError(CairnError):
+    """Raised when a game cannot be built, loaded or played (e.g. the demo world won't compile)."""

@@ -63,6 +63,20 @@ class CairnSettings(BaseSettings):
         }
     )
     deterministic_seed: int | None = None
+    map_file: str = "map.json"
+    knowledge_file: str = "knowledgebase.md"
+    report_file: str = "report.json"
+    play_episodes: int = Field(3, ge=1)
+    play_max_turns: int = Field(100, ge=1)
+    objective_every: int = Field(20, ge=1)
+    demo_seed: int = 1
+    game_npcs: dict[str, list[str]] = Field(
+        default_factory=lambda: {
+            "zork1": ["troll", "thief", "cyclops", "bat", "spirits"],
+            "ztuu": ["guard", "guards", "flathead"],
+        }
+    )
+    """Per-game NPC names (keyed by story file stem), matched against room objects and text."""
 
     @field_validator("memory_history_window")
     @classmethod

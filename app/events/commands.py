@@ -20,6 +20,8 @@ class ChangeLocation(Command):
 
     to_location_id: int
     to_location_name: str = ""
+    via_action: str | None = None
+    """The command that made the move, when a game made it (labels the map's connection)."""
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,13 @@ class IMemoryService(ABC):
         """Summarize the visit that is ending: one location memory plus NPC memories."""
 
     @abstractmethod
-    def on_location_enter(self, game_state: GameState, from_location_id: int | None) -> None:
-        """Count a visit to the current location and learn the connection from the last one."""
+    def on_location_enter(
+        self, game_state: GameState, from_location_id: int | None, via: str | None = None
+    ) -> None:
+        """Count a visit to the current location and learn the connection from the last one.
+
+        `via` is the command that made the move, when known (it labels the map's connection).
+        """
 
     @abstractmethod
     def on_world_event(

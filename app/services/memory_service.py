@@ -26,6 +26,8 @@ from app.services.map_graph import MapGraph
 from app.services.policy import MemoryPolicy
 from app.services.similarity import is_similar, short_title
 from app.services.supersession import resolve
+from app.services.triggers import LOCATION as LOCATION_TRIGGER
+from app.services.triggers import LONG_RESPONSE as LONG_RESPONSE_TRIGGER
 from app.services.triggers import detect_triggers
 
 log = logging.getLogger(__name__)
@@ -140,7 +142,9 @@ class MemoryService(IMemoryService):
             )
             self._announce(tx, entry)
 
-    def on_location_enter(self, game_state: GameState, from_location_id: int | None) -> None:
+    def on_location_enter(
+        self, game_state: GameState, from_location_id: int | None, via: str | None = None
+    ) -> None:
         to_id = game_state.scenario.current_location_id
         if to_id is None:
             return
@@ -148,7 +152,7 @@ class MemoryService(IMemoryService):
         name = location.name if location else ""
         self._map.set_name(to_id, name)
         if from_location_id is not None:
-            self._map.add_connection(from_location_id, to_id)
+            self._map.add_connection(from_location_id, to_id, action=via)
         with self._store.transaction() as tx:
             tx.record_visit(to_id, name, game_state.episode)
 
@@ -214,9 +218,13 @@ class MemoryService(IMemoryService):
         triggers = detect_triggers(
             outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
         )
+        existing = self.location_memories(source)
+        move_tag = _move_tag(outcome)
+        if move_tag and not first_visit and any(move_tag in e.tags for e in existing):
+            # A move already remembered from here: the room text that follows is old news.
+            triggers = [t for t in triggers if t not in (LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER)]
         if not triggers:
             return None
-        existing = self.location_memories(source)
         request = SynthesisRequest(
             outcome=outcome, triggers=triggers, existing=existing, history=history
         )
@@ -247,7 +255,7 @@ class MemoryService(IMemoryService):
             title=decision.memory_title.strip(),
             text=decision.memory_text.strip(),
             importance=decision.importance,
-            tags=[f"location:{source}", *triggers],
+            tags=[f"location:{source}", *triggers, *([move_tag] if move_tag else [])],
             episode=outcome.episode,
             turn_start=first_turn if decision.multi_step else outcome.turn,
             turn_end=outcome.turn,
@@ -428,3 +436,10 @@ def _location_name(game_state: GameState, location_id: int | None) -> str | None
         return None
     location = game_state.locations.get(location_id)
     return location.name if location and location.name else None
+
+
+def _move_tag(outcome: TurnOutcome) -> str | None:
+    """`move:<action>-><destination id>` for a turn that changed location, else None."""
+    if not outcome.moved or outcome.location_after is None:
+        return None
+    return f"move:{' '.join(outcome.action.lower().split())}->{outcome.location_after}"

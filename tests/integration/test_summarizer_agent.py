@@ -15,7 +15,7 @@ from app.adapters.storage.memory_store import InMemoryStore
 from app.agents.research import MemoryToolbox, research
 from app.agents.summarizer import SummarizerAgent
 from app.events.publisher import EventPublisher
-from app.interfaces.llm import ROLES, ILLMClient
+from app.interfaces.llm import ROLES, ILLMClient, LLMRequest, LLMResponse
 from app.interfaces.store import IMemoryStore
 from app.models.game import GameState, TurnOutcome
 from app.models.memory import MemoryCategory, MemoryScope, MemoryStatus
@@ -248,12 +248,26 @@ def test_record_then_replay_without_server_is_byte_identical(tmp_path: Path) -> 
         recorder = CassetteClient(cassette, "record", MODELS, inner=client_for(srv))
         play_window(service(recorder, MarkdownMemoryStore(tmp_path / "a" / "Memories.md")))
         recorded_prompts = [r["messages"] for r in srv.requests]
-    replayer = CassetteClient(cassette, "replay", MODELS)
+    replayer = PromptSpy(CassetteClient(cassette, "replay", MODELS))
     play_window(service(replayer, MarkdownMemoryStore(tmp_path / "b" / "Memories.md")))
     a = (tmp_path / "a" / "Memories.md").read_bytes()
     b = (tmp_path / "b" / "Memories.md").read_bytes()
     assert a == b and b"Enter kitchen through window" in a
     assert len(recorded_prompts) == 2
+    replayed = [json.dumps(m, sort_keys=True).encode() for m in replayer.messages]
+    assert replayed == [json.dumps(m, sort_keys=True).encode() for m in recorded_prompts]
+
+
+class PromptSpy(ILLMClient):
+    """Passes requests through and keeps their messages as the wire would carry them."""
+
+    def __init__(self, inner: ILLMClient) -> None:
+        self.inner = inner
+        self.messages: list[Any] = []
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        self.messages.append([{"role": m.role, "content": m.content} for m in request.messages])
+        return self.inner.complete(request)
 
 
 def test_adventurer_query_tool_call_reaches_the_tool_and_its_result_is_sent_back(

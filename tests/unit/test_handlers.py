@@ -61,7 +61,7 @@ def test_exit_summary_is_requested_before_the_move(memory: Any, state: GameState
     assert seen == [1]
     assert state.scenario.current_location_id == 2
     assert state.locations[2].name == "Street"
-    memory.on_location_enter.assert_called_once_with(state, 1)
+    memory.on_location_enter.assert_called_once_with(state, 1, via=None)
 
 
 def test_move_from_unknown_location_warns_and_still_moves(

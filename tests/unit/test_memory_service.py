@@ -349,3 +349,22 @@ def test_visits_count_visits(env: Env) -> None:
         env.service.on_location_enter(env.gs, 1)
     record = env.service.location_record(2)
     assert record is not None and record.visits == 3 and record.episodes == [1]
+
+
+def test_a_move_already_remembered_from_here_does_not_call_synthesis_again(env: Env) -> None:
+    with env.store.transaction() as tx:
+        for _ in range(3):
+            tx.record_visit(203, "Kitchen", 1)
+    room_text = "Kitchen. You are in the kitchen of the white house. " * 3
+    env.summarizer.decisions = [
+        SynthesisDecision(should_remember=True, memory_title="west leads to Kitchen")
+    ]
+    stored = env.service.record_action_outcome(env.gs, outcome(1, "West", room_text, after=203))
+    assert stored is not None and "move:west->203" in stored.tags
+    assert (
+        env.service.record_action_outcome(env.gs, outcome(2, "west", room_text, after=203)) is None
+    )
+    assert len(env.summarizer.requests) == 1
+    # another exit from the same room is still news
+    env.service.record_action_outcome(env.gs, outcome(3, "north", room_text, after=81))
+    assert len(env.summarizer.requests) == 2

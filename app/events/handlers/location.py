@@ -48,7 +48,7 @@ class LocationHandler:
         elif command.to_location_name and not location.name:
             location.name = command.to_location_name
         state.scenario.current_location_id = to_id
-        self._memory.on_location_enter(state, from_id)
+        self._memory.on_location_enter(state, from_id, via=command.via_action)
         self._publisher.publish(
             events.location_entered, self, location_id=to_id, from_location_id=from_id
         )
