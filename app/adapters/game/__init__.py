@@ -1,0 +1,1 @@
+"""Game adapters: Jericho-backed games and the TextWorld-authored demo world."""
