@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m app demo --workdir $${WORKDIR:-.cairn-demo}
+	$(PY) -m app play --workdir $${WORKDIR:-.cairn-demo} --episodes 3 --fresh
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check app container.py tests $(wildcard bench)
@@ -24,6 +24,7 @@ test: $(STAMP) lint
 
 bench: $(STAMP)
 	$(PY) bench/store_bench.py
+	$(PY) bench/play_bench.py
 
 clean:
 	rm -rf $(VENV) .cairn-demo .pytest_cache .mypy_cache .ruff_cache

@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -218,3 +219,111 @@ def run() -> None:
     except CairnError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+
+
+@main.command("play")
+@click.option(
+    "--game",
+    "game_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A Z-machine story file (default: the built-in demo world).",
+)
+@click.option("--episodes", type=click.IntRange(min=1), default=None, help="Episodes to play.")
+@click.option("--max-turns", type=click.IntRange(min=1), default=None, help="Turns per episode.")
+@click.option(
+    "--llm",
+    default=None,
+    help="offline (default), anthropic (needs ANTHROPIC_API_KEY), cassette:PATH or record:PATH.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Agent and game seed.")
+@click.option(
+    "--no-memory", is_flag=True, help="Baseline: leave memory out of the agent's context."
+)
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Start from no memories: clear the workdir's store, map and knowledge first.",
+)
+@workdir_option
+@store_option
+def play(
+    game_path: Path | None,
+    episodes: int | None,
+    max_turns: int | None,
+    llm: str | None,
+    seed: int,
+    no_memory: bool,
+    fresh: bool,
+    workdir: Path | None,
+    store: str | None,
+) -> None:
+    """Play episodes of a game with memory; write report.json, the store, map and transcript."""
+    from app.play.runner import episode_table, run_play
+
+    settings = load_settings(workdir=workdir, store=store, llm=llm)
+    if not logging.getLogger().isEnabledFor(logging.INFO):
+        # every episode starts with a move from "nowhere"; that warning is for engines
+        logging.getLogger("app.events.handlers.location").setLevel(logging.ERROR)
+    if fresh:
+        _clear_run_files(settings)
+    total = (episodes or settings.play_episodes) * (max_turns or settings.play_max_turns)
+    with click.progressbar(
+        length=total, label="playing", item_show_func=lambda s: s, file=sys.stderr
+    ) as bar:
+        state = {"last": 0}
+
+        def on_turn(episode: int, turn: int, obs: Any) -> None:
+            limit = max_turns or settings.play_max_turns
+            done = (episode - 1) * limit + (limit if obs.done else turn)
+            score = "?" if obs.score is None else obs.score
+            where = obs.location_name or obs.location_id
+            bar.current_item = f"ep {episode} turn {turn} score {score} at {where}"
+            bar.update(done - state["last"])
+            state["last"] = done
+
+        result = run_play(
+            settings,
+            game_path=game_path,
+            episodes=episodes,
+            max_turns=max_turns,
+            use_memory=not no_memory,
+            seed=seed,
+            on_turn=on_turn,
+        )
+    report = result.report
+    click.echo(
+        f"{report['game']} ({'memory' if report['memory'] else 'no memory'}), llm {report['llm']}"
+    )
+    click.echo(episode_table(report))
+    click.echo(f"report: {result.report_path}  transcript: {result.run_dir / 'transcript.jsonl'}")
+
+
+def _clear_run_files(settings: CairnSettings) -> None:
+    workdir = settings.workdir
+    names = [
+        settings.memory_file,
+        settings.sqlite_file,
+        settings.map_file,
+        "map.mmd",
+        settings.knowledge_file,
+        settings.report_file,
+    ]
+    for name in names:
+        for path in workdir.glob(name + "*"):
+            if path.is_file():
+                path.unlink()
+
+
+@main.command("map")
+@click.option(
+    "--format", "fmt", type=click.Choice(["mermaid", "dot"]), default="mermaid", show_default=True
+)
+@workdir_option
+def map_command(fmt: str, workdir: Path | None) -> None:
+    """Print the map learned so far (Mermaid with L{id} nodes, or Graphviz dot)."""
+    from app.services.map_graph import MapGraph
+
+    settings = load_settings(workdir=workdir)
+    graph = MapGraph.load(settings.workdir / settings.map_file)
+    click.echo(graph.render_mermaid() if fmt == "mermaid" else graph.render_dot())

@@ -286,7 +286,10 @@ class MemoryService(IMemoryService):
             return None
         importance = max(1, min(1000, int(importance)))
         with self._store.transaction() as tx:
+            # the same words about another place are another note: dedupe per location
             for note in self._store.entries(statuses=VISIBLE):
+                if note.location_id != location_id:
+                    continue
                 if "note" in note.tags and is_similar(text, note.text):
                     if importance > note.importance:
                         tx.update(note.model_copy(update={"importance": importance}))

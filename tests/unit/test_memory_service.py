@@ -368,3 +368,11 @@ def test_a_move_already_remembered_from_here_does_not_call_synthesis_again(env: 
     # another exit from the same room is still news
     env.service.record_action_outcome(env.gs, outcome(3, "north", room_text, after=81))
     assert len(env.summarizer.requests) == 2
+
+
+def test_the_same_note_about_two_places_is_two_notes(env: Env) -> None:
+    first = env.service.remember(env.gs, "'north' does not work here.", 300, location_id=1)
+    second = env.service.remember(env.gs, "'north' does not work here.", 300, location_id=2)
+    again = env.service.remember(env.gs, "'north' does not work here.", 300, location_id=2)
+    assert first is not None and second is not None and again is None
+    assert sorted(m.location_id or 0 for m in env.service.top_memories(10)) == [1, 2]

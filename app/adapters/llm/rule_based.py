@@ -18,7 +18,8 @@ FAILURE_PATTERNS = re.compile(
     r"\b(you can'?t|can not|cannot|i don'?t (understand|know)|doesn'?t (fit|work|seem)|"
     r"won'?t budge|is locked|nothing happens|there is no|you don'?t see|not possible|"
     r"that'?s not|isn'?t (open|possible)|you are empty-handed|too heavy|no verb|"
-    r"not something you can|beyond your|futile|have no effect|you fail)\b",
+    r"not something you can|beyond your|futile|have no effect|you fail|you have to|"
+    r"fixed in place|isn'?t something you can|you'?ll have to|first\.$)\b",
     re.IGNORECASE,
 )
 UNCERTAIN_PATTERNS = re.compile(r"\b(accepts?|graciously|seems? (pleased|satisfied))\b", re.I)

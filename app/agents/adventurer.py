@@ -1,0 +1,73 @@
+"""AdventurerAgent: the LLM player. Its context is the ContextService's adventurer prompt.
+
+The answer is an `AgentDecision` through forced tool use (validated, one repair). Reasoning may
+carry `<thinking>`/`<think>`/`<reflection>` blocks; the session keeps them for the reasoning
+history. With a toolbox, a research step first lets the model call the memory query tools.
+An LLM failure never stops play: that turn falls back to the offline ExplorerAgent and the
+failure is counted (the usage meter counts it too).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from app.agents.prompt_files import render
+from app.agents.research import MemoryToolbox, research
+from app.errors import LLMError
+from app.interfaces.agent import AgentDecision, AgentView, IAgent
+from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+
+log = logging.getLogger(__name__)
+
+
+class AdventurerAgent(IAgent):
+    """Asks the `adventurer` model for the next command."""
+
+    def __init__(
+        self,
+        client: ILLMClient,
+        fallback: IAgent,
+        toolbox: MemoryToolbox | None = None,
+        max_tokens: int = 600,
+    ) -> None:
+        self._client = client
+        self._fallback = fallback
+        self._toolbox = toolbox
+        self._max_tokens = max_tokens
+        self.failures = 0
+
+    def new_episode(self, episode: int) -> None:
+        self._fallback.new_episode(episode)
+
+    def decide(self, view: AgentView) -> AgentDecision:
+        system = render("adventurer_system")
+        user = render(
+            "adventurer_turn",
+            observation=view.observation.text.strip(),
+            location=f"{view.observation.location_name} (L{view.observation.location_id})",
+            inventory=", ".join(view.observation.inventory) or "nothing",
+            score=view.observation.score if view.observation.score is not None else "unknown",
+            objectives="\n".join(f"- {o}" for o in view.objectives) or "- (none yet)",
+            context=view.prompt or "(no memory context)",
+        )
+        try:
+            notes = ""
+            if self._toolbox is not None:
+                notes = research(self._client, system, user, self._toolbox).text
+            if notes:
+                user = f"{user}\n\n## What your research found\n{notes}"
+            decision, _ = complete_structured(
+                self._client,
+                LLMRequest(
+                    role="adventurer",
+                    system=system,
+                    messages=[LLMMessage(role="user", content=user)],
+                    max_tokens=self._max_tokens,
+                ),
+                AgentDecision,
+            )
+        except LLMError as exc:
+            self.failures += 1
+            log.warning("adventurer call failed (%s); the offline explorer plays this turn", exc)
+            return self._fallback.decide(view)
+        return decision

@@ -1,0 +1,57 @@
+"""IAgent: chooses the next game command from what the play session shows it."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.interfaces.game import GameObservation
+from app.models.memory import MemoryEntry
+
+
+class AgentView(BaseModel):
+    """Everything an agent may use for one decision.
+
+    `prompt` is the ContextService's adventurer prompt (memories, reasoning, actions, notes).
+    `memories` are the visible memories of the current location (empty with --no-memory).
+    `tried_here` are the commands already sent at this location in this episode, each with
+    whether it failed.
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    episode: int
+    turn: int
+    observation: GameObservation
+    prompt: str = ""
+    room_text: str = ""
+    """The last room description seen at this location (the observation may be a refusal)."""
+    memories: list[MemoryEntry] = Field(default_factory=list)
+    objectives: list[str] = Field(default_factory=list)
+    tried_here: dict[str, bool] = Field(default_factory=dict)
+    unexplored_exits: list[str] = Field(default_factory=list)
+    route_to_target: list[str] = Field(default_factory=list)
+    route_to_unexplored: list[str] = Field(default_factory=list)
+
+
+class AgentDecision(BaseModel):
+    """The next command, the reasoning behind it and an optional note to remember."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    action: str = Field(min_length=1)
+    reasoning: str = ""
+    remember: str | None = None
+    importance: int = Field(500, ge=1, le=1000)
+
+
+class IAgent(ABC):
+    """A player: one decision per turn."""
+
+    @abstractmethod
+    def decide(self, view: AgentView) -> AgentDecision:
+        """Choose the next command."""
+
+    def new_episode(self, episode: int) -> None:  # noqa: B027 - optional hook
+        """Forget per-episode state (default: nothing to forget)."""

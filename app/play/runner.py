@@ -1,0 +1,190 @@
+"""run_play: build everything from the container, play the episodes, write the run's files.
+
+Files written into the workdir: the memory store, `map.json` and `map.mmd`, `knowledgebase.md`,
+`report.json`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.adapters.files import atomic_write_text
+from app.agents.adventurer import AdventurerAgent
+from app.agents.explorer import ExplorerAgent
+from app.agents.research import MemoryToolbox
+from app.interfaces.agent import IAgent
+from app.interfaces.game import GameObservation, IGame
+from app.play.knowledge import KnowledgeBase
+from app.play.metrics import EpisodeStats, totals
+from app.play.objectives import (
+    IObjectiveDiscoverer,
+    LLMObjectiveDiscoverer,
+    MemoryObjectiveDiscoverer,
+    ObjectiveTracker,
+)
+from app.play.session import PlayOptions, PlaySession, transcript_path
+from app.services.memory_query import MemoryQueryTools
+from app.settings import CairnSettings
+
+TurnCallback = Callable[[int, int, GameObservation], None]
+
+
+@dataclass
+class PlayResult:
+    """The report written to report.json and where the run's files are."""
+
+    report: dict[str, Any]
+    report_path: Path
+    run_dir: Path
+
+
+def open_game(settings: CairnSettings, game_path: Path | None, seed: int) -> IGame:
+    """The story file given, else the demo world (compiled into the workdir's cache)."""
+    from app.adapters.game.jericho_game import JerichoGame
+
+    if game_path is None:
+        from app.adapters.game.demo_world import DEMO_NPCS, build_demo_world
+
+        path = build_demo_world(settings.workdir / ".cairn-cache", seed=settings.demo_seed)
+        return JerichoGame(path, npc_names=DEMO_NPCS, seed=seed)
+    npcs = settings.game_npcs.get(game_path.stem, [])
+    return JerichoGame(game_path, npc_names=npcs, seed=seed)
+
+
+def run_play(
+    settings: CairnSettings,
+    *,
+    game_path: Path | None = None,
+    episodes: int | None = None,
+    max_turns: int | None = None,
+    use_memory: bool = True,
+    seed: int = 0,
+    on_turn: TurnCallback | None = None,
+    game: IGame | None = None,
+    agent: IAgent | None = None,
+) -> PlayResult:
+    """Play `episodes` episodes and write the run's files; return the report."""
+    from container import build_container
+
+    container = build_container(settings)
+    workdir = settings.workdir
+    workdir.mkdir(parents=True, exist_ok=True)
+    game = game or open_game(settings, game_path, seed)
+    memory = container.memory_service()
+    map_graph = container.map_graph()
+    meter = container.usage_meter()
+    client = container.llm_client()
+    explorer = ExplorerAgent(seed=seed)
+    player: IAgent = agent or explorer
+    discoverer: IObjectiveDiscoverer = MemoryObjectiveDiscoverer(
+        memory if use_memory else None, map_graph
+    )
+    if client is not None:
+        toolbox = MemoryToolbox(MemoryQueryTools(memory)) if use_memory else None
+        player = agent or AdventurerAgent(client, fallback=explorer, toolbox=toolbox)
+        discoverer = LLMObjectiveDiscoverer(
+            client, container.context_service(), map_graph, fallback=discoverer
+        )
+    run_id = time.strftime("%Y%m%d-%H%M%S") + f"-s{seed}"
+    transcript_file = transcript_path(workdir, run_id)
+    transcript_file.parent.mkdir(parents=True, exist_ok=True)
+    options = PlayOptions(
+        episodes=episodes or settings.play_episodes,
+        max_turns=max_turns or settings.play_max_turns,
+        use_memory=use_memory,
+        objective_every=settings.objective_every,
+    )
+    stats: list[EpisodeStats] = []
+    try:
+        with transcript_file.open("w", encoding="utf-8") as transcript:
+            session = PlaySession(
+                game=game,
+                agent=player,
+                bus=container.bus(),
+                memory=memory,
+                context=container.context_service(),
+                map_graph=map_graph,
+                objectives=ObjectiveTracker(discoverer),
+                knowledge=KnowledgeBase(workdir / settings.knowledge_file),
+                options=options,
+                meter=meter,
+                transcript=transcript,
+                synthesis_count=lambda: int(getattr(memory, "synthesis_calls", 0)),
+                on_turn=on_turn,
+            )
+            for number in range(1, options.episodes + 1):
+                stats.append(session.play_episode(number))
+                _save_map(map_graph, workdir, settings)
+    finally:
+        game.close()
+        container.store().close()
+    remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
+    report = {
+        "game": game.name,
+        "fully_supported": game.fully_supported,
+        "llm": settings.llm,
+        "store": settings.store,
+        "memory": use_memory,
+        "seed": seed,
+        "run_id": run_id,
+        "episodes": [e.model_dump() for e in stats],
+        "total": totals(stats, session.visited_ids, remembered),
+        "llm_usage": meter.snapshot(),
+        "summary_failures": int(getattr(memory, "summary_failures", 0)),
+    }
+    report_path = workdir / settings.report_file
+    atomic_write_text(report_path, json.dumps(report, indent=2) + "\n")
+    return PlayResult(report=report, report_path=report_path, run_dir=transcript_file.parent)
+
+
+def _save_map(map_graph: Any, workdir: Path, settings: CairnSettings) -> None:
+    map_graph.save(workdir / settings.map_file)
+    atomic_write_text(workdir / "map.mmd", map_graph.render_mermaid() + "\n")
+
+
+def episode_table(report: dict[str, Any]) -> str:
+    """The per-episode table printed at the end of `cairn play`."""
+    head = (
+        "ep",
+        "turns",
+        "score",
+        "won",
+        "died",
+        "visited",
+        "coverage",
+        "rep.fail",
+        "synth%",
+        "1st score",
+        "ctx p50",
+        "loc.mem max",
+    )
+    rows = [head]
+    for e in report["episodes"]:
+        score = "?" if e["score"] is None else str(e["score"])
+        if e["max_score"] is not None:
+            score += f"/{e['max_score']}"
+        rows.append(
+            (
+                str(e["episode"]),
+                str(e["turns"]),
+                score,
+                "yes" if e["won"] else "no",
+                "yes" if e["died"] else "no",
+                str(e["locations_visited"]),
+                f"{e['coverage']:.0%}",
+                f"{e['repeated_failed_action_rate']:.1%}",
+                f"{e['synthesis_call_rate']:.0%}",
+                "-" if e["turns_to_first_score"] is None else str(e["turns_to_first_score"]),
+                str(e["context_tokens_p50"]),
+                str(e["location_memory_tokens_max"]),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return "\n".join(
+        "  ".join(cell.rjust(w) for cell, w in zip(r, widths, strict=True)) for r in rows
+    )

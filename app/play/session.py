@@ -1,0 +1,383 @@
+"""PlaySession: episodes of turns of one game, driven by an agent, remembered through the bus."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.adapters.llm.rule_based import is_failure
+from app.adapters.llm.usage import UsageMeter
+from app.events import commands as c
+from app.events.bus import MessageBus
+from app.interfaces.agent import AgentDecision, AgentView, IAgent
+from app.interfaces.game import GameObservation, IGame
+from app.interfaces.memory_service import IMemoryService
+from app.models.game import GameState, TurnOutcome
+from app.play.knowledge import KnowledgeBase
+from app.play.metrics import EpisodeStats
+from app.play.objectives import ObjectiveInput, ObjectiveTracker
+from app.play.reasoning import extract_reasoning
+from app.services.context.builders import ContextRequest
+from app.services.context.context_service import AssembledPrompt, ContextService
+from app.services.map_graph import MapGraph, exits_in_text, normalize_direction
+
+log = logging.getLogger(__name__)
+
+LOCATION_SECTION = "location_memory"
+
+
+@dataclass
+class PlayOptions:
+    """How to play: episodes, turn limit, memory on or off (the baseline), objective cadence."""
+
+    episodes: int = 3
+    max_turns: int = 100
+    use_memory: bool = True
+    objective_every: int = 20
+    reasoning_turns: int = 3
+
+
+@dataclass
+class _Episode:
+    """Per-episode state: it resets at every episode; memories and the map do not."""
+
+    number: int
+    state: GameState
+    stats: EpisodeStats
+    local_map: MapGraph = field(default_factory=MapGraph)
+    tried: dict[int | None, dict[str, bool]] = field(default_factory=dict)
+    scored: set[tuple[int, str]] = field(default_factory=set)
+    turns: list[TurnOutcome] = field(default_factory=list)
+    visited: set[int] = field(default_factory=set)
+    room_text: dict[int, str] = field(default_factory=dict)
+
+
+class PlaySession:
+    """Plays episodes; every turn goes through the bus so memories are made the usual way."""
+
+    def __init__(
+        self,
+        *,
+        game: IGame,
+        agent: IAgent,
+        bus: MessageBus,
+        memory: IMemoryService,
+        context: ContextService,
+        map_graph: MapGraph,
+        objectives: ObjectiveTracker,
+        knowledge: KnowledgeBase,
+        options: PlayOptions,
+        meter: UsageMeter | None = None,
+        transcript: TextIO | None = None,
+        synthesis_count: Callable[[], int] = lambda: 0,
+        on_turn: Callable[[int, int, GameObservation], None] | None = None,
+    ) -> None:
+        self._game = game
+        self._agent = agent
+        self._bus = bus
+        self._memory = memory
+        self._context = context
+        self._map = map_graph
+        self._objectives = objectives
+        self._knowledge = knowledge
+        self._options = options
+        self._meter = meter
+        self._transcript = transcript
+        self._synthesis_count = synthesis_count
+        self._on_turn = on_turn
+        self.failed_pairs: set[tuple[int | None, str]] = set()
+        self.visited_ids: set[int] = set()
+
+    # -- episodes -----------------------------------------------------------------------------
+
+    def play_episode(self, number: int) -> EpisodeStats:
+        """Play one episode from a reset; return its figures."""
+        ep = _Episode(number, GameState(episode=number), EpisodeStats(episode=number))
+        self._agent.new_episode(number)
+        self._objectives.new_episode()
+        llm_before = self._llm_calls()
+        failures_before = self._llm_failures()
+        synth_before = self._synthesis_count()
+        obs = self._game.reset()
+        self._arrive(ep, obs, via=None)
+        ep.state.add_message(
+            obs.text, npcs_present=obs.npcs_present, npcs_mentioned=obs.npcs_mentioned
+        )
+        for turn in range(1, self._options.max_turns + 1):
+            ep.state.turn = turn
+            if (turn - 1) % self._options.objective_every == 0:
+                self._rediscover(ep, obs)
+            obs = self._turn(ep, obs, turn)
+            if self._on_turn is not None:
+                self._on_turn(number, turn, obs)
+            if obs.done:
+                break
+        ep.stats.turns = ep.state.turn
+        ep.stats.score, ep.stats.max_score = obs.score, obs.max_score
+        ep.stats.won, ep.stats.died = obs.won, ep.stats.died or obs.died
+        self._bus.handle(c.EndEpisode(ep.state, won=ep.stats.won, died=ep.stats.died))
+        self._finish_stats(ep, llm_before, failures_before, synth_before)
+        self._knowledge.update(self._memory, ep.stats, self._game.name)
+        return ep.stats
+
+    def _finish_stats(
+        self, ep: _Episode, llm_before: int, failures_before: int, synth_before: int
+    ) -> None:
+        stats = ep.stats
+        stats.locations_visited = len(ep.visited)
+        stats.locations_with_memory = sum(
+            1 for loc in ep.visited if self._memory.location_memories(loc)
+        )
+        stats.llm_calls = self._llm_calls() - llm_before
+        stats.llm_failures = self._llm_failures() - failures_before
+        stats.synthesis_calls = self._synthesis_count() - synth_before
+        stats.objectives_discovered = self._objectives.discovered
+        stats.objectives_completed = len(self._objectives.completed)
+        stats.finish()
+
+    # -- one turn -----------------------------------------------------------------------------
+
+    def _turn(self, ep: _Episode, obs: GameObservation, turn: int) -> GameObservation:
+        before = obs
+        prompt = self._prompt(ep, before)
+        ep.stats.context_tokens.append(prompt.total_tokens)
+        location_tokens = dict(prompt.sections).get(LOCATION_SECTION, 0)
+        ep.stats.location_memory_tokens_max = max(
+            ep.stats.location_memory_tokens_max, location_tokens
+        )
+        decision = self._agent.decide(self._view(ep, before, prompt, turn))
+        action = " ".join(decision.action.strip().split()) or "look"
+        pair = (before.location_id, action.lower())
+        ep.stats.actions += 1
+        if pair in self.failed_pairs:
+            ep.stats.repeated_failed_actions += 1
+        ep.state.add_message(f"> {action}", role="player")
+        after = self._game.step(action)
+        outcome = self._outcome(ep, before, after, action, decision)
+        failed = self._is_failed(outcome, after)
+        ep.tried.setdefault(before.location_id, {})[action.lower()] = failed
+        if failed:
+            self.failed_pairs.add(pair)
+        self._update_maps(ep, before, after, action, failed)
+        if after.location_id is not None and after.location_id != before.location_id:
+            self._arrive(ep, after, via=action)
+        elif after.location_id is not None:
+            # what the player has seen here this visit: objects revealed stay visible
+            ep.room_text[after.location_id] = (
+                f"{ep.room_text.get(after.location_id, '')}\n{after.text}"
+            )
+        ep.state.add_message(
+            after.text, npcs_present=after.npcs_present, npcs_mentioned=after.npcs_mentioned
+        )
+        self._bus.handle(c.RecordTurn(ep.state, outcome))
+        ep.turns.append(outcome)
+        if decision.remember:
+            self._bus.handle(
+                c.RememberNote(ep.state, decision.remember, decision.importance, before.location_id)
+            )
+        self._score_events(ep, outcome, turn)
+        self._write_transcript(ep, outcome, decision, after, prompt)
+        return after
+
+    def _outcome(
+        self,
+        ep: _Episode,
+        before: GameObservation,
+        after: GameObservation,
+        action: str,
+        decision: AgentDecision,
+    ) -> TurnOutcome:
+        reasoning, _ = extract_reasoning(decision.reasoning)
+        if after.died:
+            ep.stats.died = True
+        return TurnOutcome(
+            episode=ep.number,
+            turn=ep.state.turn,
+            action=action,
+            response=after.text,
+            reasoning=reasoning or decision.reasoning,
+            location_before=before.location_id,
+            location_before_name=before.location_name,
+            location_after=after.location_id,
+            location_after_name=after.location_name,
+            score_before=before.score,
+            score_after=after.score,
+            inventory_before=before.inventory,
+            inventory_after=after.inventory,
+            died=after.died,
+            won=after.won,
+        )
+
+    @staticmethod
+    def _is_failed(outcome: TurnOutcome, after: GameObservation) -> bool:
+        """No progress (no move, score or inventory change) and a refusal, or a death."""
+        if outcome.died:
+            return True
+        progress = outcome.moved or outcome.score_delta != 0 or outcome.inventory_changed
+        return not progress and is_failure(after.text)
+
+    def _score_events(self, ep: _Episode, outcome: TurnOutcome, turn: int) -> None:
+        gain = outcome.score_delta
+        done = self._objectives.observe(
+            turn, outcome.location_before, outcome.location_after, outcome.action, gain
+        )
+        for objective in done:
+            log.info("objective completed at turn %d: %s", turn, objective.text)
+        if gain > 0:
+            if ep.stats.turns_to_first_score is None:
+                ep.stats.turns_to_first_score = turn
+            if outcome.location_before is not None:
+                ep.scored.add((outcome.location_before, outcome.action))
+            self._bus.handle(
+                c.CompleteObjective(
+                    ep.state,
+                    quest_id="score",
+                    objective_id=f"ep{ep.number}-t{turn}",
+                    tags=[f"score:+{gain}", f"action:{outcome.action}"],
+                )
+            )
+
+    # -- location and map ---------------------------------------------------------------------
+
+    def _arrive(self, ep: _Episode, obs: GameObservation, via: str | None) -> None:
+        if obs.location_id is None:
+            return
+        ep.visited.add(obs.location_id)
+        ep.room_text[obs.location_id] = obs.text
+        self.visited_ids.add(obs.location_id)
+        self._bus.handle(
+            c.ChangeLocation(ep.state, obs.location_id, obs.location_name, via_action=via)
+        )
+        for graph in (self._map, ep.local_map):
+            graph.set_name(obs.location_id, obs.location_name)
+            graph.record_visit(obs.location_id)
+            graph.note_exits(obs.location_id, exits_in_text(obs.text))
+
+    def _update_maps(
+        self,
+        ep: _Episode,
+        before: GameObservation,
+        after: GameObservation,
+        action: str,
+        failed: bool,
+    ) -> None:
+        src, dst = before.location_id, after.location_id
+        if src is None:
+            return
+        direction = normalize_direction(action)
+        if dst is not None and dst != src:
+            # the persistent map learns moves through ChangeLocation (MemoryService)
+            ep.local_map.add_connection(src, dst, action=action)
+        elif failed and direction is not None:
+            for graph in (self._map, ep.local_map):
+                graph.mark_failed_exit(src, direction)
+
+    # -- what the agent sees ------------------------------------------------------------------
+
+    def _request(self, ep: _Episode, obs: GameObservation) -> ContextRequest:
+        return ContextRequest(
+            game_state=ep.state,
+            location_id=obs.location_id,
+            location_name=obs.location_name,
+            npc_ids_present=obs.npcs_present,
+            recent_turns=ep.turns[-self._options.reasoning_turns * 3 :],
+            extra_sections={"objectives": "\n".join(f"- {t}" for t in self._objectives.texts())},
+        )
+
+    def _prompt(self, ep: _Episode, obs: GameObservation) -> AssembledPrompt:
+        request = self._request(ep, obs)
+        if not self._options.use_memory:
+            request = request.model_copy(update={"location_id": None, "npc_ids_present": []})
+        return self._context.assemble("adventurer", request)
+
+    def _view(
+        self, ep: _Episode, obs: GameObservation, prompt: AssembledPrompt, turn: int
+    ) -> AgentView:
+        graph = self._map if self._options.use_memory else ep.local_map
+        here = obs.location_id
+        memories = (
+            self._memory.location_memories(here)
+            if self._options.use_memory and here is not None
+            else []
+        )
+        target = self._objectives.target()
+        to_target = graph.route(here, target) if here is not None and target is not None else None
+        nearest = graph.nearest_unexplored(here) if here is not None else None
+        return AgentView(
+            episode=ep.number,
+            turn=turn,
+            observation=obs,
+            prompt=prompt.text,
+            room_text=ep.room_text.get(here, "") if here is not None else "",
+            memories=memories,
+            objectives=self._objectives.texts(),
+            tried_here=dict(ep.tried.get(here, {})),
+            unexplored_exits=graph.unexplored_exits(here) if here is not None else [],
+            route_to_target=to_target or [],
+            route_to_unexplored=nearest[1] if nearest else [],
+        )
+
+    def _rediscover(self, ep: _Episode, obs: GameObservation) -> None:
+        request = self._request(ep, obs)
+        if not self._options.use_memory:
+            request = request.model_copy(update={"location_id": None})
+        recent = "\n".join(f"> {t.action}\n{t.response.strip()[:200]}" for t in ep.turns[-5:])
+        self._objectives.rediscover(
+            ObjectiveInput(
+                request=request,
+                turn=ep.state.turn,
+                score=obs.score,
+                inventory=obs.inventory,
+                done_here=ep.scored,
+                knowledge=self._knowledge.read() if self._options.use_memory else "",
+                recent_gameplay=recent,
+            )
+        )
+
+    # -- records ------------------------------------------------------------------------------
+
+    def _write_transcript(
+        self,
+        ep: _Episode,
+        outcome: TurnOutcome,
+        decision: AgentDecision,
+        after: GameObservation,
+        prompt: AssembledPrompt,
+    ) -> None:
+        if self._transcript is None:
+            return
+        line: dict[str, Any] = {
+            "episode": ep.number,
+            "turn": outcome.turn,
+            "location_before": outcome.location_before,
+            "action": outcome.action,
+            "reasoning": decision.reasoning,
+            "remember": decision.remember,
+            "response": outcome.response,
+            "location_after": outcome.location_after,
+            "location_after_name": outcome.location_after_name,
+            "score": after.score,
+            "inventory": after.inventory,
+            "died": after.died,
+            "won": after.won,
+            "context_tokens": prompt.total_tokens,
+            "context_sections": prompt.sections,
+            "objectives": self._objectives.texts(),
+        }
+        self._transcript.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._transcript.flush()
+
+    def _llm_calls(self) -> int:
+        return int(self._meter.snapshot()["calls"]) if self._meter is not None else 0
+
+    def _llm_failures(self) -> int:
+        return int(self._meter.snapshot()["failures"]) if self._meter is not None else 0
+
+
+def transcript_path(workdir: Path, run_id: str) -> Path:
+    """`runs/<id>/transcript.jsonl` inside the workdir."""
+    return workdir / "runs" / run_id / "transcript.jsonl"
