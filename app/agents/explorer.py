@@ -100,6 +100,8 @@ _SCENERY = frozenset(
         "out",
     ]
 )
+_FIXED_VERBS = frozenset(["take", "get", "eat", "read"])
+"""Verbs whose failure a change to the thing does not undo (a fixed door stays fixed)."""
 _LOCKABLE = frozenset(["door", "gate", "chest", "box", "cabinet", "safe", "grate", "hatch"])
 _ADJECTIVE_WORDS = frozenset(
     ["closed", "open", "locked", "unlocked", "small", "large", "big", "old", "new"]
@@ -210,7 +212,7 @@ class ExplorerAgent(IAgent):
             c
             for c in remembered_bad(view.memories)
             if not ((tool := tool_of(c)) and holding(tool, obs.inventory))
-            and _noun(c) not in changed
+            and (_noun(c) not in changed or c.split()[0] in _FIXED_VERBS)
         }
         avoid = {a for a, failed in tried.items() if failed} | bad
         note = self._failure_note(view)
