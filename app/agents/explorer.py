@@ -207,7 +207,11 @@ class ExplorerAgent(IAgent):
         obs = view.observation
         # A remembered failure may be stale: it may have been for lack of an item we now hold,
         # or about a thing something has just worked on (`open door` after `unlock door`).
-        changed = {_noun(c) for c, failed in tried.items() if not failed} - {None}
+        changed = {
+            _noun(c)
+            for c, failed in tried.items()
+            if not failed and c.split()[0] not in _FIXED_VERBS
+        } - {None}
         bad = {
             c
             for c in remembered_bad(view.memories)

@@ -22,7 +22,13 @@ class EpisodeStats(BaseModel):
     coverage: float = 0.0
     actions: int = 0
     repeated_failed_actions: int = 0
+    """Actions at a (location, action) pair that had failed before, in this or an earlier
+    episode, and that failed again: turns wasted on a known failure."""
     repeated_failed_action_rate: float = 0.0
+    retried_failed_actions: int = 0
+    """Every action at a pair that had failed before, including retries that now succeed
+    (`open door` once the door is unlocked)."""
+    retried_failed_action_rate: float = 0.0
     llm_calls: int = 0
     synthesis_calls: int = 0
     synthesis_call_rate: float = 0.0
@@ -39,6 +45,7 @@ class EpisodeStats(BaseModel):
         """Fill the derived figures from the counters."""
         self.coverage = _ratio(self.locations_with_memory, self.locations_visited)
         self.repeated_failed_action_rate = _ratio(self.repeated_failed_actions, self.actions)
+        self.retried_failed_action_rate = _ratio(self.retried_failed_actions, self.actions)
         self.synthesis_call_rate = _ratio(self.synthesis_calls, self.turns)
         if self.context_tokens:
             self.context_tokens_p50 = int(statistics.median(self.context_tokens))
@@ -71,6 +78,9 @@ def totals(
         "coverage": _ratio(len(visited_ids & remembered_ids), len(visited_ids)),
         "repeated_failed_action_rate": _ratio(
             sum(e.repeated_failed_actions for e in episodes), actions
+        ),
+        "retried_failed_action_rate": _ratio(
+            sum(e.retried_failed_actions for e in episodes), actions
         ),
         "llm_calls": sum(e.llm_calls for e in episodes),
         "llm_failures": sum(e.llm_failures for e in episodes),

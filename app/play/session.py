@@ -153,12 +153,14 @@ class PlaySession:
         action = " ".join(decision.action.strip().split()) or "look"
         pair = (before.location_id, action.lower())
         ep.stats.actions += 1
-        if pair in self.failed_pairs:
-            ep.stats.repeated_failed_actions += 1
+        retried = pair in self.failed_pairs
         ep.state.add_message(f"> {action}", role="player")
         after = self._game.step(action)
         outcome = self._outcome(ep, before, after, action, decision)
         failed = self._is_failed(outcome, after)
+        if retried:
+            ep.stats.retried_failed_actions += 1
+            ep.stats.repeated_failed_actions += int(failed)
         ep.tried.setdefault(before.location_id, {})[action.lower()] = failed
         if failed:
             self.failed_pairs.add(pair)

@@ -139,8 +139,50 @@ class RuleBasedSummarizer(ISummarizer):
         return f"{event_kind.replace('_', ' ').capitalize()}. {recent}".strip()
 
 
+_COMPASS = frozenset(
+    [
+        "n",
+        "s",
+        "e",
+        "w",
+        "ne",
+        "nw",
+        "se",
+        "sw",
+        "u",
+        "d",
+        "north",
+        "south",
+        "east",
+        "west",
+        "northeast",
+        "northwest",
+        "southeast",
+        "southwest",
+        "up",
+        "down",
+    ]
+)
+
+
 def _procedure(history: Sequence[TurnOutcome], outcome: TurnOutcome) -> list[str]:
-    """Earlier actions at the same location that did not fail: the steps before this one."""
+    """Earlier actions at the same location that did not fail: the steps before this one.
+
+    A plain compass move needs no steps unless it had failed here before (then what was done
+    in between is what opened the way: `open trap door`, then `down`).
+    """
+    words = outcome.action.lower().removeprefix("go ").split()
+    if (
+        len(words) == 1
+        and words[0] in _COMPASS
+        and not any(
+            t.location_before == outcome.location_before
+            and t.action == outcome.action
+            and not t.moved
+            for t in history
+        )
+    ):
+        return []
     steps: list[str] = []
     for turn in reversed(history):
         if turn.location_before != outcome.location_before or turn.moved:
