@@ -164,6 +164,15 @@ def holding(item: str, inventory: list[str]) -> bool:
     return any(item in name.lower().split() for name in inventory)
 
 
+_UNKNOWN_WORD = re.compile(r"""I don't know the word ["'](\w+)["']""", re.IGNORECASE)
+_UNKNOWN_NOTE = re.compile(r"does not know the word '(\w+)'")
+
+
+def unknown_words(world_notes: list[MemoryEntry]) -> set[str]:
+    """Words the game said it does not know, from world notes."""
+    return {m.group(1) for n in world_notes if (m := _UNKNOWN_NOTE.search(n.text))}
+
+
 def visible_objects(text: str) -> list[str]:
     """Nouns of the things a room text mentions (`There is a small mailbox here` -> mailbox)."""
     nouns: list[str] = []
@@ -197,10 +206,12 @@ class ExplorerAgent(IAgent):
         self._rng = random.Random(seed)
         self._noted: set[tuple[int | None, str]] = set()
         self._used: dict[tuple[int | None, str], int] = {}
+        self._unknown_now: set[str] = set()
 
     def new_episode(self, episode: int) -> None:
         self._rng = random.Random(self._seed * 1000 + episode)
         self._used = {}
+        self._unknown_now = set()
 
     def decide(self, view: AgentView) -> AgentDecision:
         tried = view.tried_here
@@ -219,9 +230,16 @@ class ExplorerAgent(IAgent):
             and (_noun(c) not in changed or c.split()[0] in _FIXED_VERBS)
         }
         avoid = {a for a, failed in tried.items() if failed} | bad
+        said = _UNKNOWN_WORD.search(obs.text)
+        if said:
+            self._unknown_now.add(said.group(1).lower())
         note = self._failure_note(view)
 
+        unknown = unknown_words(view.world_notes) | self._unknown_now
+
         def fresh(command: str) -> bool:
+            if unknown & set(command.split()):
+                return False
             tool = tool_of(command)
             if tool is not None and not holding(tool, obs.inventory):
                 return False
@@ -263,21 +281,33 @@ class ExplorerAgent(IAgent):
             command, "Everything here has been tried; the least-used way out.", note
         )
 
-    def _failure_note(self, view: AgentView) -> tuple[str, int] | None:
-        """A note for the newest failure here that is not remembered yet."""
+    def _failure_note(self, view: AgentView) -> tuple[str, int, bool] | None:
+        """A note for the newest failure here that is not remembered yet.
+
+        "I don't know the word X" is true everywhere: that note goes to the world scope.
+        """
+        unknown = _UNKNOWN_WORD.search(view.observation.text)
+        if unknown and unknown.group(1).lower() not in unknown_words(view.world_notes):
+            word = unknown.group(1).lower()
+            if (None, word) not in self._noted:
+                self._noted.add((None, word))
+                return (f"The game does not know the word '{word}'.", 400, True)
         known = remembered_bad(view.memories)
         for command, failed in reversed(view.tried_here.items()):
             key = (view.observation.location_id, command)
             if failed and command not in known and key not in self._noted:
                 self._noted.add(key)
-                return (f"'{command}' does not work here.", 300)
+                return (f"'{command}' does not work here.", 300, False)
         return None
 
     @staticmethod
-    def _decision(command: str, reasoning: str, note: tuple[str, int] | None) -> AgentDecision:
+    def _decision(
+        command: str, reasoning: str, note: tuple[str, int, bool] | None
+    ) -> AgentDecision:
         return AgentDecision(
             action=command,
             reasoning=reasoning,
             remember=note[0] if note else None,
             importance=note[1] if note else 500,
+            remember_everywhere=note[2] if note else False,
         )

@@ -72,6 +72,8 @@ class RememberNote(Command):
     text: str
     importance: int = 500
     location_id: int | None = None
+    world: bool = False
+    """A note about the whole world (stored in the world scope, not at a location)."""
 
 
 @dataclass(frozen=True)

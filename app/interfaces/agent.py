@@ -28,6 +28,8 @@ class AgentView(BaseModel):
     room_text: str = ""
     """The last room description seen at this location (the observation may be a refusal)."""
     memories: list[MemoryEntry] = Field(default_factory=list)
+    world_notes: list[MemoryEntry] = Field(default_factory=list)
+    """World-scope notes (things true everywhere, e.g. words the game does not know)."""
     objectives: list[str] = Field(default_factory=list)
     tried_here: dict[str, bool] = Field(default_factory=dict)
     unexplored_exits: list[str] = Field(default_factory=list)
@@ -44,6 +46,8 @@ class AgentDecision(BaseModel):
     reasoning: str = ""
     remember: str | None = None
     importance: int = Field(500, ge=1, le=1000)
+    remember_everywhere: bool = False
+    """Store the note in the world scope instead of at the current location."""
 
 
 class IAgent(ABC):

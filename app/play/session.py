@@ -178,8 +178,15 @@ class PlaySession:
         self._bus.handle(c.RecordTurn(ep.state, outcome))
         ep.turns.append(outcome)
         if decision.remember:
+            where = None if decision.remember_everywhere else before.location_id
             self._bus.handle(
-                c.RememberNote(ep.state, decision.remember, decision.importance, before.location_id)
+                c.RememberNote(
+                    ep.state,
+                    decision.remember,
+                    decision.importance,
+                    where,
+                    world=decision.remember_everywhere,
+                )
             )
         self._score_events(ep, outcome, turn)
         self._write_transcript(ep, outcome, decision, after, prompt)
@@ -306,6 +313,11 @@ class PlaySession:
             if self._options.use_memory and here is not None
             else []
         )
+        world_notes = (
+            [m for m in self._memory.world_memories() if "note" in m.tags]
+            if self._options.use_memory
+            else []
+        )
         target = self._objectives.target()
         to_target = graph.route(here, target) if here is not None and target is not None else None
         nearest = graph.nearest_unexplored(here) if here is not None else None
@@ -316,6 +328,7 @@ class PlaySession:
             prompt=prompt.text,
             room_text=ep.room_text.get(here, "") if here is not None else "",
             memories=memories,
+            world_notes=world_notes,
             objectives=self._objectives.texts(),
             tried_here=dict(ep.tried.get(here, {})),
             unexplored_exits=graph.unexplored_exits(here) if here is not None else [],

@@ -154,6 +154,11 @@ def test_remember_note_defaults_to_current_location(memory: Any, state: GameStat
     memory.remember.assert_called_once_with(state, "Key under mat", 700, location_id=1)
 
 
+def test_remember_note_for_the_world_has_no_location(memory: Any, state: GameState) -> None:
+    make_bus(memory).handle(c.RememberNote(state, "No word 'canyon'", 400, world=True))
+    memory.remember.assert_called_once_with(state, "No word 'canyon'", 400, location_id=None)
+
+
 def test_end_episode_with_death_is_a_world_event_then_prune(memory: Any, state: GameState) -> None:
     make_bus(memory).handle(c.EndEpisode(state, died=True))
     assert memory.on_world_event.call_args.args[1] == "player_died"

@@ -31,27 +31,39 @@ Layout (sections in this order; locations by id, NPCs by id)::
 The header shows category, status (omitted when ACTIVE), persistence (older tools' three-part
 form `[CATEGORY - PERSISTENCE - STATUS]` is read too), title, episode, turns and score; the
 `<!-- cairn {...} -->` comment (invisible when rendered) keeps the other fields. The
-`[Superseded ...]` line is display only; the link is `superseded_by` in the comment.
+`[Superseded ...]` line is display only; the link is `superseded_by` in the comment. Blocks
+written by a person may leave the comment out: such a block gets an id derived from its section
+and text (the same on every load until the store writes the file and the comment with it) and
+`created_at` from the caller (the store passes the file's modification time); an older file's
+`[Superseded ... by "Title"]` links to the one memory with that title, if exactly one has it.
 
 Escaping, so any text round-trips exactly and never creates structure (PITFALLS 4-6):
 - titles, names and NPC ids: `\\` for a backslash, `\\*` for `*`, `\\uXXXX` for control and
   line-separator characters;
 - text lines: a line with control characters or leading/trailing whitespace is written as
   `\\` + its JSON string; a blank line, or one starting with `#`, `*`, `<`, `[`, `-`, `\\`,
-  `=`, `>`, `|` or a digit is written with a `\\` prefix. No text line can then look like a
-  header, a memory, a comment or a rule.
+  `=`, `>`, `|`, `+`, a backtick, `~`, `_` or a digit is written with a `\\` prefix. No text
+  line can then look like a header, a memory, a comment or a rule.
 
-Blocks that do not parse are kept verbatim (re-emitted in their section on the next write) and
-reported as ParseProblems with their line numbers.
+Blocks that do not parse (an unknown category, a cairn comment that is not closed, not JSON or
+not an object, a field that fails validation, a duplicate id, ...) and sections that are not
+understood are kept verbatim (re-emitted in their section on the next write, even at the end of
+the file) and reported as ParseProblems with their line numbers; after a rewrite the problems
+are reported at the lines the kept blocks moved to (`RenderedFile.problems`).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import json.scanner
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +77,7 @@ from app.models.memory import (
     MemoryScope,
     MemoryStatus,
     ParseProblem,
+    utc_now,
 )
 
 LOCATIONS_HEADER = "# Location Memories"
@@ -76,12 +89,8 @@ _LOCATION_RE = re.compile(r"^## Location (-?\d+):(?: (.*))?$")
 _NPC_RE = re.compile(r"^## NPC (.+)$")
 _VISITS_RE = re.compile(r"^\*\*Visits:\*\* (\d+) \| \*\*Episodes:\*\* ?(.*)$")
 _HEADER_RE = re.compile(
-    r"^\*\*\[(?P<tag>[^\]]*)\] (?P<title>(?:[^\\*]|\\.)+)\*\*(?: \*\((?P<meta>[^()]*)\)\*)?$"
+    r"^\*\*\[(?P<tag>[^\]]*)\] (?P<title>[^\\*]*(?:\\.[^\\*]*)*)\*\*(?: \*\((?P<meta>[^()]*)\)\*)?$"
 )
-_META_RE = re.compile(r"^<!-- cairn (\{.*\}) -->$")
-_EP_RE = re.compile(r"^Ep(\d+)$")
-_TURN_RE = re.compile(r"^T(\d+)(?:-(\d+))?$")
-_SCORE_RE = re.compile(r"^[+-]\d+$")
 _DISPLAY_RE = re.compile(r'^\[(?:Superseded(?: at T\d+)?(?: by "(?P<title>.*)")?|Invalidated)\]$')
 _PERSISTENCE_RE = re.compile(r"^[A-Za-z][A-Za-z_]*$")
 
@@ -102,6 +111,8 @@ def _is_control(char: str) -> bool:
 
 def escape_inline(value: str) -> str:
     """Escape a title, name or id so that it is one line with no markup."""
+    if value.isprintable() and "\\" not in value and "*" not in value:
+        return value  # printable: no control or separator characters (the common case)
     out: list[str] = []
     for char in value:
         if char == "\\":
@@ -117,6 +128,8 @@ def escape_inline(value: str) -> str:
 
 def unescape_inline(value: str) -> str:
     """Undo `escape_inline` (unknown escapes keep the escaped character)."""
+    if "\\" not in value:
+        return value
     out: list[str] = []
     i = 0
     while i < len(value):
@@ -138,7 +151,9 @@ def unescape_inline(value: str) -> str:
 
 
 def _needs_json(line: str) -> bool:
-    return line != line.strip() or any(_is_control(c) for c in line)
+    if line != line.strip():
+        return True
+    return not line.isprintable() and any(_is_control(c) for c in line)
 
 
 def escape_text(text: str) -> list[str]:
@@ -250,17 +265,29 @@ def render_entry(entry: MemoryEntry, section_name: str | None, display: str | No
 
 @dataclass
 class RawBlock:
-    """Lines of a memory file kept verbatim because they did not parse."""
+    """Lines of a memory file kept verbatim because they did not parse.
+
+    `problems` holds (line offset within the block, message) for each problem found in it, so
+    the problems can be reported at the block's new line numbers after a rewrite.
+    """
 
     section: tuple[str, str]
     lines: list[str]
+    problems: list[tuple[int, str]] = field(default_factory=list)
 
 
 class EntryRenderCache:
-    """Rendered blocks by memory id, reused while the entry object and its context are unchanged."""
+    """Rendered blocks by memory id, reused while the entry object and its context are unchanged,
+    and rendered sections (their blocks joined), reused while the section's entry objects, its
+    name and its `[Superseded ...]` lines are unchanged: a write re-renders what changed only."""
 
     def __init__(self) -> None:
         self._blocks: dict[str, tuple[MemoryEntry, str | None, str | None, str]] = {}
+        # key -> (entries (kept alive so their ids stay theirs), their ids, name, displays, text)
+        self._sections: dict[
+            tuple[str, str],
+            tuple[list[MemoryEntry], list[int], str | None, tuple[str | None, ...], str],
+        ] = {}
 
     def block(self, entry: MemoryEntry, section_name: str | None, display: str | None) -> str:
         hit = self._blocks.get(entry.id)
@@ -270,93 +297,184 @@ class EntryRenderCache:
         self._blocks[entry.id] = (entry, section_name, display, text)
         return text
 
-    def forget_missing(self, ids: Iterable[str]) -> None:
-        keep = set(ids)
-        for stale in [k for k in self._blocks if k not in keep]:
+    def section(
+        self,
+        key: tuple[str, str],
+        entries: list[MemoryEntry],
+        section_name: str | None,
+        displays: list[str | None],
+    ) -> str:
+        """The blocks of one section's entries (with their display lines), joined."""
+        shown, idents = tuple(displays), list(map(id, entries))
+        hit = self._sections.get(key)
+        # The same entry objects (by identity, as for blocks: equal is not enough, an equal
+        # datetime may be written with another UTC offset), name and display lines.
+        if hit is not None and hit[2] == section_name and hit[3] == shown and hit[1] == idents:
+            return hit[4]
+        text = "\n\n".join(
+            self.block(entry, section_name, display)
+            for entry, display in zip(entries, displays, strict=True)
+        )
+        self._sections[key] = (entries, idents, section_name, shown, text)
+        return text
+
+    def forget_missing(
+        self, ids: Collection[str], sections: Collection[tuple[str, str]] = ()
+    ) -> None:
+        """Drop the blocks of memories no longer in `ids` (cheap when none were removed) and the
+        sections not in `sections`."""
+        for key in [k for k in self._sections if k not in sections]:
+            del self._sections[key]
+        if len(self._blocks) <= len(ids):
+            return
+        for stale in [k for k in self._blocks if k not in ids]:
             del self._blocks[stale]
 
 
 def ordered(cache: MemoryCache) -> MemoryCache:
     """The cache with memories in file order (the order a reload gives), records unchanged."""
-    groups: dict[tuple[int, str], list[MemoryEntry]] = {}
-    for entry in cache.memories.values():
-        groups.setdefault(_section_key(entry), []).append(entry)
-    out = MemoryCache()
-    out.locations = cache.locations
-    for key in sorted(groups, key=_sort_key):
-        for entry in groups[key]:
-            out.memories[entry.id] = entry
-    return out
+    return _Sections.of(cache).ordered_cache(cache)
 
 
-def _section_key(entry: MemoryEntry) -> tuple[int, str]:
-    if entry.scope is MemoryScope.LOCATION:
-        return (0, str(entry.location_id))
-    if entry.scope is MemoryScope.NPC:
-        return (1, entry.npc_ids[0])
-    return (2, "")
+@dataclass
+class _Sections:
+    """The memories of a cache grouped by the file section they are written in."""
+
+    by_location: defaultdict[int, list[MemoryEntry]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+    by_npc: defaultdict[str, list[MemoryEntry]] = field(default_factory=lambda: defaultdict(list))
+    world: list[MemoryEntry] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, cache: MemoryCache) -> _Sections:
+        sections = cls()
+        by_location, by_npc, world = sections.by_location, sections.by_npc, sections.world
+        location, npc = MemoryScope.LOCATION, MemoryScope.NPC
+        for entry in cache.memories.values():
+            scope = entry.scope
+            if scope is location:
+                by_location[entry.location_id or 0].append(entry)
+            elif scope is npc:
+                by_npc[entry.npc_ids[0]].append(entry)
+            else:
+                world.append(entry)
+        return sections
+
+    def ordered_cache(self, cache: MemoryCache) -> MemoryCache:
+        out = MemoryCache()
+        out.locations = cache.locations
+        groups = [self.by_location[k] for k in sorted(self.by_location)]
+        groups += [self.by_npc[k] for k in sorted(self.by_npc)]
+        for group in (*groups, self.world):
+            for entry in group:
+                out.memories[entry.id] = entry
+        return out
 
 
-def _sort_key(key: tuple[int, str]) -> tuple[int, int, str]:
-    kind, name = key
-    return (kind, int(name) if kind == 0 else 0, name if kind != 0 else "")
+@dataclass
+class RenderedFile:
+    """A rendered memory file: its text, the cache in file order, and where each raw block went."""
+
+    text: str
+    cache: MemoryCache
+    raw_lines: list[tuple[int, RawBlock]]
+
+    def problems(self, path: str) -> list[ParseProblem]:
+        """The problems of the kept raw blocks, at their line numbers in `text`."""
+        return [
+            ParseProblem(path=path, line=line + offset, message=message)
+            for line, block in self.raw_lines
+            for offset, message in block.problems
+        ]
+
+
+class _Renderer:
+    def __init__(self, cache: MemoryCache, raw: list[RawBlock], blocks: EntryRenderCache) -> None:
+        self.cache = cache
+        self.blocks = blocks
+        self.chunks: list[str] = []
+        self.raw_at: list[tuple[int, RawBlock]] = []  # (chunk index, block)
+        self.sections: list[tuple[str, str]] = []  # those with memories, as emitted
+        self.out = MemoryCache()
+        self.out.locations = cache.locations
+        self.raw: dict[tuple[str, str], list[RawBlock]] = {}
+        for block in raw:
+            self.raw.setdefault(block.section, []).append(block)
+
+    def emit_raw(self, section: tuple[str, str]) -> None:
+        for block in self.raw.pop(section, ()):
+            self.raw_at.append((len(self.chunks), block))
+            self.chunks.append("\n".join(block.lines))
+
+    def emit(
+        self, key: tuple[str, str], entries: list[MemoryEntry], section_name: str | None
+    ) -> None:
+        if not entries:
+            return
+        memories, superseded = self.cache.memories, MemoryStatus.SUPERSEDED
+        displays = [
+            display_line(entry, memories.get(entry.superseded_by or ""))
+            if entry.status is superseded
+            else None
+            for entry in entries
+        ]
+        self.chunks.append(self.blocks.section(key, entries, section_name, displays))
+        self.sections.append(key)
+        self.out.memories.update({entry.id: entry for entry in entries})
+
+    def render(self) -> RenderedFile:
+        sections = _Sections.of(self.cache)
+        self.emit_raw(("preamble", ""))
+        self.chunks.append(LOCATIONS_HEADER)
+        records = self.cache.locations
+        raw_locations = {int(name) for kind, name in self.raw if kind == "location"}
+        for loc_id in sorted(set(records) | set(sections.by_location) | raw_locations):
+            record = records.get(loc_id) or LocationRecord(id=loc_id)
+            name = escape_inline(record.name)
+            episodes = ", ".join(str(e) for e in record.episodes) or "-"
+            self.chunks.append(
+                f"## Location {loc_id}:{' ' + name if name else ''}\n"
+                f"**Visits:** {record.visits} | **Episodes:** {episodes}"
+            )
+            self.chunks.append(MEMORIES_SUBHEADER)
+            self.emit(("location", str(loc_id)), sections.by_location.get(loc_id, []), record.name)
+            self.emit_raw(("location", str(loc_id)))
+        self.chunks.append(NPCS_HEADER)
+        raw_npcs = {name for kind, name in self.raw if kind == "npc"}
+        for npc_id in sorted(set(sections.by_npc) | raw_npcs):
+            self.chunks.append(f"## NPC {escape_inline(npc_id)}")
+            self.emit(("npc", npc_id), sections.by_npc.get(npc_id, []), npc_id)
+            self.emit_raw(("npc", npc_id))
+        self.chunks.append(WORLD_HEADER)
+        self.emit(("world", ""), sections.world, None)
+        for section in list(self.raw):  # world raw blocks and any others, verbatim
+            self.emit_raw(section)
+        self.blocks.forget_missing(self.cache.memories.keys(), set(self.sections))
+        return RenderedFile("\n\n".join(self.chunks) + "\n", self.out, self.raw_lines())
+
+    def raw_lines(self) -> list[tuple[int, RawBlock]]:
+        """The 1-based first line of each raw block in the joined text."""
+        found: list[tuple[int, RawBlock]] = []
+        line, done = 1, 0
+        for index, block in self.raw_at:
+            for chunk in self.chunks[done:index]:
+                line += chunk.count("\n") + 2
+            done = index
+            found.append((line, block))
+        return found
+
+
+def render_file(
+    cache: MemoryCache, raw: list[RawBlock], blocks: EntryRenderCache | None = None
+) -> RenderedFile:
+    """The whole file for `cache` and the kept raw blocks, with the cache in file order."""
+    return _Renderer(cache, raw, blocks or EntryRenderCache()).render()
 
 
 def render(cache: MemoryCache, raw: list[RawBlock], blocks: EntryRenderCache | None = None) -> str:
-    """The whole file for `cache` (already in file order) and the kept raw blocks."""
-    blocks = blocks or EntryRenderCache()
-    raw_by_section: dict[tuple[str, str], list[RawBlock]] = {}
-    for block in raw:
-        raw_by_section.setdefault(block.section, []).append(block)
-    by_location: dict[int, list[MemoryEntry]] = {}
-    by_npc: dict[str, list[MemoryEntry]] = {}
-    world: list[MemoryEntry] = []
-    for entry in cache.memories.values():
-        if entry.scope is MemoryScope.LOCATION:
-            by_location.setdefault(entry.location_id or 0, []).append(entry)
-        elif entry.scope is MemoryScope.NPC:
-            by_npc.setdefault(entry.npc_ids[0], []).append(entry)
-        else:
-            world.append(entry)
-
-    chunks: list[str] = ["\n".join(b.lines) for b in raw_by_section.pop(("preamble", ""), [])]
-
-    def emit(entries: list[MemoryEntry], section_name: str | None) -> None:
-        for entry in entries:
-            successor = cache.memories.get(entry.superseded_by or "")
-            chunks.append(blocks.block(entry, section_name, display_line(entry, successor)))
-
-    chunks.append(LOCATIONS_HEADER)
-    location_ids = sorted(
-        set(cache.locations)
-        | set(by_location)
-        | {int(k) for kind, k in raw_by_section if kind == "location"}
-    )
-    for loc_id in location_ids:
-        record = cache.locations.get(loc_id) or LocationRecord(id=loc_id)
-        name = escape_inline(record.name)
-        episodes = ", ".join(str(e) for e in record.episodes) or "-"
-        chunks.append(
-            f"## Location {loc_id}:{' ' + name if name else ''}\n"
-            f"**Visits:** {record.visits} | **Episodes:** {episodes}"
-        )
-        chunks.append(MEMORIES_SUBHEADER)
-        emit(by_location.get(loc_id, []), record.name)
-        chunks.extend("\n".join(b.lines) for b in raw_by_section.pop(("location", str(loc_id)), []))
-
-    chunks.append(NPCS_HEADER)
-    npc_ids = sorted(set(by_npc) | {k for kind, k in raw_by_section if kind == "npc"})
-    for npc_id in npc_ids:
-        chunks.append(f"## NPC {escape_inline(npc_id)}")
-        emit(by_npc.get(npc_id, []), npc_id)
-        chunks.extend("\n".join(b.lines) for b in raw_by_section.pop(("npc", npc_id), []))
-
-    chunks.append(WORLD_HEADER)
-    emit(world, None)
-    for rest in raw_by_section.values():  # world raw blocks and any others, verbatim
-        chunks.extend("\n".join(b.lines) for b in rest)
-    blocks.forget_missing(cache.memories)
-    return "\n\n".join(chunks) + "\n"
+    """The whole file for `cache` and the kept raw blocks."""
+    return render_file(cache, raw, blocks).text
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -371,77 +489,101 @@ class ParsedFile:
     problems: list[ParseProblem] = field(default_factory=list)
 
 
-@dataclass
-class _Chunk:
-    start: int  # 1-based line number of the first line
-    lines: list[str]
+_MEMORY_MODES = frozenset({"location", "npc", "world"})
+_COMMENT_START = "<!-- cairn "
+_COMMENT_END = " -->"
+# The C scanner behind json.loads, called directly: one JSON value from an index, no wrapping.
+_scan_json: Callable[[str, int], tuple[Any, int]]
+_scan_json = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+_CATEGORIES = frozenset(MemoryCategory.__members__)
+_NOT_A_HEADER = "not a memory header (**[CATEGORY] Title** *(EpN, Tn, +s)*)"
 
 
 class _Parser:
-    def __init__(self, path: str) -> None:
+    """Reads a memory file line by line; a block is the lines between blank lines or headers.
+
+    Runs once per load over files of thousands of memories, so the per-line loop is kept lean;
+    every memory is still validated in full by the MemoryEntry model's validator.
+    """
+
+    def __init__(self, path: str, created_at: datetime) -> None:
         self.path = path
+        self.created_at = created_at
         self.out = ParsedFile()
-        self.mode = "preamble"  # preamble | location | npc | world | bad
+        self.mode = "preamble"  # preamble | location_top | location | npc_top | npc | world | bad
         self.section: tuple[str, str] = ("preamble", "")
         self.section_name: str | None = None
-        self.chunk: _Chunk | None = None
-        self.bad: RawBlock | None = None
+        self.bad: RawBlock | None = None  # the section being kept verbatim
+        self.bad_gap = False  # whether blank lines came since its last line
         self.pending_successor_titles: dict[str, str] = {}
+        self.derived_ids: dict[str, int] = {}
+        self.memories = self.out.cache.memories
+        self.in_memory_section = False
+        self.scope_defaults: dict[str, Any] = {}
+        self.scope_fixed: dict[str, Any] = {}
 
     def problem(self, line: int, message: str) -> None:
         self.out.problems.append(ParseProblem(path=self.path, line=line, message=message))
 
-    def parse(self, text: str) -> ParsedFile:
-        for number, line in enumerate(text.split("\n"), start=1):
-            self.feed(number, line.rstrip("\r") if line.endswith("\r") else line)
-        self.flush()
-        self.resolve_display_links()
-        return self.out
-
     # The structure: `# ...` top headers, `## ...` section headers, the visits line, the
     # `### Memories` subheader, blank lines between blocks, memory headers starting blocks.
-    def feed(self, number: int, line: str) -> None:
-        if line.strip() == "":
-            self.flush()
-            return
-        if line.startswith("# "):
-            self.flush()
-            self.top_header(number, line)
-            return
-        if line.startswith("## "):
-            self.flush()
-            self.section_header(number, line)
-            return
-        if self.mode == "bad":
-            assert self.bad is not None
-            if self.chunk is None:
-                self.bad.lines.append("")
-                self.chunk = _Chunk(number, [])
-            self.bad.lines.append(line)
-            return
-        if line == MEMORIES_SUBHEADER and self.mode == "location":
-            self.flush()
-            return
-        visits = _VISITS_RE.match(line)
-        if visits and self.mode == "location":
-            self.flush()
-            self.visits(number, visits)
-            return
-        if line.startswith("**[") and self.chunk is not None:
-            self.flush()
-        if self.chunk is None:
-            self.chunk = _Chunk(number, [line])
-        else:
-            self.chunk.lines.append(line)
+    # The loop keeps its state in locals: it runs for every line of files of thousands of
+    # memories, and attribute look-ups there cost a noticeable part of the load time.
+    def parse(self, text: str) -> ParsedFile:
+        lines = text.split("\n")
+        if "\r" in text:
+            lines = [line.rstrip("\r") for line in lines]
+        flush = self.flush
+        chunk: list[str] | None = None  # the lines of the block being read
+        start = 0  # its first line number
+        mode = self.mode
+        for number, line in enumerate(lines, start=1):
+            if not line or line.isspace():
+                if chunk is not None:
+                    flush(start, chunk)
+                    chunk = None
+                elif mode == "bad":
+                    self.bad_gap = True
+                continue
+            first = line[0]
+            if first == "#" and line.startswith(("# ", "## ")):
+                if chunk is not None:
+                    flush(start, chunk)
+                    chunk = None
+                if line[1] == " ":
+                    self.top_header(number, line)
+                else:
+                    self.section_header(number, line)
+                mode = self.mode
+            elif mode == "bad":
+                self.bad_line(line)
+            elif mode == "location" and first in "#*" and _is_location_line(line):
+                if chunk is not None:
+                    flush(start, chunk)
+                    chunk = None
+                if first == "*":
+                    self.visits(number, line)
+            elif chunk is None:
+                start, chunk = number, [line]
+            elif first == "*" and line.startswith("**["):
+                flush(start, chunk)
+                start, chunk = number, [line]
+            else:
+                chunk.append(line)
+        if chunk is not None:
+            flush(start, chunk)
+        self.end_bad()
+        self.resolve_display_links()
+        return self.out
 
     def top_header(self, number: int, line: str) -> None:
         self.end_bad()
         if line == LOCATIONS_HEADER:
-            self.mode, self.section, self.section_name = "location_top", ("preamble", ""), None
+            self.enter("location_top", ("preamble", ""), None)
         elif line == NPCS_HEADER:
-            self.mode, self.section, self.section_name = "npc_top", ("preamble", ""), None
+            self.enter("npc_top", ("preamble", ""), None)
         elif line == WORLD_HEADER:
-            self.mode, self.section, self.section_name = "world", ("world", ""), None
+            self.enter("world", ("world", ""), None)
         else:
             self.start_bad(number, line, f"unknown top-level header {line!r}")
 
@@ -456,26 +598,35 @@ class _Parser:
                 self.problem(number, f"location {loc_id} appears twice; its sections are merged")
             else:
                 self.out.cache.locations[loc_id] = LocationRecord(id=loc_id, name=name)
-            self.mode, self.section = "location", ("location", str(loc_id))
-            self.section_name = self.out.cache.locations[loc_id].name
+            self.enter("location", ("location", str(loc_id)), self.out.cache.locations[loc_id].name)
         elif npc and self.mode in ("npc_top", "npc"):
             npc_id = unescape_inline(npc.group(1))
-            self.mode, self.section, self.section_name = "npc", ("npc", npc_id), npc_id
+            self.enter("npc", ("npc", npc_id), npc_id)
         else:
             self.start_bad(number, line, f"section header {line!r} not understood here")
 
     def start_bad(self, number: int, line: str, message: str) -> None:
-        self.problem(number, f"{message}; the section is kept verbatim")
-        self.bad = RawBlock(self.section, [line])
+        message = f"{message}; the section is kept verbatim"
+        self.problem(number, message)
+        self.bad = RawBlock(self.section, [line], [(0, message)])
         self.mode = "bad"
-        self.chunk = _Chunk(number, [])
+        self.bad_gap = False
+
+    def bad_line(self, line: str) -> None:
+        assert self.bad is not None
+        if self.bad_gap:  # blank lines (one or several) came before this one
+            self.bad.lines.append("")
+            self.bad_gap = False
+        self.bad.lines.append(line)
 
     def end_bad(self) -> None:
         if self.bad is not None:
             self.out.raw.append(self.bad)
             self.bad = None
 
-    def visits(self, number: int, match: re.Match[str]) -> None:
+    def visits(self, number: int, line: str) -> None:
+        match = _VISITS_RE.match(line)
+        assert match is not None
         record = self.out.cache.locations[int(self.section[1])]
         record.visits = int(match.group(1))
         episodes: list[int] = []
@@ -490,114 +641,218 @@ class _Parser:
                 self.problem(number, f"episodes: {item!r} is not an episode number; ignored")
         record.episodes = sorted(set(episodes))
 
-    def flush(self) -> None:
-        chunk, self.chunk = self.chunk, None
-        if chunk is None or self.mode == "bad":
-            return
+    def flush(self, start: int, chunk: list[str]) -> None:
+        """Read a finished block: a memory, or a raw block kept verbatim with its problem."""
         error = self.memory(chunk)
         if error is not None:
-            self.problem(chunk.start, f"{error}; the block is kept verbatim")
-            self.out.raw.append(RawBlock(self.section, chunk.lines))
+            message = f"{error}; the block is kept verbatim"
+            self.problem(start, message)
+            self.out.raw.append(RawBlock(self.section, chunk, [(0, message)]))
 
-    def memory(self, chunk: _Chunk) -> str | None:
+    def memory(self, lines: list[str]) -> str | None:
         """Parse one memory block into the cache; return an error message when it does not."""
-        header = _HEADER_RE.match(chunk.lines[0])
+        header = _HEADER_RE.match(lines[0])
         if header is None:
-            return "not a memory header (**[CATEGORY] Title** *(EpN, Tn, +s)*)"
-        if self.mode not in ("location", "npc", "world"):
+            return _NOT_A_HEADER
+        tag, title, meta = header.groups()
+        if not title:
+            return _NOT_A_HEADER
+        if not self.in_memory_section:
             return "memory outside a location, NPC or world section"
-        data: dict[str, Any] = {"title": unescape_inline(header.group("title"))}
-        error = _tag_fields(header.group("tag"), data) or _meta_fields(header.group("meta"), data)
-        if error:
-            return error
-        rest = chunk.lines[1:]
-        if rest and _META_RE.match(rest[0]):
-            try:
-                comment = json.loads(_META_RE.match(rest[0]).group(1))  # type: ignore[union-attr]
-            except ValueError as e:
-                return f"the cairn comment is not valid JSON ({e})"
-            if not isinstance(comment, dict):
-                return "the cairn comment is not a JSON object"
-            data.update(comment)
-            rest = rest[1:]
+        fields = _header_fields(tag, meta or "")
+        if isinstance(fields, str):
+            return fields
+        comment: dict[str, Any] = {}
+        start = 1
+        count = len(lines)
+        if count > 1 and lines[1].startswith(_COMMENT_START):
+            parsed = _comment_object(lines[1])
+            if isinstance(parsed, str):
+                return parsed
+            comment, start = parsed, 2
         display_title: str | None = None
-        if rest and rest[0].startswith("[") and (shown := _DISPLAY_RE.match(rest[0])):
-            display_title = shown.group("title")
-            rest = rest[1:]
-        data["text"] = "\n".join(unescape_text_line(line) for line in rest)
-        self.scope_fields(data)
+        if count > start and lines[start][0] == "[":
+            shown = _DISPLAY_RE.match(lines[start])
+            if shown is not None:
+                display_title = shown.group("title")
+                start += 1
+        # Later entries win: the comment overrides header fields and section defaults; the
+        # section decides the scope (and the location id).
+        data = {
+            **self.scope_defaults,
+            **fields,
+            "title": unescape_inline(title) if "\\" in title else title,
+            **comment,
+            "text": _text(lines, start, count),
+            **self.scope_fixed,
+        }
+        if "id" not in data:  # written by a person: the same id on every load of this block
+            data["id"] = self.derived_id(lines)
+        if self.mode == "npc" and "npc_ids" not in data:
+            data["npc_ids"] = [self.section[1]]
         try:
-            entry = MemoryEntry.model_validate(data)
+            entry: MemoryEntry = MemoryEntry.__pydantic_validator__.validate_python(data)
         except ValidationError as e:
-            fields = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'entry'}: {err['msg']}"
-                for err in e.errors()
-            )
-            return f"invalid memory ({fields})"
-        if entry.id in self.out.cache.memories:
-            return f"duplicate memory id {entry.id!r}"
-        self.out.cache.memories[entry.id] = entry
+            return f"invalid memory ({_validation_message(e)})"
+        memories, entry_id = self.memories, entry.id
+        if entry_id in memories:
+            return f"duplicate memory id {entry_id!r}"
+        memories[entry_id] = entry
         if display_title and entry.status is MemoryStatus.SUPERSEDED and not entry.superseded_by:
             self.pending_successor_titles[entry.id] = unescape_inline(display_title)
         return None
 
-    def scope_fields(self, data: dict[str, Any]) -> None:
-        if self.mode == "location":
-            data["scope"] = MemoryScope.LOCATION.value
-            data["location_id"] = int(self.section[1])
-            data.setdefault("location_name", self.section_name)
-        elif self.mode == "npc":
-            data["scope"] = MemoryScope.NPC.value
-            data.setdefault("npc_ids", [self.section[1]])
+    def enter(self, mode: str, section: tuple[str, str], section_name: str | None) -> None:
+        """Start a section: what its memories get by default and what they always get."""
+        self.mode, self.section, self.section_name = mode, section, section_name
+        self.in_memory_section = mode in _MEMORY_MODES
+        self.scope_defaults = {"created_at": self.created_at}
+        if mode == "location":
+            self.scope_defaults["location_name"] = section_name
+            self.scope_fixed = {
+                "scope": MemoryScope.LOCATION.value,
+                "location_id": int(section[1]),
+            }
+        elif mode == "npc":
+            self.scope_fixed = {"scope": MemoryScope.NPC.value}
         else:
-            data["scope"] = MemoryScope.WORLD.value
+            self.scope_fixed = {"scope": MemoryScope.WORLD.value}
+
+    def derived_id(self, lines: list[str]) -> str:
+        """An id from the block's section and text (numbered when the same block repeats)."""
+        key = "\n".join((*self.section, *lines)).encode("utf-8", "surrogateescape")
+        base = "m-" + hashlib.sha256(key).hexdigest()[:12]
+        seen = self.derived_ids[base] = self.derived_ids.get(base, 0) + 1
+        return base if seen == 1 else f"{base}-{seen}"
 
     def resolve_display_links(self) -> None:
         """Older files have only `[Superseded ... by "Title"]`: link when exactly one matches."""
+        if not self.pending_successor_titles:
+            return
+        memories = self.out.cache.memories
+        by_title: dict[str, list[str]] = {}
+        for memory in memories.values():
+            by_title.setdefault(memory.title, []).append(memory.id)
         for entry_id, title in self.pending_successor_titles.items():
-            matches = [m for m in self.out.cache.memories.values() if m.title == title]
+            matches = by_title.get(title, [])
             if len(matches) == 1:
-                entry = self.out.cache.memories[entry_id]
-                self.out.cache.memories[entry_id] = entry.model_copy(
-                    update={"superseded_by": matches[0].id}
+                memories[entry_id] = memories[entry_id].model_copy(
+                    update={"superseded_by": matches[0]}
                 )
 
 
-def _tag_fields(tag: str, data: dict[str, Any]) -> str | None:
+def _is_location_line(line: str) -> bool:
+    """Whether a line is a location section's `### Memories` subheader or its visits line."""
+    if line == MEMORIES_SUBHEADER:
+        return True
+    return line.startswith("**Visits:") and _VISITS_RE.match(line) is not None
+
+
+def _validation_message(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'entry'}: {err['msg']}" for err in error.errors()
+    )
+
+
+def _text(lines: list[str], start: int, count: int) -> str:
+    """The memory text of a block: its lines from `start` of `count`, unescaped (lines of a
+    block are never empty)."""
+    if start == count - 1:
+        line = lines[start]
+        return unescape_text_line(line) if line[0] == "\\" else line
+    return "\n".join(
+        unescape_text_line(line) if line[0] == "\\" else line for line in lines[start:]
+    )
+
+
+def _comment_object(line: str) -> dict[str, Any] | str:
+    """The fields of a `<!-- cairn {...} -->` line, or an error message."""
+    if not line.endswith(_COMMENT_END):
+        return f"the cairn comment does not end with {_COMMENT_END.strip()!r}"
+    body = line[len(_COMMENT_START) : -len(_COMMENT_END)]
+    try:
+        value, end = _scan_json(body, 0)
+        if end != len(body):
+            raise ValueError(body)
+    except (ValueError, StopIteration):  # json.loads explains what is wrong
+        try:
+            value = json.loads(body)
+        except ValueError as e:
+            return f"the cairn comment is not valid JSON ({e})"
+    if not isinstance(value, dict):
+        return "the cairn comment is not a JSON object"
+    return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _header_fields(tag: str, meta: str) -> dict[str, Any] | str:
+    """The fields of a header's tag and metadata, or an error message (cached: read-only)."""
+    tag_items = _tag_items(tag)
+    if isinstance(tag_items, str):
+        return tag_items
+    meta_items = _meta_items(meta)
+    if isinstance(meta_items, str):
+        return meta_items
+    return dict(tag_items + meta_items)
+
+
+def _tag_items(tag: str) -> tuple[tuple[str, Any], ...] | str:
+    """The fields of a header tag `CATEGORY[ - PERSISTENCE][ - STATUS]`, or an error message."""
+    if tag in _CATEGORIES:
+        return (("category", tag),)
     parts = [p.strip() for p in tag.split(" - ")]
-    if parts[0] not in MemoryCategory.__members__:
+    if parts[0] not in _CATEGORIES:
         return f"category: {parts[0]!r} is not one of {', '.join(MemoryCategory.__members__)}"
-    data["category"] = parts[0]
+    items: list[tuple[str, Any]] = [("category", parts[0])]
     if len(parts) == 2:
-        data["status" if parts[1] in _STATUSES else "persistence"] = parts[1]
+        items.append(("status" if parts[1] in _STATUSES else "persistence", parts[1]))
     elif len(parts) == 3:
-        data["persistence"], data["status"] = parts[1], parts[2]
+        items += [("persistence", parts[1]), ("status", parts[2])]
     elif len(parts) > 3:
         return f"tag [{tag}] has more than three parts"
-    if data.get("status", "ACTIVE") not in _STATUSES:
-        return f"status: {data['status']!r} is not one of {', '.join(sorted(_STATUSES))}"
-    return None
+    status = dict(items).get("status", "ACTIVE")
+    if status not in _STATUSES:
+        return f"status: {status!r} is not one of {', '.join(sorted(_STATUSES))}"
+    return tuple(items)
 
 
-def _meta_fields(meta: str | None, data: dict[str, Any]) -> str | None:
-    if not meta:
-        return None
+def _meta_items(meta: str) -> tuple[tuple[str, Any], ...] | str:
+    """The fields of header metadata `EpN, Tn[-m], +s` (any subset, any order), or an error.
+
+    Digits are decimal digits in any script (what a regex `\\d` matches), as before.
+    """
+    items: list[tuple[str, Any]] = []
     for item in (p.strip() for p in meta.split(",")):
-        if (episode := _EP_RE.match(item)) is not None:
-            data["episode"] = int(episode.group(1))
-        elif (turns := _TURN_RE.match(item)) is not None:
-            data["turn_start"] = int(turns.group(1))
-            data["turn_end"] = int(turns.group(2) or turns.group(1))
-        elif _SCORE_RE.match(item):
-            data["score_delta"] = int(item)
+        first = item[:1]
+        if first == "E" and item.startswith("Ep") and item[2:].isdecimal():
+            items.append(("episode", int(item[2:])))
+        elif first == "T" and (turns := _turns(item[1:])) is not None:
+            items += [("turn_start", turns[0]), ("turn_end", turns[1])]
+        elif first in ("+", "-") and item[1:].isdecimal():
+            items.append(("score_delta", int(item)))
         elif item:
             return f"metadata item {item!r} is not EpN, Tn[-m] or a score change"
-    return None
+    return tuple(items)
 
 
-def parse(text: str, path: str = "Memories.md") -> ParsedFile:
-    """Read a memory file's text. Never raises for content: problems are reported instead."""
-    return _Parser(path).parse(text)
+def _turns(value: str) -> tuple[int, int] | None:
+    """`n` or `n-m` as (start, end), else None."""
+    start, dash, end = value.partition("-")
+    if not start.isdecimal() or (dash and not end.isdecimal()):
+        return None
+    return int(start), int(end or start)
+
+
+def parse(
+    text: str, path: str = "Memories.md", *, created_at: datetime | None = None
+) -> ParsedFile:
+    """Read a memory file's text. Never raises for content: problems are reported instead.
+
+    `created_at` is given to memories that have no cairn comment (written by a person); the
+    store passes the file's modification time. Such memories get an id derived from their block,
+    so every load of an unchanged file gives the same ids.
+    """
+    return _Parser(path, created_at or utc_now()).parse(text)
 
 
 def read_text(path: Path) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import logging
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -15,10 +17,9 @@ from app.adapters.storage.base import CachedStore
 from app.adapters.storage.markdown_format import (
     EntryRenderCache,
     RawBlock,
-    ordered,
     parse,
     read_text,
-    render,
+    render_file,
 )
 from app.adapters.storage.ops import MemoryCache, StoreOp
 from app.errors import StoreError, StoreLockedError
@@ -57,7 +58,8 @@ class MarkdownMemoryStore(CachedStore):
 
     - Every unit of work is one write: render to a temp file in the same folder, fsync, keep the
       previous file as `NAME.1` (older ones shift to `.2` ... `.backup_count`), rename over.
-      A crash at any point leaves the old or the new file, whole.
+      A crash at any point leaves the old or the new file, whole; the temp file a crashed writer
+      left is deleted by the next store object's first write.
     - Writes hold `NAME.lock` (filelock). Under the lock the file is re-read when another process
       (or a person) changed it since this store last saw it, so no one's memories are lost.
     - Reads come from the cache; it is refreshed when the file's inode, size or mtime changed.
@@ -75,6 +77,7 @@ class MarkdownMemoryStore(CachedStore):
         self._raw: list[RawBlock] = []
         self._signature: _Signature = None
         self._blocks = EntryRenderCache()
+        self._temps_checked = False
         self._path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
             self._load()
@@ -94,7 +97,8 @@ class MarkdownMemoryStore(CachedStore):
                 text = read_text(self._path)
             except OSError as e:
                 raise StoreError(f"{self._path}: cannot read: {e}") from e
-            parsed = parse(text, str(self._path))
+            modified = datetime.fromtimestamp(signature[2] / 1e9, tz=UTC)
+            parsed = parse(text, str(self._path), created_at=modified)
             self._cache, self._raw, self._problems = parsed.cache, parsed.raw, parsed.problems
             for problem in parsed.problems:
                 log.warning("%s", problem)
@@ -153,14 +157,30 @@ class MarkdownMemoryStore(CachedStore):
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
         with self._locked():
             self._refresh()
-            cache = self._cache.copy()
+            cache = self._working_copy()
             cache.apply_all(ops)
-            cache = ordered(cache)
-            self._write(render(cache, self._raw, self._blocks))
+            rendered = render_file(cache, self._raw, self._blocks)
+            self._write(rendered.text)
+            # Kept blocks moved: report their problems at their new lines (the ones that a
+            # rewrite resolves, such as a location's sections written twice, are gone now).
+            self._problems = rendered.problems(str(self._path))
+        return rendered.cache
+
+    def _working_copy(self) -> MemoryCache:
+        """A copy of the cache that ops may change: the records are copied (ops change them in
+        place), the entries are shared (ops replace entries, never change them)."""
+        cache = MemoryCache()
+        cache.memories = dict(self._cache.memories)
+        cache.locations = {
+            k: v.model_copy(update={"episodes": list(v.episodes)})
+            for k, v in self._cache.locations.items()
+        }
         return cache
 
     def _write(self, text: str) -> None:
         data = text.encode("utf-8", errors="surrogateescape")
+        if not self._temps_checked:
+            self._remove_stale_temps()
         fd, tmp_name = tempfile.mkstemp(
             prefix=f".{self._path.name}.", suffix=".tmp", dir=self._path.parent
         )
@@ -178,23 +198,42 @@ class MarkdownMemoryStore(CachedStore):
             raise StoreError(f"{self._path}: cannot write: {e}") from e
         self._signature = _signature(self._path)
 
+    def _remove_stale_temps(self) -> None:
+        """Delete the temp files of writers that crashed mid-write (called under the lock:
+        only a lock holder creates them, so any there now is stale)."""
+        pattern = f".{glob.escape(self._path.name)}.*.tmp"
+        for stale in self._path.parent.glob(pattern):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+        self._temps_checked = True
+
     def _backup(self, n: int) -> Path:
         return self._path.with_name(f"{self._path.name}.{n}")
 
     def _rotate_backups(self) -> None:
         """Shift NAME.1..NAME.(k-1) up by one and hard-link the current file as NAME.1."""
-        if self._backup_count == 0 or not self._path.exists():
-            return
+        if self._backup_count == 0 or self._signature is None:
+            return  # no backups wanted, or no file to keep (this store saw none)
         for n in range(self._backup_count - 1, 0, -1):
-            if self._backup(n).exists():
+            with contextlib.suppress(FileNotFoundError):
                 os.replace(self._backup(n), self._backup(n + 1))
         link = self._backup(1).with_name(self._backup(1).name + ".tmp")
-        link.unlink(missing_ok=True)
+        try:
+            self._link_or_copy(link)
+        except FileExistsError:  # left by a writer that crashed here
+            link.unlink()
+            self._link_or_copy(link)
+        except FileNotFoundError:  # no file to keep after all (removed meanwhile)
+            return
+        os.replace(link, self._backup(1))
+
+    def _link_or_copy(self, link: Path) -> None:
         try:
             os.link(self._path, link)
+        except (FileExistsError, FileNotFoundError):
+            raise
         except OSError:  # no hard links on this file system: copy instead
             link.write_bytes(self._path.read_bytes())
-        os.replace(link, self._backup(1))
 
     def close(self) -> None:
         """Nothing stays open between units of work."""

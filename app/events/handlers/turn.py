@@ -30,7 +30,7 @@ class NoteHandler:
     def remember_note(self, command: RememberNote) -> MemoryEntry | None:
         """Store the note, or bump a near-duplicate's importance."""
         location_id = command.location_id
-        if location_id is None:
+        if location_id is None and not command.world:
             location_id = command.game_state.scenario.current_location_id
         return self._memory.remember(
             command.game_state, command.text, command.importance, location_id=location_id
