@@ -1,0 +1,113 @@
+"""The play loop on FakeGame: bus commands, source-location memories, objectives, deaths, report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from app.agents.explorer import ExplorerAgent
+from app.agents.scripted import ScriptedAgent
+from app.interfaces.agent import AgentDecision, AgentView, IAgent
+from app.models.memory import MemoryCategory, MemoryScope
+from app.play.runner import run_play
+from app.settings import load_settings
+from app.testing.fake_game import FakeGame
+from container import build_container
+
+
+def play(tmp_path: Path, game: FakeGame, agent: IAgent | None = None, **kw: Any) -> dict[str, Any]:
+    settings = load_settings(workdir=tmp_path, objective_every=kw.pop("objective_every", 20))
+    return run_play(settings, game=game, agent=agent, **kw).report
+
+
+def memories(tmp_path: Path) -> list[Any]:
+    return build_container(load_settings(workdir=tmp_path)).store().entries()
+
+
+def test_fake_game_walkthrough_wins_with_max_score() -> None:
+    game = FakeGame()
+    game.reset()
+    for action in game.walkthrough():
+        obs = game.step(action)
+    assert obs.won and obs.done and obs.score == 3 and not obs.died
+    state = game.save()
+    game.reset()
+    assert game.restore(state).location_id == 3
+
+
+def test_scoring_memory_is_stored_at_the_source_location(tmp_path: Path) -> None:
+    game = FakeGame()
+    report = play(tmp_path, game, ScriptedAgent(game.walkthrough()), episodes=1, max_turns=20)
+    [ep] = report["episodes"]
+    assert ep["won"] and ep["score"] == 3 and ep["turns"] == 8 and ep["turns_to_first_score"] == 3
+    scored = [m for m in memories(tmp_path) if m.score_delta and m.score_delta > 0]
+    assert {(m.location_id, m.score_delta) for m in scored} == {(2, 1), (3, 2)}
+    assert any(m.location_id == 1 and "east" in m.title for m in memories(tmp_path)), (
+        "the move through the door is remembered where it was made (the Hall)"
+    )
+
+
+def test_death_ends_the_episode_and_is_remembered_as_danger_and_world_event(
+    tmp_path: Path,
+) -> None:
+    report = play(tmp_path, FakeGame(), ScriptedAgent(["west"]), episodes=1, max_turns=5)
+    [ep] = report["episodes"]
+    assert ep["died"] and not ep["won"] and ep["turns"] == 1
+    stored = memories(tmp_path)
+    assert any(m.category is MemoryCategory.DANGER and m.location_id == 1 for m in stored)
+    assert any(m.scope is MemoryScope.WORLD and "died" in " ".join(m.tags) for m in stored)
+
+
+def test_unknown_score_is_reported_as_null_not_zero(tmp_path: Path) -> None:
+    report = play(
+        tmp_path, FakeGame(supported=False), ScriptedAgent(["north"]), max_turns=2, episodes=1
+    )
+    [ep] = report["episodes"]
+    assert ep["score"] is None and ep["max_score"] is None and report["fully_supported"] is False
+
+
+def test_an_unknown_location_never_becomes_an_id(tmp_path: Path) -> None:
+    game = FakeGame(lose_location_at_end=True)
+    play(tmp_path, game, ScriptedAgent(game.walkthrough()), episodes=1, max_turns=20)
+    assert all(type(m.location_id) is int or m.location_id is None for m in memories(tmp_path))
+
+
+class Recording(IAgent):
+    def __init__(self) -> None:
+        self.views: list[AgentView] = []
+        self.inner = ExplorerAgent(seed=2)
+
+    def decide(self, view: AgentView) -> AgentDecision:
+        self.views.append(view)
+        decision = self.inner.decide(view)
+        return decision.model_copy(
+            update={"reasoning": f"<thinking>step {view.turn}</thinking> {decision.reasoning}"}
+        )
+
+
+def test_reasoning_and_memory_reach_the_agents_next_prompts(tmp_path: Path) -> None:
+    agent = Recording()
+    play(tmp_path, FakeGame(), agent, episodes=2, max_turns=15, objective_every=5)
+    later = [v for v in agent.views if v.episode == 2 and v.turn > 3]
+    assert any("step" in v.prompt for v in later), "recent reasoning is in the prompt"
+    assert any(v.memories for v in agent.views if v.episode == 2)
+    assert any("Location" in v.prompt for v in agent.views if v.episode == 2)
+
+
+def test_memory_beats_the_baseline_on_the_fake_game(tmp_path: Path) -> None:
+    with_memory = play(tmp_path / "m", FakeGame(), ExplorerAgent(seed=4), episodes=3, max_turns=40)
+    baseline = play(
+        tmp_path / "b",
+        FakeGame(),
+        ExplorerAgent(seed=4),
+        episodes=3,
+        max_turns=40,
+        use_memory=False,
+    )
+    assert with_memory["episodes"][0]["turns_to_first_score"] is not None
+    first = with_memory["episodes"][0]["turns_to_first_score"]
+    assert all(e["turns_to_first_score"] < first for e in with_memory["episodes"][1:])
+    assert (
+        with_memory["total"]["repeated_failed_action_rate"]
+        < baseline["total"]["repeated_failed_action_rate"]
+    )
