@@ -11,6 +11,7 @@ with the pipeline/raw ratio.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import tempfile
 import time
@@ -73,6 +74,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--store", choices=["markdown", "sqlite"], default="markdown")
     args = parser.parse_args()
+    logging.getLogger("app.events.handlers.location").setLevel(logging.ERROR)
     if not args.rom.exists():
         sys.exit(f"no story file at {args.rom}: pass --rom PATH")
     actions = JerichoGame(args.rom).walkthrough()

@@ -85,6 +85,10 @@ class IMemoryStore(ABC):
         """Return every known location record by id."""
 
     @abstractmethod
+    def location(self, location_id: int) -> LocationRecord | None:
+        """Return one location record (a copy), or None."""
+
+    @abstractmethod
     def problems(self) -> list[ParseProblem]:
         """Return the problems found on the last load (empty for a clean store)."""
 

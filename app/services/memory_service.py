@@ -213,7 +213,11 @@ class MemoryService(IMemoryService):
         if source is None:
             log.warning("turn %s: location before the action is unknown; not stored", outcome.turn)
             return None
-        record = self._store.locations().get(outcome.location_after or -1)
+        record = (
+            self._store.location(outcome.location_after)
+            if outcome.location_after is not None
+            else None
+        )
         first_visit = outcome.moved and (record is None or record.visits <= 1)
         triggers = detect_triggers(
             outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
@@ -344,7 +348,7 @@ class MemoryService(IMemoryService):
         return ranked[: max(0, limit)]
 
     def location_record(self, location_id: int) -> LocationRecord | None:
-        return self._store.locations().get(location_id)
+        return self._store.location(location_id)
 
     # -- helpers ---------------------------------------------------------------------------
 

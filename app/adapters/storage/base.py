@@ -70,5 +70,9 @@ class CachedStore(IMemoryStore):
     def locations(self) -> dict[int, LocationRecord]:
         return {k: v.model_copy(deep=True) for k, v in self._cache.locations.items()}
 
+    def location(self, location_id: int) -> LocationRecord | None:
+        record = self._cache.locations.get(location_id)
+        return record.model_copy(deep=True) if record is not None else None
+
     def problems(self) -> list[ParseProblem]:
         return list(self._problems)

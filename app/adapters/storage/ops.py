@@ -64,10 +64,11 @@ class MemoryCache:
         self.locations: dict[int, LocationRecord] = {}
 
     def copy(self) -> MemoryCache:
-        """A shallow copy (entries are replaced, never mutated, so sharing them is safe)."""
+        """A shallow copy: entries and location records are replaced, never mutated, so sharing
+        them is safe (see `ensure_location`, which copies a record before changing it)."""
         other = MemoryCache()
         other.memories = dict(self.memories)
-        other.locations = {k: v.model_copy(deep=True) for k, v in self.locations.items()}
+        other.locations = dict(self.locations)
         return other
 
     def apply(self, op: StoreOp) -> None:
@@ -107,13 +108,16 @@ class MemoryCache:
             self.apply(op)
 
     def ensure_location(self, location_id: int, name: str) -> LocationRecord:
-        """Return the record of a location, creating it when new."""
-        record = self.locations.get(location_id)
-        if record is None:
-            record = LocationRecord(id=location_id, name=name)
-            self.locations[location_id] = record
-        elif name and not record.name:
+        """Return a record of this location that this cache alone owns (copied on first write)."""
+        shared = self.locations.get(location_id)
+        record = (
+            LocationRecord(id=location_id, name=name)
+            if shared is None
+            else shared.model_copy(deep=True)
+        )
+        if name and not record.name:
             record.name = name
+        self.locations[location_id] = record
         return record
 
     def select(

@@ -278,6 +278,11 @@ class SqliteMemoryStore(CachedStore):
             self._refresh()
             return super().locations()
 
+    def location(self, location_id: int) -> LocationRecord | None:
+        with self._lock:
+            self._refresh()
+            return super().location(location_id)
+
     def problems(self) -> list[ParseProblem]:
         with self._lock:
             self._refresh()
