@@ -21,19 +21,9 @@ import re
 
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.models.memory import MemoryCategory, MemoryEntry
+from app.services.map_graph import DIRECTIONS as MAP_DIRECTIONS
 
-DIRECTIONS = (
-    "north",
-    "south",
-    "east",
-    "west",
-    "northeast",
-    "northwest",
-    "southeast",
-    "southwest",
-    "up",
-    "down",
-)
+DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
 _QUOTED = re.compile(r"'([a-z][a-z0-9 \-]{1,40})'")
 _STEPS = re.compile(r"Steps first: (.*?)\.?$")
 _STEP = re.compile(r"\(\d+\) ([^,]+)")

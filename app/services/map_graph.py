@@ -28,9 +28,7 @@ Pure except `save`/`load` (JSON; atomic write; `MapFileError` names the file and
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -39,6 +37,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from app.adapters.files import atomic_write_text
 from app.errors import InvalidLocationError, MapFileError
 from app.interfaces.map import IMapView
 
@@ -575,17 +574,7 @@ class MapGraph(IMapView):
         """Write the map as JSON atomically (temp file in the same folder, fsync, replace)."""
         text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp_name, path)
-            except BaseException:
-                Path(tmp_name).unlink(missing_ok=True)
-                raise
+            atomic_write_text(path, text)
         except OSError as error:
             raise MapFileError(path, f"cannot write: {error}") from error
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
 from app.models.game import GameState, Message, NPCInstance, TurnOutcome
 from app.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
+from app.services.map_graph import normalize_direction
 
 FAILURE_PATTERNS = re.compile(
     r"\b(you can'?t|can not|cannot|i don'?t (understand|know)|doesn'?t (fit|work|seem)|"
@@ -139,42 +140,16 @@ class RuleBasedSummarizer(ISummarizer):
         return f"{event_kind.replace('_', ' ').capitalize()}. {recent}".strip()
 
 
-_COMPASS = frozenset(
-    [
-        "n",
-        "s",
-        "e",
-        "w",
-        "ne",
-        "nw",
-        "se",
-        "sw",
-        "u",
-        "d",
-        "north",
-        "south",
-        "east",
-        "west",
-        "northeast",
-        "northwest",
-        "southeast",
-        "southwest",
-        "up",
-        "down",
-    ]
-)
-
-
 def _procedure(history: Sequence[TurnOutcome], outcome: TurnOutcome) -> list[str]:
     """Earlier actions at the same location that did not fail: the steps before this one.
 
     A plain compass move needs no steps unless it had failed here before (then what was done
     in between is what opened the way: `open trap door`, then `down`).
     """
-    words = outcome.action.lower().removeprefix("go ").split()
+    direction = normalize_direction(outcome.action)
     if (
-        len(words) == 1
-        and words[0] in _COMPASS
+        direction is not None
+        and direction not in ("in", "out")
         and not any(
             t.location_before == outcome.location_before
             and t.action == outcome.action

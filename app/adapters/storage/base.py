@@ -52,8 +52,13 @@ class CachedStore(IMemoryStore):
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
         """Durably apply `ops` and return the resulting cache; on error change nothing."""
 
+    def _refresh(self) -> None:
+        """Bring the cache up to date with what others wrote (called under `self._lock`)."""
+
     def get(self, entry_id: str) -> MemoryEntry | None:
-        return self._cache.memories.get(entry_id)
+        with self._lock:
+            self._refresh()
+            return self._cache.memories.get(entry_id)
 
     def entries(
         self,
@@ -63,16 +68,24 @@ class CachedStore(IMemoryStore):
         npc_id: str | None = None,
         statuses: frozenset[MemoryStatus] | None = None,
     ) -> list[MemoryEntry]:
-        return self._cache.select(
-            scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
-        )
+        with self._lock:
+            self._refresh()
+            return self._cache.select(
+                scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
+            )
 
     def locations(self) -> dict[int, LocationRecord]:
-        return {k: v.model_copy(deep=True) for k, v in self._cache.locations.items()}
+        with self._lock:
+            self._refresh()
+            return {k: v.model_copy(deep=True) for k, v in self._cache.locations.items()}
 
     def location(self, location_id: int) -> LocationRecord | None:
-        record = self._cache.locations.get(location_id)
-        return record.model_copy(deep=True) if record is not None else None
+        with self._lock:
+            self._refresh()
+            record = self._cache.locations.get(location_id)
+            return record.model_copy(deep=True) if record is not None else None
 
     def problems(self) -> list[ParseProblem]:
-        return list(self._problems)
+        with self._lock:
+            self._refresh()
+            return list(self._problems)

@@ -23,13 +23,6 @@ from app.adapters.storage.markdown_format import (
 )
 from app.adapters.storage.ops import MemoryCache, StoreOp
 from app.errors import StoreError, StoreLockedError
-from app.models.memory import (
-    LocationRecord,
-    MemoryEntry,
-    MemoryScope,
-    MemoryStatus,
-    ParseProblem,
-)
 
 log = logging.getLogger(__name__)
 
@@ -111,35 +104,6 @@ class MarkdownMemoryStore(CachedStore):
     def reload(self) -> None:
         with self._lock:
             self._load()
-
-    def get(self, entry_id: str) -> MemoryEntry | None:
-        with self._lock:
-            self._refresh()
-            return super().get(entry_id)
-
-    def entries(
-        self,
-        *,
-        scope: MemoryScope | None = None,
-        location_id: int | None = None,
-        npc_id: str | None = None,
-        statuses: frozenset[MemoryStatus] | None = None,
-    ) -> list[MemoryEntry]:
-        with self._lock:
-            self._refresh()
-            return super().entries(
-                scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
-            )
-
-    def locations(self) -> dict[int, LocationRecord]:
-        with self._lock:
-            self._refresh()
-            return super().locations()
-
-    def problems(self) -> list[ParseProblem]:
-        with self._lock:
-            self._refresh()
-            return super().problems()
 
     # -- writing -------------------------------------------------------------------------------
 

@@ -26,8 +26,6 @@ from app.errors import MemoryNotFoundError, StoreError, StoreLockedError
 from app.models.memory import (
     LocationRecord,
     MemoryEntry,
-    MemoryScope,
-    MemoryStatus,
     ParseProblem,
 )
 
@@ -253,40 +251,6 @@ class SqliteMemoryStore(CachedStore):
             self._load(self._connection())
 
     # -- reads (kept fresh) -------------------------------------------------------------------
-
-    def get(self, entry_id: str) -> MemoryEntry | None:
-        with self._lock:
-            self._refresh()
-            return super().get(entry_id)
-
-    def entries(
-        self,
-        *,
-        scope: MemoryScope | None = None,
-        location_id: int | None = None,
-        npc_id: str | None = None,
-        statuses: frozenset[MemoryStatus] | None = None,
-    ) -> list[MemoryEntry]:
-        with self._lock:
-            self._refresh()
-            return super().entries(
-                scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
-            )
-
-    def locations(self) -> dict[int, LocationRecord]:
-        with self._lock:
-            self._refresh()
-            return super().locations()
-
-    def location(self, location_id: int) -> LocationRecord | None:
-        with self._lock:
-            self._refresh()
-            return super().location(location_id)
-
-    def problems(self) -> list[ParseProblem]:
-        with self._lock:
-            self._refresh()
-            return super().problems()
 
     # -- writes -------------------------------------------------------------------------------
 

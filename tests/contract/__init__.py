@@ -1,0 +1,1 @@
+"""The store contract suite: one set of tests run against every IMemoryStore implementation."""

@@ -1,0 +1,90 @@
+"""A writer process for the crash and concurrency tests: N memories, one unit of work each.
+
+    python -m tests.contract.writer KIND PATH N [--prefix P] [--wait]
+
+KIND is `markdown` or `sqlite`. Each memory id is printed to stdout, flushed, only after its
+unit of work has returned, so every printed id is an acknowledged (durably stored) memory.
+With `--wait` the process first prints `ready` to stderr and waits for a line on stdin before it
+opens the store, so a test can start interpreters ahead of time and release them when it wants.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.adapters.storage.markdown_store import MarkdownMemoryStore
+from app.adapters.storage.sqlite_store import SqliteMemoryStore
+from app.interfaces.store import IMemoryStore
+from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+
+KINDS = ("markdown", "sqlite")
+
+
+def open_store(kind: str, path: Path) -> IMemoryStore:
+    """Open the store of `kind` at `path` as the application would."""
+    if kind == "markdown":
+        return MarkdownMemoryStore(path)
+    if kind == "sqlite":
+        return SqliteMemoryStore(path)
+    raise ValueError(f"unknown store kind {kind!r}; expected one of {', '.join(KINDS)}")
+
+
+def writer_entry(prefix: str, n: int) -> MemoryEntry:
+    """The n-th memory of a writer: spread over locations, NPCs and the world, with text that
+    needs escaping (a fake location header and a rule line)."""
+    common = {
+        "id": f"{prefix}-{n:06d}",
+        "category": list(MemoryCategory)[n % len(MemoryCategory)],
+        "title": f"{prefix} memory {n} **bold** *(Ep9)*",
+        "text": f"Written by {prefix} as number {n}.\n---\n## Location 999: Fake Room",
+        "episode": 1,
+        "turn_start": n,
+    }
+    kind = n % 3
+    if kind == 0:
+        room = n % 7 + 1
+        return MemoryEntry(
+            scope=MemoryScope.LOCATION, location_id=room, location_name=f"Room {room}", **common
+        )
+    if kind == 1:
+        return MemoryEntry(scope=MemoryScope.NPC, npc_ids=[f"npc-{n % 4}"], **common)
+    return MemoryEntry(scope=MemoryScope.WORLD, **common)
+
+
+def run(kind: str, path: Path, count: int, prefix: str) -> None:
+    """Add `count` memories one unit of work each, printing each id once it is stored."""
+    store = open_store(kind, path)
+    try:
+        for n in range(count):
+            entry = writer_entry(prefix, n)
+            with store.transaction() as tx:
+                tx.add(entry)
+            sys.stdout.write(entry.id + "\n")
+            sys.stdout.flush()
+    finally:
+        store.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.contract.writer", description=__doc__)
+    parser.add_argument("kind", choices=KINDS)
+    parser.add_argument("path", type=Path)
+    parser.add_argument("count", type=int, metavar="N")
+    parser.add_argument("--prefix", default="w", help="memory ids are PREFIX-000000, ...")
+    parser.add_argument(
+        "--wait", action="store_true", help="print 'ready' to stderr, wait for a stdin line"
+    )
+    args = parser.parse_args(argv)
+    if args.wait:
+        sys.stderr.write("ready\n")
+        sys.stderr.flush()
+        if not sys.stdin.readline():
+            return 1
+    run(args.kind, args.path, args.count, args.prefix)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
