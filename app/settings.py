@@ -55,10 +55,10 @@ class CairnSettings(BaseSettings):
     llm_log_file: str = "llm.jsonl"
     models: dict[str, str] = Field(
         default_factory=lambda: {
-            "adventurer": "claude-sonnet-4-5",
+            "adventurer": "claude-sonnet-4-6",
             "synthesis": "claude-haiku-4-5",
             "summary": "claude-haiku-4-5",
-            "objective": "claude-sonnet-4-5",
+            "objective": "claude-sonnet-4-6",
             "query": "claude-haiku-4-5",
         }
     )

@@ -1,0 +1,97 @@
+"""AdventurerAgent and LLM objective discovery through the real SDK against the local server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.adapters.llm.anthropic_client import AnthropicClient
+from app.agents.adventurer import AdventurerAgent
+from app.agents.scripted import ScriptedAgent
+from app.interfaces.agent import AgentView
+from app.interfaces.game import GameObservation
+from app.interfaces.llm import ROLES
+from app.play.runner import run_play
+from app.settings import load_settings
+from app.testing.fake_game import FakeGame
+from app.testing.llm_server import FakeMessagesServer
+
+MODELS = {role: f"claude-test-{role}" for role in ROLES}
+
+
+@pytest.fixture
+def server() -> Iterator[FakeMessagesServer]:
+    with FakeMessagesServer() as s:
+        yield s
+
+
+def client(server: FakeMessagesServer) -> AnthropicClient:
+    return AnthropicClient(
+        api_key="sk-ant-test", models=MODELS, base_url=server.base_url, timeout=5.0, max_retries=0
+    )
+
+
+def view() -> AgentView:
+    return AgentView(
+        episode=1,
+        turn=4,
+        observation=GameObservation(text="A dusty study.", location_id=2, location_name="Study"),
+        prompt="## location_memory\n**[SUCCESS] Open chest** the key is inside",
+        objectives=["Take the key at Location 2"],
+    )
+
+
+def test_the_adventurer_prompt_carries_the_context_and_the_answer_is_validated(
+    server: FakeMessagesServer,
+) -> None:
+    server.queue_tool_use(
+        "AgentDecision",
+        {
+            "action": "open chest",
+            "reasoning": "<thinking>memory says the key is inside</thinking>",
+            "remember": "The chest in the Study holds the key",
+            "importance": 800,
+        },
+    )
+    agent = AdventurerAgent(client(server), fallback=ScriptedAgent(["look"]))
+    decision = agent.decide(view())
+    assert decision.action == "open chest" and decision.importance == 800
+    [request] = server.requests
+    sent = request["messages"][0]["content"]
+    text = sent if isinstance(sent, str) else " ".join(b.get("text", "") for b in sent)
+    assert "the key is inside" in text and "Take the key at Location 2" in text
+    assert "A dusty study." in text and request["model"] == "claude-test-adventurer"
+
+
+def test_an_llm_failure_falls_back_to_the_offline_player_and_is_counted(
+    server: FakeMessagesServer,
+) -> None:
+    server.queue_fault("500")
+    agent = AdventurerAgent(client(server), fallback=ScriptedAgent(["north"]))
+    assert agent.decide(view()).action == "north"
+    assert agent.failures == 1
+
+
+def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
+    server: FakeMessagesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for _ in range(200):
+        server.queue_fault("500")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    settings = load_settings(
+        workdir=tmp_path,
+        llm="anthropic",
+        llm_base_url=server.base_url,
+        llm_max_retries=0,
+        llm_timeout=5.0,
+    )
+    report = run_play(settings, game=FakeGame(), episodes=1, max_turns=6).report
+    assert report["episodes"][0]["turns"] == 6
+    assert report["total"]["llm_failures"] >= 6
+    assert report["llm_usage"]["failures"] == report["total"]["llm_failures"]
+    assert (tmp_path / "Memories.md").exists()
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert b"sk-ant-test" not in path.read_bytes(), path
