@@ -281,7 +281,8 @@ class PlaySession:
         if dst is not None and dst != src:
             # the persistent map learns moves through ChangeLocation (MemoryService)
             ep.local_map.add_connection(src, dst, action=action)
-        elif failed and direction is not None:
+        elif direction is not None and (dst == src or failed):
+            # a direction that did not move the player is no exit (now): stop suggesting it
             for graph in (self._map, ep.local_map):
                 graph.mark_failed_exit(src, direction)
 
