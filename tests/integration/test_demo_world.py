@@ -320,3 +320,16 @@ def test_concurrent_builds_compile_once(tmp_path: Path, monkeypatch: pytest.Monk
     assert len(calls) == 1
     assert results == [tmp_path / demo_world_filename(1)] * 3
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp folder left
+
+
+def test_the_adapter_reads_textworld_inventories_without_spending_a_move(tmp_path: Path) -> None:
+    from app.adapters.game.demo_world import build_demo_world, demo_walkthrough
+    from app.adapters.game.jericho_game import JerichoGame
+
+    game = JerichoGame(build_demo_world(tmp_path, seed=1))
+    start = game.reset()
+    assert start.location_name == "Entrance Hall" and start.max_score == 4
+    for action in demo_walkthrough(1)[:4]:
+        obs = game.step(action)
+    assert obs.inventory == ["iron key"] and obs.score == 1
+    assert game.step("look").location_name == "Study"
