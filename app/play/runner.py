@@ -120,10 +120,10 @@ def run_play(
             for number in range(1, options.episodes + 1):
                 stats.append(session.play_episode(number))
                 _save_map(map_graph, workdir, settings)
+        remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
     finally:
         game.close()
         container.store().close()
-    remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
     report = {
         "game": game.name,
         "fully_supported": game.fully_supported,

@@ -1,0 +1,53 @@
+"""`cairn play` and `cairn map` through the command line (click's runner, real Jericho)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from app.cli import main
+
+
+def test_play_prints_the_table_and_map_renders_what_it_learned(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(
+        main,
+        [
+            "play",
+            "--workdir",
+            str(tmp_path),
+            "--episodes",
+            "2",
+            "--max-turns",
+            "30",
+            "--fresh",
+            "--store",
+            "sqlite",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "tw-cairn-demo-1 (memory), llm offline" in result.output
+    table = [
+        line.split() for line in result.output.splitlines() if line.strip()[:2] in ("1 ", "2 ")
+    ]
+    assert [row[0] for row in table] == ["1", "2"]
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["store"] == "sqlite" and (tmp_path / "memories.sqlite3").exists()
+    mermaid = runner.invoke(main, ["map", "--workdir", str(tmp_path)])
+    assert mermaid.exit_code == 0 and 'L44["Entrance Hall"]' in mermaid.output
+    dot = runner.invoke(main, ["map", "--workdir", str(tmp_path), "--format", "dot"])
+    assert dot.exit_code == 0 and dot.output.startswith("digraph")
+    shown = runner.invoke(
+        main,
+        ["memories", "show", "--workdir", str(tmp_path), "--store", "sqlite", "--location", "44"],
+    )
+    assert shown.exit_code == 0 and "Location 44: Entrance Hall" in shown.output
+
+
+def test_play_with_a_missing_story_file_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["play", "--workdir", str(tmp_path), "--game", str(tmp_path / "none.z5")]
+    )
+    assert result.exit_code == 2 and "none.z5" in result.output
