@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -259,12 +261,36 @@ def play(
     store: str | None,
 ) -> None:
     """Play episodes of a game with memory; write report.json, the store, map and transcript."""
-    from app.play.runner import episode_table, run_play
 
     settings = load_settings(workdir=workdir, store=store, llm=llm)
+    with _quiet_first_moves():
+        _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh)
+
+
+@contextlib.contextmanager
+def _quiet_first_moves() -> Iterator[None]:
+    """Every episode starts with a move from "nowhere": that handler warning is for engines."""
+    handler_log = logging.getLogger("app.events.handlers.location")
+    level = handler_log.level
     if not logging.getLogger().isEnabledFor(logging.INFO):
-        # every episode starts with a move from "nowhere"; that warning is for engines
-        logging.getLogger("app.events.handlers.location").setLevel(logging.ERROR)
+        handler_log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        handler_log.setLevel(level)
+
+
+def _play(
+    settings: CairnSettings,
+    game_path: Path | None,
+    episodes: int | None,
+    max_turns: int | None,
+    seed: int,
+    no_memory: bool,
+    fresh: bool,
+) -> None:
+    from app.play.runner import episode_table, run_play
+
     if fresh:
         _clear_run_files(settings)
     total = (episodes or settings.play_episodes) * (max_turns or settings.play_max_turns)

@@ -1,143 +1,107 @@
-"""FakeGame: a tiny scripted IGame for unit tests of play loops (no interpreter needed).
+"""FakeGame: a small scripted IGame for unit tests of play loops (no interpreter needed).
 
-Study (2)              the chest in the Study holds the key (+1 when taken)
+The world is plain data (`FakeWorld`): rooms with integer ids, exits by direction, takeable
+items (some inside containers, some scoring, one that wins), locked doors that need a key, and
+deadly rooms. The default world (`default_world()`):
+
+Study (2)              the chest in the Study holds the brass key (+1 when taken)
   |  north/south
-Hall (1) --east--> Vault (3)   the Vault door is locked: unlock door with key, open door
+Hall (1) --east--> Vault (3)   the door is locked: "unlock door with key", "open door"
   |  west                      taking the crown in the Vault scores +2 and wins
 Pit (4)                        walking into the Pit kills you
+
+Commands: directions (`north`, `n`, `go north`), `look`, `inventory`, `open <container>`,
+`take <item>` (the item's full name or its last word), `unlock door with <key>`, `open door`.
+Every command after the game ended answers "The game is over." and spends no move.
+Deterministic: the same commands always give the same observations.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
+from app.adapters.game.npcs import npcs_in_text
 from app.interfaces.game import GameObservation, IGame
 
-_ROOMS = {
-    1: ("Hall", "A bare hall. A heavy door stands shut to the east. A study lies north."),
-    2: ("Study", "A dusty study. An old chest stands here."),
-    3: ("Vault", "A vault. A silver crown rests on a plinth."),
-    4: ("Pit", "You fall into a pit."),
+_ALIASES = {
+    "n": "north",
+    "s": "south",
+    "e": "east",
+    "w": "west",
+    "u": "up",
+    "d": "down",
+    "l": "look",
+    "i": "inventory",
 }
-_EXITS = {1: {"north": 2, "east": 3, "west": 4}, 2: {"south": 1}, 3: {"west": 1}, 4: {}}
-_ALIASES = {"n": "north", "s": "south", "e": "east", "w": "west"}
+_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
 
 
-@dataclass
-class _State:
-    room: int = 1
-    inventory: list[str] = field(default_factory=list)
-    chest_open: bool = False
-    unlocked: bool = False
-    door_open: bool = False
-    score: int = 0
-    moves: int = 0
-    done: bool = False
-    died: bool = False
-    won: bool = False
+@dataclass(frozen=True)
+class FakeRoom:
+    """One room: its header, description, exits (direction -> room id) and NPCs standing here."""
+
+    name: str
+    description: str
+    exits: dict[str, int] = field(default_factory=dict)
+    deadly: bool = False
+    npcs: tuple[str, ...] = ()
 
 
-class FakeGame(IGame):
-    """Deterministic four-room game (see the module docstring). Max score 3."""
+@dataclass(frozen=True)
+class FakeItem:
+    """A takeable item: where it lies (a room id), optionally inside a container there."""
 
-    def __init__(self, *, supported: bool = True, lose_location_at_end: bool = False) -> None:
-        self._supported = supported
-        self._lose_location = lose_location_at_end
-        self._s = _State()
-        self.actions: list[str] = []
+    room: int
+    container: str | None = None
+    points: int = 0
+    wins: bool = False
+
+
+@dataclass(frozen=True)
+class FakeDoor:
+    """A locked door in `room` on the `direction` exit, opened by unlocking it with `key`."""
+
+    room: int
+    direction: str
+    key: str
+
+
+@dataclass(frozen=True)
+class FakeWorld:
+    """A whole fake game as data."""
+
+    rooms: dict[int, FakeRoom]
+    start: int
+    items: dict[str, FakeItem] = field(default_factory=dict)
+    containers: dict[str, int] = field(default_factory=dict)  # container name -> room id
+    doors: tuple[FakeDoor, ...] = ()
+    walkthrough: tuple[str, ...] = ()
 
     @property
-    def name(self) -> str:
-        return "fake"
+    def max_score(self) -> int:
+        """The sum of all items' points."""
+        return sum(item.points for item in self.items.values())
 
-    @property
-    def fully_supported(self) -> bool:
-        return self._supported
 
-    def reset(self) -> GameObservation:
-        self._s = _State()
-        return self._observe(f"{_ROOMS[1][0]}\n{_ROOMS[1][1]}")
-
-    def step(self, action: str) -> GameObservation:
-        self.actions.append(action)
-        s = self._s
-        if s.done:
-            return self._observe("The game is over.")
-        s.moves += 1
-        command = " ".join(action.lower().split())
-        command = _ALIASES.get(command, command).removeprefix("go ")
-        return self._observe(self._respond(command))
-
-    def _respond(self, command: str) -> str:
-        s = self._s
-        if command in ("north", "south", "east", "west"):
-            target = _EXITS[s.room].get(command)
-            if target is None:
-                return "You can't go that way."
-            if target == 3 and not s.door_open:
-                return "The door is closed."
-            s.room = target
-            if target == 4:
-                s.done = s.died = True
-                return f"{_ROOMS[4][0]}\n{_ROOMS[4][1]} *** You have died ***"
-            return f"{_ROOMS[target][0]}\n{_ROOMS[target][1]}"
-        return self._interact(command)
-
-    def _interact(self, command: str) -> str:
-        s = self._s
-        if s.room == 2 and command == "open chest":
-            s.chest_open = True
-            return "You open the chest, revealing a brass key."
-        if (
-            s.room == 2
-            and command == "take key"
-            and s.chest_open
-            and "brass key" not in s.inventory
-        ):
-            s.inventory.append("brass key")
-            s.score += 1
-            return "Taken. Your score has gone up by one point."
-        if s.room == 1 and command == "unlock door with key" and "brass key" in s.inventory:
-            s.unlocked = True
-            return "You unlock the door."
-        if s.room == 1 and command == "open door":
-            if not s.unlocked:
-                return "You can't, it is locked."
-            s.door_open = True
-            return "You open the door."
-        if s.room == 3 and command == "take crown":
-            s.inventory.append("silver crown")
-            s.score += 2
-            s.done = s.won = True
-            return "Taken. You have won!"
-        return "You can't do that here."
-
-    def _observe(self, text: str) -> GameObservation:
-        s = self._s
-        location = None if (s.done and self._lose_location) else s.room
-        return GameObservation(
-            text=text,
-            location_id=location,
-            location_name=_ROOMS[s.room][0] if location is not None else "",
-            inventory=list(s.inventory),
-            score=s.score if self._supported else None,
-            max_score=3 if self._supported else None,
-            moves=s.moves,
-            done=s.done,
-            died=s.died,
-            won=s.won and self._supported,
-        )
-
-    def save(self) -> bytes:
-        return json.dumps(self._s.__dict__).encode()
-
-    def restore(self, state: bytes) -> GameObservation:
-        self._s = _State(**json.loads(state))
-        return self._observe("")
-
-    def walkthrough(self) -> list[str]:
-        return [
+def default_world() -> FakeWorld:
+    """The four-room world of the module docstring (max score 3)."""
+    hall = "A bare hall. A heavy door stands shut to the east. A study lies north."
+    return FakeWorld(
+        rooms={
+            1: FakeRoom("Hall", hall, {"north": 2, "east": 3, "west": 4}),
+            2: FakeRoom("Study", "A dusty study. An old chest stands here.", {"south": 1}),
+            3: FakeRoom("Vault", "A vault. A silver crown rests on a plinth.", {"west": 1}),
+            4: FakeRoom("Pit", "You fall into a pit.", deadly=True),
+        },
+        start=1,
+        items={
+            "brass key": FakeItem(room=2, container="chest", points=1),
+            "silver crown": FakeItem(room=3, points=2, wins=True),
+        },
+        containers={"chest": 2},
+        doors=(FakeDoor(room=1, direction="east", key="brass key"),),
+        walkthrough=(
             "north",
             "open chest",
             "take key",
@@ -146,7 +110,226 @@ class FakeGame(IGame):
             "open door",
             "east",
             "take crown",
-        ]
+        ),
+    )
+
+
+@dataclass
+class _State:
+    """Everything that changes while playing (what save/restore carry)."""
+
+    room: int
+    inventory: list[str] = field(default_factory=list)
+    opened: list[str] = field(default_factory=list)  # containers
+    unlocked: list[int] = field(default_factory=list)  # door indexes
+    door_open: list[int] = field(default_factory=list)
+    score: int = 0
+    moves: int = 0
+    done: bool = False
+    died: bool = False
+    won: bool = False
+
+
+class FakeGame(IGame):
+    """A deterministic game over a `FakeWorld` (see the module docstring).
+
+    `supported=False` reports score and max score as None and never reports a win (like a game
+    Jericho does not fully support); `lose_location_at_end=True` reports location None once the
+    game has ended (like Jericho after some endings). `actions` records every command sent.
+    """
+
+    def __init__(
+        self,
+        *,
+        supported: bool = True,
+        lose_location_at_end: bool = False,
+        world: FakeWorld | None = None,
+    ) -> None:
+        self._world = world or default_world()
+        self._supported = supported
+        self._lose_location = lose_location_at_end
+        self._s = _State(room=self._world.start)
+        self.actions: list[str] = []
+
+    @property
+    def name(self) -> str:
+        """Always "fake"."""
+        return "fake"
+
+    @property
+    def fully_supported(self) -> bool:
+        """As given to the constructor."""
+        return self._supported
+
+    def reset(self) -> GameObservation:
+        """Back to the start room with nothing carried."""
+        self._s = _State(room=self._world.start)
+        return self._observe(self._room_text(self._s.room))
+
+    def step(self, action: str) -> GameObservation:
+        """Send one command (recorded in `actions`)."""
+        self.actions.append(action)
+        if self._s.done:
+            return self._observe("The game is over.")
+        self._s.moves += 1
+        command = " ".join(action.lower().split())
+        command = _ALIASES.get(command, command).removeprefix("go ")
+        return self._observe(self._respond(command))
+
+    def save(self) -> bytes:
+        """The state as JSON bytes."""
+        return json.dumps(asdict(self._s)).encode()
+
+    def restore(self, state: bytes) -> GameObservation:
+        """Back to a saved state; the observation's text is empty."""
+        self._s = _State(**json.loads(state))
+        return self._observe("")
+
+    def walkthrough(self) -> list[str]:
+        """The world's winning command list."""
+        return list(self._world.walkthrough)
 
     def close(self) -> None:
         """Nothing to release."""
+
+    # -- rules --------------------------------------------------------------------------------
+
+    def _respond(self, command: str) -> str:
+        room = self._world.rooms[self._s.room]
+        if command in room.exits or _is_direction(command):
+            return self._go(command)
+        if command == "look":
+            return self._room_text(self._s.room)
+        if command == "inventory":
+            return _inventory_text(self._s.inventory)
+        verb, _, rest = command.partition(" ")
+        if verb == "open" and rest == "door":
+            return self._open_door()
+        if verb == "open":
+            return self._open_container(rest)
+        if verb == "take":
+            return self._take(rest)
+        if verb == "unlock" and rest.startswith("door with "):
+            return self._unlock(rest.removeprefix("door with "))
+        return "You can't do that here."
+
+    def _go(self, direction: str) -> str:
+        s = self._s
+        target = self._world.rooms[s.room].exits.get(direction)
+        if target is None:
+            return "You can't go that way."
+        door = self._door(s.room, direction)
+        if door is not None and door not in s.door_open:
+            return "The door is closed."
+        s.room = target
+        if self._world.rooms[target].deadly:
+            s.done = s.died = True
+            return f"{self._room_text(target)} *** You have died ***"
+        return self._room_text(target)
+
+    def _open_container(self, name: str) -> str:
+        s = self._s
+        if self._world.containers.get(name) != s.room:
+            return "You can't do that here."
+        if name not in s.opened:
+            s.opened.append(name)
+        inside = [i for i, item in self._world.items.items() if item.container == name]
+        found = [i for i in inside if i not in s.inventory]
+        what = f", revealing a {' and a '.join(found)}" if found else ""
+        return f"You open the {name}{what}."
+
+    def _take(self, word: str) -> str:
+        s = self._s
+        found = self._item_here(word)
+        if found is None:
+            return "You can't do that here."
+        name, item = found
+        s.inventory.append(name)
+        s.score += item.points
+        if item.wins:
+            s.done = s.won = True
+            return "Taken. You have won!"
+        if item.points:
+            number = _NUMBERS.get(item.points, str(item.points))
+            plural = "" if item.points == 1 else "s"
+            return f"Taken. Your score has gone up by {number} point{plural}."
+        return "Taken."
+
+    def _item_here(self, word: str) -> tuple[str, FakeItem] | None:
+        """The item called `word` (full name or last word) that can be taken right here."""
+        s = self._s
+        for name, item in self._world.items.items():
+            if word not in (name, name.split()[-1]) or name in s.inventory:
+                continue
+            if item.room == s.room and (item.container is None or item.container in s.opened):
+                return name, item
+        return None
+
+    def _unlock(self, key_word: str) -> str:
+        s = self._s
+        for index, door in enumerate(self._world.doors):
+            if door.room != s.room or key_word not in (door.key, door.key.split()[-1]):
+                continue
+            if door.key in s.inventory:
+                if index not in s.unlocked:
+                    s.unlocked.append(index)
+                return "You unlock the door."
+        return "You can't do that here."
+
+    def _open_door(self) -> str:
+        s = self._s
+        here = [i for i, d in enumerate(self._world.doors) if d.room == s.room]
+        if not here:
+            return "You can't do that here."
+        if not all(i in s.unlocked for i in here):
+            return "You can't, it is locked."
+        s.door_open.extend(i for i in here if i not in s.door_open)
+        return "You open the door."
+
+    def _door(self, room: int, direction: str) -> int | None:
+        for index, door in enumerate(self._world.doors):
+            if door.room == room and door.direction == direction:
+                return index
+        return None
+
+    # -- observation --------------------------------------------------------------------------
+
+    def _room_text(self, room_id: int) -> str:
+        room = self._world.rooms[room_id]
+        return f"{room.name}\n{room.description}"
+
+    def _observe(self, text: str) -> GameObservation:
+        s = self._s
+        location = None if (s.done and self._lose_location) else s.room
+        room = self._world.rooms[s.room]
+        npcs = list(room.npcs) if location is not None else []
+        return GameObservation(
+            text=text,
+            location_id=location,
+            location_name=room.name if location is not None else "",
+            inventory=list(s.inventory),
+            score=s.score if self._supported else None,
+            max_score=self._world.max_score if self._supported else None,
+            moves=s.moves,
+            done=s.done,
+            died=s.died,
+            won=s.won and self._supported,
+            npcs_present=npcs,
+            npcs_mentioned=npcs_in_text([*self._all_npcs()], text),
+        )
+
+    def _all_npcs(self) -> list[str]:
+        return [npc for room in self._world.rooms.values() for npc in room.npcs]
+
+
+def _is_direction(command: str) -> bool:
+    return command in (
+        *("north", "south", "east", "west", "up", "down"),
+        *("northeast", "northwest", "southeast", "southwest"),
+    )
+
+
+def _inventory_text(items: list[str]) -> str:
+    if not items:
+        return "You are empty-handed."
+    return "You are carrying: " + ", ".join(f"a {i}" for i in items) + "."
