@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(PY) -m app play --workdir $${WORKDIR:-.cairn-demo} --episodes 3 --fresh
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check app container.py tests $(wildcard bench)
+	$(VENV)/bin/ruff check app container.py tests bench examples
 	$(VENV)/bin/mypy
 
 test: $(STAMP) lint

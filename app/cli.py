@@ -353,3 +353,12 @@ def map_command(fmt: str, workdir: Path | None) -> None:
     settings = load_settings(workdir=workdir)
     graph = MapGraph.load(settings.workdir / settings.map_file)
     click.echo(graph.render_mermaid() if fmt == "mermaid" else graph.render_dot())
+
+
+def _register_replay() -> None:
+    from app.replay.cli import replay
+
+    main.add_command(replay)
+
+
+_register_replay()

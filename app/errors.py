@@ -100,3 +100,7 @@ class MapFileError(CairnError):
 
 class GameError(CairnError):
     """Raised when a game cannot be built, loaded or played (e.g. the demo world won't compile)."""
+
+
+class ScenarioError(CairnError):
+    """Raised when a replay scenario cannot be loaded or run; names the file, line and field."""

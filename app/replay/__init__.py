@@ -1,0 +1,39 @@
+"""Scenario replays: YAML scenarios run through the container and bus, with checked outcomes."""
+
+from app.replay.expectations import CheckResult, Expectations, ReplayOutcome
+from app.replay.runner import (
+    DEFAULT_ROMS,
+    ReplayReport,
+    find_story,
+    prepare_workdir,
+    replay_files,
+    run_scenario,
+)
+from app.replay.scenario import (
+    JerichoScenario,
+    NarrativeScenario,
+    Scenario,
+    ScenarioDocument,
+    ScenarioFileError,
+    load_scenario,
+    parse_scenario,
+)
+
+__all__ = [
+    "DEFAULT_ROMS",
+    "CheckResult",
+    "Expectations",
+    "JerichoScenario",
+    "NarrativeScenario",
+    "ReplayOutcome",
+    "ReplayReport",
+    "Scenario",
+    "ScenarioDocument",
+    "ScenarioFileError",
+    "find_story",
+    "load_scenario",
+    "parse_scenario",
+    "prepare_workdir",
+    "replay_files",
+    "run_scenario",
+]

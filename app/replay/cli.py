@@ -1,0 +1,87 @@
+"""`cairn replay`: run scenarios (or a story file's walkthrough) and report each expectation."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+
+import click
+
+from app.replay.runner import DEFAULT_ROMS, replay_files, walkthrough_document
+from app.replay.scenario import ScenarioDocument
+
+
+@click.command("replay")
+@click.argument("scenarios", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the replays, one fresh subfolder per scenario (default: a temporary "
+    "folder, removed when everything passed).",
+)
+@click.option(
+    "--update-expected", is_flag=True, help="Rewrite the expected prompt files that differ."
+)
+@click.option(
+    "--roms",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help=f"Where story files are looked up (default: {DEFAULT_ROMS}).",
+)
+@click.option(
+    "--game",
+    "game_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="A story file whose walkthrough to replay (with --walkthrough).",
+)
+@click.option("--walkthrough", is_flag=True, help="Replay the --game story file's walkthrough.")
+@click.option(
+    "--episodes", type=click.IntRange(min=1), default=1, show_default=True, help="With --game."
+)
+@click.pass_context
+def replay(
+    ctx: click.Context,
+    scenarios: tuple[Path, ...],
+    workdir: Path | None,
+    update_expected: bool,
+    roms: Path | None,
+    game_path: Path | None,
+    walkthrough: bool,
+    episodes: int,
+) -> None:
+    """Replay SCENARIO files through the memory pipeline; exit 1 when any expectation fails."""
+    if walkthrough != (game_path is not None):
+        raise click.UsageError("--game and --walkthrough go together")
+    if not scenarios and game_path is None:
+        raise click.UsageError("give SCENARIO files, or --game PATH --walkthrough")
+    items: list[ScenarioDocument | Path] = list(scenarios)
+    if game_path is not None:
+        items.append(walkthrough_document(game_path, episodes))
+    root = workdir or Path(tempfile.mkdtemp(prefix="cairn-replay-"))
+    moves = logging.getLogger("app.events.handlers.location")
+    level = moves.level
+    if not logging.getLogger().isEnabledFor(logging.INFO):
+        # every replay starts with a move from "nowhere"; that warning is for engines
+        moves.setLevel(logging.ERROR)
+    try:
+        reports = replay_files(items, root, roms=roms, update_expected=update_expected)
+    finally:
+        moves.setLevel(level)
+    for report in reports:
+        click.echo(report.render())
+        click.echo()
+    failed = [r for r in reports if not r.passed]
+    click.echo(
+        f"{len(reports)} scenario(s): {len(reports) - len(failed)} passed, {len(failed)} failed"
+    )
+    if workdir is None and not failed:
+        shutil.rmtree(root, ignore_errors=True)
+        click.echo("(temporary replay folders removed: everything passed)")
+    else:
+        click.echo(f"replay folders: {root}")
+    if failed:
+        ctx.exit(1)

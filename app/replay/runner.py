@@ -1,0 +1,547 @@
+"""Run scenarios through the same container and bus as play; check what they left behind.
+
+Each replay gets its own folder, settings from the scenario only (its `seed` becomes
+`deterministic_seed`, so memory ids and timestamps repeat) and message timestamps from the
+container's clock: two replays of a scenario write byte-identical memory files and prompts.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.errors import CairnError, ScenarioError
+from app.events import commands as c
+from app.events.bus import MessageBus
+from app.interfaces.game import GameObservation, IGame
+from app.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
+from app.replay.expectations import CheckResult, Expectations, ReplayOutcome, evaluate
+from app.replay.scenario import (
+    ActStep,
+    EndEpisodeStep,
+    JerichoScenario,
+    LocationStateStep,
+    MoveStep,
+    NarrativeScenario,
+    NoteStep,
+    NpcStep,
+    ObjectiveStep,
+    QuestStep,
+    ReplaySettings,
+    SayStep,
+    ScenarioDocument,
+    TurnStep,
+    load_scenario,
+)
+from app.services.clock import SystemClock
+from app.services.context import ContextRequest
+
+if TYPE_CHECKING:
+    from container import Container
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_ROMS = (PROJECT_ROOT / ".." / "shared" / "roms").resolve()
+"""Where story files are looked up when a scenario's folder does not hold them."""
+MARKER = ".cairn-replay"
+"""Marks a folder a replay made, so the next replay of that scenario may clear it."""
+
+GameFactory = Callable[[], IGame]
+
+
+@dataclass
+class ReplayReport:
+    """One scenario's replay: its checks (or the error that stopped it) and where it ran."""
+
+    name: str
+    path: Path | None
+    kind: str
+    workdir: Path | None
+    checks: list[CheckResult] = field(default_factory=list)
+    error: str | None = None
+    steps: int = 0
+    seconds: float = 0.0
+    memories: int = 0
+    visited: int = 0
+    remembered: int = 0
+    outcome: ReplayOutcome | None = None
+    """What the replay left behind (memories, final game state, prompts); None on an error."""
+
+    @property
+    def passed(self) -> bool:
+        """No error and every check passed."""
+        return self.error is None and all(check.passed for check in self.checks)
+
+    @property
+    def failures(self) -> list[CheckResult]:
+        """The checks that failed."""
+        return [check for check in self.checks if not check.passed]
+
+    def render(self) -> str:
+        """A header line, the workdir, then a PASS/FAIL line per check (or the error)."""
+        verdict = "PASS" if self.passed else "FAIL"
+        where = f" ({self.path})" if self.path is not None else ""
+        if self.error is not None:
+            return "\n".join(
+                [f"FAIL {self.name}{where}"]
+                + [f"  ERROR {line}" for line in self.error.splitlines()]
+            )
+        lines = [
+            f"{verdict} {self.name}{where}: {self.kind}, {self.steps} steps, "
+            f"{self.memories} memories, {self.remembered}/{self.visited} visited locations "
+            f"remembered, {self.seconds:.2f} s"
+        ]
+        if self.workdir is not None:
+            lines.append(f"  workdir: {self.workdir}")
+        lines += [check.render(str(self.path) if self.path else "") for check in self.checks]
+        if self.checks:
+            failed = len(self.failures)
+            lines.append(f"  {len(self.checks) - failed} passed, {failed} failed")
+        return "\n".join(lines)
+
+
+# -- entry points -----------------------------------------------------------------------------
+
+
+def run_scenario(
+    scenario: ScenarioDocument | Path | str,
+    workdir: Path,
+    *,
+    roms: Path | None = None,
+    update_expected: bool = False,
+    game_factory: GameFactory | None = None,
+) -> ReplayReport:
+    """Replay one scenario into `workdir` and check its expectations.
+
+    `game_factory` replaces opening the story file of a jericho scenario (tests, other games).
+    Raises ScenarioError (or another CairnError) when the scenario cannot be run at all.
+    """
+    from container import build_container
+
+    document = scenario if isinstance(scenario, ScenarioDocument) else load_scenario(scenario)
+    spec = document.scenario
+    workdir.mkdir(parents=True, exist_ok=True)
+    settings = replay_settings(document, workdir)
+    container = build_container(settings)
+    started = time.perf_counter()
+    try:
+        if isinstance(spec, NarrativeScenario):
+            outcome, steps = NarrativeReplay(document, spec, container).run()
+        else:
+            game = (
+                game_factory()
+                if game_factory
+                else open_story(document, spec, roms, settings.game_npcs)
+            )
+            outcome, steps = JerichoReplay(document, spec, container, game).run()
+    finally:
+        container.store().close()
+    seconds = time.perf_counter() - started
+    checks = evaluate(
+        spec.expect,
+        outcome,
+        line_of=document.line,
+        base_dir=document.base_dir,
+        update_expected=update_expected,
+    )
+    return ReplayReport(
+        name=document.name,
+        path=document.path,
+        kind=spec.kind,
+        workdir=workdir,
+        checks=checks,
+        steps=steps,
+        seconds=seconds,
+        memories=len(outcome.entries),
+        visited=len(outcome.visited),
+        remembered=len(outcome.remembered_locations()),
+        outcome=outcome,
+    )
+
+
+def replay_files(
+    scenarios: Sequence[ScenarioDocument | Path],
+    root: Path,
+    *,
+    roms: Path | None = None,
+    update_expected: bool = False,
+) -> list[ReplayReport]:
+    """Replay each scenario in its own fresh subfolder of `root`; an error fails that one only."""
+    reports: list[ReplayReport] = []
+    used: set[str] = set()
+    for item in scenarios:
+        if isinstance(item, ScenarioDocument):
+            path, stem = item.path, item.path.stem if item.path else item.name
+        else:
+            path, stem = Path(item), Path(item).stem
+        name = _unique(_safe(stem), used)
+        try:
+            document = item if isinstance(item, ScenarioDocument) else load_scenario(item)
+            folder = prepare_workdir(root, name)
+            reports.append(
+                run_scenario(document, folder, roms=roms, update_expected=update_expected)
+            )
+        except CairnError as exc:
+            reports.append(
+                ReplayReport(name=name, path=path, kind="?", workdir=None, error=str(exc))
+            )
+    return reports
+
+
+def walkthrough_document(story: Path, episodes: int = 1) -> ScenarioDocument:
+    """A jericho scenario replaying `story`'s whole walkthrough; it checks that every memory
+    is keyed by a location the game reported."""
+    spec = JerichoScenario(
+        kind="jericho",
+        name=f"{story.stem}-walkthrough",
+        story=str(story.resolve()),
+        walkthrough=True,
+        episodes=episodes,
+        expect=Expectations(memory_locations_reported=True),
+    )
+    return ScenarioDocument(spec)
+
+
+def prepare_workdir(root: Path, name: str) -> Path:
+    """`root/name`, emptied when an earlier replay made it; a foreign non-empty folder is an
+    error (a replay never deletes what it did not write)."""
+    folder = root / name
+    if folder.exists():
+        if (folder / MARKER).is_file():
+            shutil.rmtree(folder)
+        elif not folder.is_dir() or any(folder.iterdir()):
+            raise ScenarioError(f"{folder}: exists and was not made by a replay; not clearing it")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / MARKER).write_text("made by cairn replay; cleared by the next one\n")
+    return folder
+
+
+def replay_settings(document: ScenarioDocument, workdir: Path) -> ReplaySettings:
+    """The scenario's settings, its seed as `deterministic_seed`, a cassette path resolved."""
+    spec = document.scenario
+    llm = spec.llm
+    if llm.startswith("cassette:"):
+        llm = "cassette:" + str(document.resolve(llm.removeprefix("cassette:")))
+    return ReplaySettings(**spec.settings, workdir=workdir, deterministic_seed=spec.seed, llm=llm)
+
+
+def find_story(document: ScenarioDocument, roms: Path | None = None) -> Path | None:
+    """A jericho scenario's story file: next to the scenario, else in `roms`; None if absent."""
+    spec = document.scenario
+    if not isinstance(spec, JerichoScenario):
+        return None
+    for candidate in (document.resolve(spec.story), (roms or DEFAULT_ROMS) / spec.story):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def open_story(
+    document: ScenarioDocument,
+    spec: JerichoScenario,
+    roms: Path | None,
+    game_npcs: dict[str, list[str]] | None = None,
+) -> IGame:
+    """The scenario's story file in Jericho, with the NPC names to detect (the scenario's
+    `npcs`, else `game_npcs` for the story's stem)."""
+    path = find_story(document, roms)
+    if path is None:
+        where = f"{document.base_dir} or {roms or DEFAULT_ROMS}"
+        raise document.error(("story",), f"{spec.story} is in neither {where}")
+    from app.adapters.game.jericho_game import JerichoGame
+
+    known = game_npcs if game_npcs is not None else ReplaySettings().game_npcs
+    names = spec.npcs if spec.npcs is not None else known.get(path.stem, [])
+    return JerichoGame(path, npc_names=names)
+
+
+# -- narrative --------------------------------------------------------------------------------
+
+
+class _Replay:
+    """What both kinds share: the bus, the clock for message timestamps, prompt snapshots."""
+
+    def __init__(self, document: ScenarioDocument, container: Container) -> None:
+        self.document = document
+        self.container = container
+        self.bus: MessageBus = container.bus()
+        self.clock: SystemClock = container.clock()
+        self.prompts: dict[int, str] = {}
+        self.visited: list[int] = []
+        self.reported: set[int] = set()
+
+    def add_message(
+        self,
+        gs: GameState,
+        text: str,
+        *,
+        role: str = "narrator",
+        present: list[str] | None = None,
+        mentioned: list[str] | None = None,
+    ) -> Message:
+        """A message at the current location, stamped by the container's clock."""
+        message = gs.add_message(text, role=role, npcs_present=present, npcs_mentioned=mentioned)
+        message.timestamp = self.clock.now()
+        return message
+
+    def arrived(self, location_id: int) -> None:
+        """Note a location reached (for coverage)."""
+        self.reported.add(location_id)
+        if location_id not in self.visited:
+            self.visited.append(location_id)
+
+    def snapshot(self, gs: GameState, at: str | None) -> None:
+        """Assemble the prompts whose expectation names `at` (None: the end of the replay)."""
+        for i, prompt in enumerate(self.document.scenario.expect.prompts):
+            if prompt.at == at:
+                request = ContextRequest.from_game_state(gs)
+                self.prompts[i] = (
+                    self.container.context_service().assemble(prompt.kind, request).text
+                )
+
+    def outcome(self, gs: GameState) -> ReplayOutcome:
+        """Everything the checks read, taken before the store is closed."""
+        return ReplayOutcome(
+            entries=self.container.store().entries(),
+            game_state=gs,
+            visited=list(self.visited),
+            reported=set(self.reported),
+            prompts=dict(self.prompts),
+        )
+
+
+def build_world(spec: NarrativeScenario) -> GameState:
+    """The scenario's locations and NPCs as an engine's GameState (no location yet)."""
+    gs = GameState()
+    for loc in spec.locations:
+        gs.locations[loc.id] = LocationState(
+            id=loc.id, name=loc.name, danger_level=loc.danger_level
+        )
+    for npc in spec.npcs:
+        gs.npcs[npc.id] = NPCInstance(
+            instance_id=npc.id, name=npc.name or npc.id, current_location_id=npc.location
+        )
+    return gs
+
+
+class NarrativeReplay(_Replay):
+    """Sends a narrative scenario's steps through the bus, as a narrative engine would."""
+
+    def __init__(
+        self, document: ScenarioDocument, spec: NarrativeScenario, container: Container
+    ) -> None:
+        super().__init__(document, container)
+        self.spec = spec
+        self.gs = build_world(spec)
+        self.reported.update(self.gs.locations)
+
+    def run(self) -> tuple[ReplayOutcome, int]:
+        """Every step in order; prompts snapshotted after labelled steps and at the end."""
+        for i, step in enumerate(self.spec.steps):
+            try:
+                self.step(step)
+            except CairnError as exc:
+                raise self.document.error(("steps", i), f"failed: {exc}") from exc
+            if step.id is not None:
+                self.snapshot(self.gs, step.id)
+        self.snapshot(self.gs, None)
+        return self.outcome(self.gs), len(self.spec.steps)
+
+    def step(self, step: object) -> None:
+        """Apply one step: a message, an NPC move, or a command through the bus."""
+        gs = self.gs
+        if isinstance(step, MoveStep):
+            self.move(step.move, step.via)
+        elif isinstance(step, SayStep):
+            message = self.add_message(
+                gs, step.say, role=step.role, present=step.present, mentioned=step.mentioned
+            )
+            if step.location is not None:
+                message.location_id = step.location
+                message.location_name = gs.locations[step.location].name or None
+        elif isinstance(step, NpcStep):
+            gs.npcs[step.npc].current_location_id = step.to
+        elif isinstance(step, NoteStep):
+            self.bus.handle(
+                c.RememberNote(gs, step.note, step.importance, step.location, world=step.world)
+            )
+        elif isinstance(step, TurnStep):
+            self.turn(step)
+        elif isinstance(step, ObjectiveStep):
+            self.bus.handle(c.CompleteObjective(gs, step.quest, step.complete_objective, step.tags))
+        elif isinstance(step, QuestStep):
+            self.bus.handle(c.CompleteQuest(gs, step.complete_quest, step.tags))
+        elif isinstance(step, LocationStateStep):
+            self.bus.handle(
+                c.UpdateLocationState(
+                    gs, step.update_location, step.danger_level, step.complete_encounter
+                )
+            )
+        elif isinstance(step, EndEpisodeStep):
+            self.bus.handle(c.EndEpisode(gs, won=step.end_episode.won, died=step.end_episode.died))
+        elif isinstance(step, ActStep):
+            self.bus.handle(c.ProgressAct(gs, step.progress_act, step.tags))
+        else:
+            raise ScenarioError(f"unknown step {step!r}")
+
+    def move(self, to: int, via: str | None) -> None:
+        """ChangeLocation to a declared location."""
+        self.bus.handle(c.ChangeLocation(self.gs, to, self.gs.locations[to].name, via_action=via))
+        self.arrived(to)
+
+    def turn(self, step: TurnStep) -> None:
+        """One game turn: the action, a move when it moved, the response, then RecordTurn."""
+        gs = self.gs
+        gs.turn += 1
+        before = gs.scenario.current_location_id
+        after = step.location_after if step.location_after is not None else before
+        self.add_message(gs, f"> {step.turn}", role="player")
+        if after is not None and after != before:
+            self.move(after, step.turn)
+        self.add_message(gs, step.response)
+        names = {loc_id: loc.name for loc_id, loc in gs.locations.items()}
+        outcome = TurnOutcome(
+            episode=gs.episode,
+            turn=gs.turn,
+            action=step.turn,
+            response=step.response,
+            reasoning=step.reasoning,
+            location_before=before,
+            location_before_name=names.get(before, "") if before is not None else "",
+            location_after=after,
+            location_after_name=names.get(after, "") if after is not None else "",
+            score_before=step.score_before,
+            score_after=step.score_after,
+            inventory_before=step.inventory_before,
+            inventory_after=step.inventory_after,
+            died=step.died,
+            won=step.won,
+        )
+        self.bus.handle(c.RecordTurn(gs, outcome))
+
+
+# -- jericho ----------------------------------------------------------------------------------
+
+
+class JerichoReplay(_Replay):
+    """Plays a story file's scripted actions or walkthrough, turn by turn, through the bus.
+
+    Per step: the action as a player message; ChangeLocation(via_action=action) when the
+    location id changed; the game text as a message; RecordTurn; CompleteObjective on a score
+    gain. EndEpisode (won/died) closes each episode.
+    """
+
+    def __init__(
+        self,
+        document: ScenarioDocument,
+        spec: JerichoScenario,
+        container: Container,
+        game: IGame,
+    ) -> None:
+        super().__init__(document, container)
+        self.spec = spec
+        self.game = game
+
+    def actions(self) -> list[str]:
+        """The scripted actions, or the walkthrough (cut to `walkthrough_steps`)."""
+        if self.spec.actions:
+            return list(self.spec.actions)
+        walk = self.game.walkthrough()
+        if not walk:
+            raise self.document.error(("walkthrough",), f"{self.game.name} has no walkthrough")
+        return walk[: self.spec.walkthrough_steps] if self.spec.walkthrough_steps else walk
+
+    def run(self) -> tuple[ReplayOutcome, int]:
+        """Every episode; the final game state is the last episode's."""
+        turns = 0
+        gs = GameState()
+        try:
+            actions = self.actions()
+            for episode in range(1, self.spec.episodes + 1):
+                gs = GameState(episode=episode)
+                turns += self.episode(gs, actions)
+        finally:
+            self.game.close()
+        self.snapshot(gs, None)
+        return self.outcome(gs), turns
+
+    def episode(self, gs: GameState, actions: list[str]) -> int:
+        """One episode from a reset; returns the turns played."""
+        obs = self.game.reset()
+        self.arrive(gs, obs, via=None)
+        self.add_message(gs, obs.text, present=obs.npcs_present, mentioned=obs.npcs_mentioned)
+        died = False
+        turn = 0
+        for turn, action in enumerate(actions, start=1):
+            gs.turn = turn
+            self.add_message(gs, f"> {action}", role="player")
+            after = self.game.step(action)
+            if after.location_id is not None and after.location_id != obs.location_id:
+                self.arrive(gs, after, via=action)
+            elif after.location_id is not None:
+                self.reported.add(after.location_id)
+            self.add_message(
+                gs, after.text, present=after.npcs_present, mentioned=after.npcs_mentioned
+            )
+            outcome = _outcome(gs, turn, action, obs, after)
+            self.bus.handle(c.RecordTurn(gs, outcome))
+            if outcome.score_delta > 0:
+                self.bus.handle(
+                    c.CompleteObjective(
+                        gs,
+                        quest_id="score",
+                        objective_id=f"ep{gs.episode}-t{turn}",
+                        tags=[f"score:+{outcome.score_delta}", f"action:{action}"],
+                    )
+                )
+            died = died or after.died
+            obs = after
+            if after.done:
+                break
+        self.bus.handle(c.EndEpisode(gs, won=obs.won, died=died))
+        return turn
+
+    def arrive(self, gs: GameState, obs: GameObservation, via: str | None) -> None:
+        """ChangeLocation to where the game says the player is (nothing when it cannot say)."""
+        if obs.location_id is None:
+            return
+        self.bus.handle(c.ChangeLocation(gs, obs.location_id, obs.location_name, via_action=via))
+        self.arrived(obs.location_id)
+
+
+def _outcome(
+    gs: GameState, turn: int, action: str, before: GameObservation, after: GameObservation
+) -> TurnOutcome:
+    return TurnOutcome(
+        episode=gs.episode,
+        turn=turn,
+        action=action,
+        response=after.text,
+        location_before=before.location_id,
+        location_before_name=before.location_name,
+        location_after=after.location_id,
+        location_after_name=after.location_name,
+        score_before=before.score,
+        score_after=after.score,
+        inventory_before=before.inventory,
+        inventory_after=after.inventory,
+        died=after.died,
+        won=after.won,
+    )
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "scenario"
+
+
+def _unique(name: str, used: set[str]) -> str:
+    candidate, n = name, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{name}-{n}"
+    used.add(candidate)
+    return candidate
