@@ -224,8 +224,9 @@ def replay_settings(document: ScenarioDocument, workdir: Path) -> ReplaySettings
     """The scenario's settings, its seed as `deterministic_seed`, a cassette path resolved."""
     spec = document.scenario
     llm = spec.llm
-    if llm.startswith("cassette:"):
-        llm = "cassette:" + str(document.resolve(llm.removeprefix("cassette:")))
+    kind, _, path = llm.partition(":")
+    if kind in ("cassette", "record"):
+        llm = f"{kind}:{document.resolve(path)}"
     return ReplaySettings(**spec.settings, workdir=workdir, deterministic_seed=spec.seed, llm=llm)
 
 
@@ -247,12 +248,20 @@ def open_story(
     game_npcs: dict[str, list[str]] | None = None,
 ) -> IGame:
     """The scenario's story file in Jericho, with the NPC names to detect (the scenario's
-    `npcs`, else `game_npcs` for the story's stem)."""
+    `npcs`, else `game_npcs` for the story's stem). `story: demo:SEED` is the built-in demo
+    world, compiled on first use into the user's cache folder."""
+    from app.adapters.game.jericho_game import JerichoGame
+
+    if spec.story.startswith("demo:"):
+        from app.adapters.game.demo_world import DEMO_NPCS, build_demo_world
+
+        seed = int(spec.story.removeprefix("demo:") or 1)
+        cache = Path.home() / ".cache" / "cairn"
+        return JerichoGame(build_demo_world(cache, seed=seed), npc_names=DEMO_NPCS)
     path = find_story(document, roms)
     if path is None:
         where = f"{document.base_dir} or {roms or DEFAULT_ROMS}"
         raise document.error(("story",), f"{spec.story} is in neither {where}")
-    from app.adapters.game.jericho_game import JerichoGame
 
     known = game_npcs if game_npcs is not None else ReplaySettings().game_npcs
     names = spec.npcs if spec.npcs is not None else known.get(path.stem, [])

@@ -265,7 +265,8 @@ class _Scenario(_Model):
     seed: int = 0
     """The `deterministic_seed`: ids and timestamps repeat, so replays are byte-identical."""
     llm: str = "offline"
-    """`offline` (rule-based stand-ins) or `cassette:PATH` (relative to the scenario)."""
+    """`offline` (rule-based stand-ins), `cassette:PATH` (replay a recorded exchange file,
+    relative to the scenario) or `record:PATH` (call the configured API and record to PATH)."""
     settings: dict[str, Any] = Field(default_factory=dict)
     """Other CairnSettings fields; `[tool.cairn]` and CAIRN_* are not read by replays."""
     expect: Expectations = Field(default_factory=Expectations)
@@ -274,8 +275,8 @@ class _Scenario(_Model):
     @classmethod
     def _llm(cls, value: str) -> str:
         kind, _, path = value.partition(":")
-        if value != "offline" and (kind != "cassette" or not path):
-            raise ValueError(f"expected 'offline' or 'cassette:PATH', got {value!r}")
+        if value != "offline" and (kind not in ("cassette", "record") or not path):
+            raise ValueError(f"expected 'offline', 'cassette:PATH' or 'record:PATH', got {value!r}")
         return value
 
     @field_validator("settings")
@@ -304,9 +305,18 @@ class JerichoScenario(_Scenario):
 
     kind: Literal["jericho"]
     story: str = Field(min_length=1)
-    """Relative to the scenario file, else looked up in the roms folder."""
+    """Relative to the scenario file, else looked up in the roms folder; `demo:SEED` is the
+    built-in demo world."""
     npcs: list[str] | None = None
     """NPC names to detect (default: the `game_npcs` setting for the story's stem)."""
+
+    @field_validator("story")
+    @classmethod
+    def _demo_seed(cls, value: str) -> str:
+        if value.startswith("demo:") and not value.removeprefix("demo:").isdigit():
+            raise ValueError(f"demo world: expected demo:SEED with an integer seed, got {value!r}")
+        return value
+
     actions: list[str] = Field(default_factory=list)
     walkthrough: bool = False
     walkthrough_steps: int | None = Field(None, ge=1)
