@@ -1,6 +1,8 @@
 """Test doubles for embedders' own test suites (like structlog.testing)."""
 
 from app.adapters.storage.memory_store import InMemoryStore
+from app.testing.fake_game import FakeGame
 from app.testing.fakes import FakeSummarizer
+from app.testing.llm_server import FakeMessagesServer
 
-__all__ = ["FakeSummarizer", "InMemoryStore"]
+__all__ = ["FakeGame", "FakeMessagesServer", "FakeSummarizer", "InMemoryStore"]
