@@ -14,7 +14,7 @@ from app.adapters.llm.usage import UsageMeter
 from app.events import commands as c
 from app.events.bus import MessageBus
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
-from app.interfaces.game import GameObservation, IGame
+from app.interfaces.game import GameObservation, IGame, turn_outcome
 from app.interfaces.memory_service import IMemoryService
 from app.models.game import GameState, TurnOutcome
 from app.play.knowledge import KnowledgeBase
@@ -203,22 +203,8 @@ class PlaySession:
         reasoning, _ = extract_reasoning(decision.reasoning)
         if after.died:
             ep.stats.died = True
-        return TurnOutcome(
-            episode=ep.number,
-            turn=ep.state.turn,
-            action=action,
-            response=after.text,
-            reasoning=reasoning or decision.reasoning,
-            location_before=before.location_id,
-            location_before_name=before.location_name,
-            location_after=after.location_id,
-            location_after_name=after.location_name,
-            score_before=before.score,
-            score_after=after.score,
-            inventory_before=before.inventory,
-            inventory_after=after.inventory,
-            died=after.died,
-            won=after.won,
+        return turn_outcome(
+            ep.number, ep.state.turn, action, before, after, reasoning or decision.reasoning
         )
 
     @staticmethod

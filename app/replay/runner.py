@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from app.errors import CairnError, ScenarioError
 from app.events import commands as c
 from app.events.bus import MessageBus
-from app.interfaces.game import GameObservation, IGame
+from app.interfaces.game import GameObservation, IGame, turn_outcome
 from app.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
 from app.replay.expectations import CheckResult, Expectations, ReplayOutcome, evaluate
 from app.replay.scenario import (
@@ -525,22 +525,7 @@ class JerichoReplay(_Replay):
 def _outcome(
     gs: GameState, turn: int, action: str, before: GameObservation, after: GameObservation
 ) -> TurnOutcome:
-    return TurnOutcome(
-        episode=gs.episode,
-        turn=turn,
-        action=action,
-        response=after.text,
-        location_before=before.location_id,
-        location_before_name=before.location_name,
-        location_after=after.location_id,
-        location_after_name=after.location_name,
-        score_before=before.score,
-        score_after=after.score,
-        inventory_before=before.inventory,
-        inventory_after=after.inventory,
-        died=after.died,
-        won=after.won,
-    )
+    return turn_outcome(gs.episode, turn, action, before, after)
 
 
 def _safe(name: str) -> str:
