@@ -6,7 +6,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.adapters.llm.anthropic_client import AnthropicClient
 from app.adapters.llm.cassette import CassetteClient
 from app.adapters.llm.exchange_log import ExchangeLog
 from app.adapters.llm.rule_based import RuleBasedSummarizer
@@ -48,6 +47,9 @@ def build_llm_client(
     key = os.environ.get(API_KEY_VARIABLE, "")
     if not key:
         raise ConfigError(f"llm={kind}: set {API_KEY_VARIABLE} (or use --llm offline)")
+    # imported here: the SDK takes ~1.5 s to import and offline runs never need it
+    from app.adapters.llm.anthropic_client import AnthropicClient
+
     client = AnthropicClient(
         api_key=key,
         models=models,
