@@ -38,6 +38,8 @@ class CompleteObjective(Command):
     quest_id: str
     objective_id: str
     tags: list[str] = field(default_factory=list)
+    title: str = ""
+    """How a player would name it ("Scored 10 in Kitchen by 'open window'"); made when empty."""
 
 
 @dataclass(frozen=True)
@@ -82,3 +84,6 @@ class EndEpisode(Command):
 
     won: bool = False
     died: bool = False
+    final: TurnOutcome | None = None
+    """The turn that ended it (the winning move, or the death): its words become the ending's
+    memory. Without it, a won/died episode is summarized from the recent messages."""

@@ -32,8 +32,20 @@ class IMemoryService(ABC):
         event_kind: str,
         tags: list[str] | None = None,
         related: Mapping[str, str | list[str]] | None = None,
+        title: str | None = None,
     ) -> None:
-        """Summarize story progress since the world cursor into one world memory."""
+        """Summarize story progress since the world cursor into one world memory.
+
+        `title` names the event as a player would ("Scored 10 in Kitchen by 'open window'");
+        without one a title is made from the kind and the related names. Every event is
+        remembered, also when it shares its messages with the event before it.
+        """
+
+    @abstractmethod
+    def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
+        """Remember how an episode ended (a win or a death) in the world scope, in the game's
+        own words, with the turn and the room; a death not caused by the last command (clock,
+        hunger, air, plot) is never blamed on it."""
 
     @abstractmethod
     def record_action_outcome(

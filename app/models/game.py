@@ -126,6 +126,9 @@ class TurnOutcome(BaseModel):
     inventory_after: list[str] = Field(default_factory=list)
     died: bool = False
     won: bool = False
+    location_unknown: bool = False
+    """The game could not say where the player was after this turn; the last known room
+    stands in for it."""
 
     @property
     def score_delta(self) -> int:

@@ -32,6 +32,14 @@ class EpisodeStats(BaseModel):
     llm_calls: int = 0
     synthesis_calls: int = 0
     synthesis_call_rate: float = 0.0
+    summarizer_calls_by_kind: dict[str, int] = Field(default_factory=dict)
+    """Summarizer calls by kind: synthesis, location (visit summaries), npc, world."""
+    summarizer_calls: int = 0
+    summarizer_call_rate: float = 0.0
+    """Summarizer calls of every kind per turn: what an LLM summarizer would be paid for."""
+    unknown_location_turns: int = 0
+    """Turns where the game could not say where the player was (the last known room stood
+    in for it)."""
     context_tokens_p50: int = 0
     context_tokens_max: int = 0
     location_memory_tokens_max: int = 0
@@ -47,6 +55,8 @@ class EpisodeStats(BaseModel):
         self.repeated_failed_action_rate = _ratio(self.repeated_failed_actions, self.actions)
         self.retried_failed_action_rate = _ratio(self.retried_failed_actions, self.actions)
         self.synthesis_call_rate = _ratio(self.synthesis_calls, self.turns)
+        self.summarizer_calls = sum(self.summarizer_calls_by_kind.values())
+        self.summarizer_call_rate = _ratio(self.summarizer_calls, self.turns)
         if self.context_tokens:
             self.context_tokens_p50 = int(statistics.median(self.context_tokens))
             self.context_tokens_max = max(self.context_tokens)
@@ -86,6 +96,10 @@ def totals(
         "llm_failures": sum(e.llm_failures for e in episodes),
         "synthesis_calls": sum(e.synthesis_calls for e in episodes),
         "synthesis_call_rate": _ratio(sum(e.synthesis_calls for e in episodes), turns),
+        "summarizer_calls_by_kind": _sum_kinds(episodes),
+        "summarizer_calls": sum(e.summarizer_calls for e in episodes),
+        "summarizer_call_rate": _ratio(sum(e.summarizer_calls for e in episodes), turns),
+        "unknown_location_turns": sum(e.unknown_location_turns for e in episodes),
         "context_tokens_p50": int(statistics.median(tokens)) if tokens else 0,
         "context_tokens_max": max(tokens) if tokens else 0,
         "location_memory_tokens_max": max(
@@ -93,3 +107,11 @@ def totals(
         ),
         "turns_to_first_score": min(first) if first else None,
     }
+
+
+def _sum_kinds(episodes: list[EpisodeStats]) -> dict[str, int]:
+    kinds: dict[str, int] = {}
+    for e in episodes:
+        for kind, count in e.summarizer_calls_by_kind.items():
+            kinds[kind] = kinds.get(kind, 0) + count
+    return dict(sorted(kinds.items()))

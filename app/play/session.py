@@ -9,21 +9,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.adapters.llm.rule_based import is_failure
 from app.adapters.llm.usage import UsageMeter
 from app.events import commands as c
 from app.events.bus import MessageBus
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
-from app.interfaces.game import GameObservation, IGame, turn_outcome
+from app.interfaces.game import GameObservation, IGame
 from app.interfaces.memory_service import IMemoryService
 from app.models.game import GameState, TurnOutcome
 from app.play.knowledge import KnowledgeBase
 from app.play.metrics import EpisodeStats
 from app.play.objectives import ObjectiveInput, ObjectiveTracker
 from app.play.reasoning import extract_reasoning
+from app.play.translator import StepTranslator
 from app.services.context.builders import ContextRequest
 from app.services.context.context_service import AssembledPrompt, ContextService
 from app.services.map_graph import MapGraph, exits_in_text, normalize_direction
+from app.services.outcomes import is_failure
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ class PlaySession:
         options: PlayOptions,
         meter: UsageMeter | None = None,
         transcript: TextIO | None = None,
-        synthesis_count: Callable[[], int] = lambda: 0,
+        summarizer_counts: Callable[[], dict[str, int]] = dict,
         on_turn: Callable[[int, int, GameObservation], None] | None = None,
     ) -> None:
         self._game = game
@@ -87,10 +88,12 @@ class PlaySession:
         self._options = options
         self._meter = meter
         self._transcript = transcript
-        self._synthesis_count = synthesis_count
+        self._summarizer_counts = summarizer_counts
         self._on_turn = on_turn
         self.failed_pairs: set[tuple[int | None, str]] = set()
         self.visited_ids: set[int] = set()
+        self._translator = StepTranslator(bus)
+        self._episode: _Episode | None = None
 
     # -- episodes -----------------------------------------------------------------------------
 
@@ -101,12 +104,10 @@ class PlaySession:
         self._objectives.new_episode()
         llm_before = self._llm_calls()
         failures_before = self._llm_failures()
-        synth_before = self._synthesis_count()
-        obs = self._game.reset()
-        self._arrive(ep, obs, via=None)
-        ep.state.add_message(
-            obs.text, npcs_present=obs.npcs_present, npcs_mentioned=obs.npcs_mentioned
-        )
+        calls_before = dict(self._summarizer_counts())
+        self._episode = ep
+        self._translator = StepTranslator(self._bus, on_arrive=self._arrived)
+        obs = self._translator.start(ep.state, self._game.reset())
         for turn in range(1, self._options.max_turns + 1):
             ep.state.turn = turn
             if (turn - 1) % self._options.objective_every == 0:
@@ -118,14 +119,17 @@ class PlaySession:
                 break
         ep.stats.turns = ep.state.turn
         ep.stats.score, ep.stats.max_score = obs.score, obs.max_score
-        ep.stats.won, ep.stats.died = obs.won, ep.stats.died or obs.died
-        self._bus.handle(c.EndEpisode(ep.state, won=ep.stats.won, died=ep.stats.died))
-        self._finish_stats(ep, llm_before, failures_before, synth_before)
+        ep.stats.won = obs.won
+        ep.stats.died = (ep.stats.died or obs.died) and not obs.won
+        self._translator.finish(ep.state, obs)
+        ep.stats.unknown_location_turns = self._translator.track.unknown_location_turns
+        # the knowledge update may call the model: before the episode's LLM figures are taken
         self._knowledge.update(self._memory, ep.stats, self._game.name)
+        self._finish_stats(ep, llm_before, failures_before, calls_before)
         return ep.stats
 
     def _finish_stats(
-        self, ep: _Episode, llm_before: int, failures_before: int, synth_before: int
+        self, ep: _Episode, llm_before: int, failures_before: int, calls_before: dict[str, int]
     ) -> None:
         stats = ep.stats
         stats.locations_visited = len(ep.visited)
@@ -134,7 +138,11 @@ class PlaySession:
         )
         stats.llm_calls = self._llm_calls() - llm_before
         stats.llm_failures = self._llm_failures() - failures_before
-        stats.synthesis_calls = self._synthesis_count() - synth_before
+        calls = self._summarizer_counts()
+        stats.summarizer_calls_by_kind = {
+            kind: calls.get(kind, 0) - calls_before.get(kind, 0) for kind in sorted(calls)
+        }
+        stats.synthesis_calls = stats.summarizer_calls_by_kind.get("synthesis", 0)
         stats.objectives_discovered = self._objectives.discovered
         stats.objectives_completed = len(self._objectives.completed)
         stats.finish()
@@ -154,9 +162,14 @@ class PlaySession:
         pair = (before.location_id, action.lower())
         ep.stats.actions += 1
         retried = pair in self.failed_pairs
-        ep.state.add_message(f"> {action}", role="player")
-        after = self._game.step(action)
-        outcome = self._outcome(ep, before, after, action, decision)
+        self._translator.player(ep.state, action)
+        raw = self._game.step(action)
+        if raw.died:
+            ep.stats.died = True
+        reasoning, _ = extract_reasoning(decision.reasoning)
+        after, outcome = self._translator.step(
+            ep.state, turn, action, before, raw, reasoning or decision.reasoning
+        )
         failed = self._is_failed(outcome, after)
         if retried:
             ep.stats.retried_failed_actions += 1
@@ -164,18 +177,12 @@ class PlaySession:
         ep.tried.setdefault(before.location_id, {})[action.lower()] = failed
         if failed:
             self.failed_pairs.add(pair)
-        self._update_maps(ep, before, after, action, failed)
-        if after.location_id is not None and after.location_id != before.location_id:
-            self._arrive(ep, after, via=action)
-        elif after.location_id is not None:
-            # what the player has seen here this visit: objects revealed stay visible
-            ep.room_text[after.location_id] = (
-                f"{ep.room_text.get(after.location_id, '')}\n{after.text}"
-            )
-        ep.state.add_message(
-            after.text, npcs_present=after.npcs_present, npcs_mentioned=after.npcs_mentioned
-        )
-        self._bus.handle(c.RecordTurn(ep.state, outcome))
+        if raw.location_id is not None:
+            self._update_maps(ep, before, after, action, failed)
+            here = after.location_id
+            if here is not None and here == before.location_id:
+                # what the player has seen here this visit: objects revealed stay visible
+                ep.room_text[here] = f"{ep.room_text.get(here, '')}\n{after.text}"
         ep.turns.append(outcome)
         if decision.remember:
             where = None if decision.remember_everywhere else before.location_id
@@ -191,21 +198,6 @@ class PlaySession:
         self._score_events(ep, outcome, turn)
         self._write_transcript(ep, outcome, decision, after, prompt)
         return after
-
-    def _outcome(
-        self,
-        ep: _Episode,
-        before: GameObservation,
-        after: GameObservation,
-        action: str,
-        decision: AgentDecision,
-    ) -> TurnOutcome:
-        reasoning, _ = extract_reasoning(decision.reasoning)
-        if after.died:
-            ep.stats.died = True
-        return turn_outcome(
-            ep.number, ep.state.turn, action, before, after, reasoning or decision.reasoning
-        )
 
     @staticmethod
     def _is_failed(outcome: TurnOutcome, after: GameObservation) -> bool:
@@ -227,26 +219,17 @@ class PlaySession:
                 ep.stats.turns_to_first_score = turn
             if outcome.location_before is not None:
                 ep.scored.add((outcome.location_before, outcome.action))
-            self._bus.handle(
-                c.CompleteObjective(
-                    ep.state,
-                    quest_id="score",
-                    objective_id=f"ep{ep.number}-t{turn}",
-                    tags=[f"score:+{gain}", f"action:{outcome.action}"],
-                )
-            )
 
     # -- location and map ---------------------------------------------------------------------
 
-    def _arrive(self, ep: _Episode, obs: GameObservation, via: str | None) -> None:
-        if obs.location_id is None:
+    def _arrived(self, obs: GameObservation, via: str | None) -> None:
+        """After ChangeLocation (the translator's hook): the episode's and the map's view."""
+        ep = self._episode
+        if ep is None or obs.location_id is None:
             return
         ep.visited.add(obs.location_id)
         ep.room_text[obs.location_id] = obs.text
         self.visited_ids.add(obs.location_id)
-        self._bus.handle(
-            c.ChangeLocation(ep.state, obs.location_id, obs.location_name, via_action=via)
-        )
         for graph in (self._map, ep.local_map):
             graph.set_name(obs.location_id, obs.location_name)
             graph.record_visit(obs.location_id)

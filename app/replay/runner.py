@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 from app.errors import CairnError, ScenarioError
 from app.events import commands as c
 from app.events.bus import MessageBus
-from app.interfaces.game import GameObservation, IGame, turn_outcome
+from app.interfaces.game import GameObservation, IGame
 from app.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
+from app.play.translator import StepTranslator
 from app.replay.expectations import CheckResult, Expectations, ReplayOutcome, evaluate
 from app.replay.scenario import (
     ActStep,
@@ -70,6 +71,8 @@ class ReplayReport:
     remembered: int = 0
     outcome: ReplayOutcome | None = None
     """What the replay left behind (memories, final game state, prompts); None on an error."""
+    unknown_location_turns: int = 0
+    """Turns where the game could not say where the player was (filed under the last room)."""
 
     @property
     def passed(self) -> bool:
@@ -94,6 +97,11 @@ class ReplayReport:
             f"{verdict} {self.name}{where}: {self.kind}, {self.steps} steps, "
             f"{self.memories} memories, {self.remembered}/{self.visited} visited locations "
             f"remembered, {self.seconds:.2f} s"
+            + (
+                f", {self.unknown_location_turns} turns with no location reported"
+                if self.unknown_location_turns
+                else ""
+            )
         ]
         if self.workdir is not None:
             lines.append(f"  workdir: {self.workdir}")
@@ -128,6 +136,7 @@ def run_scenario(
     settings = replay_settings(document, workdir)
     container = build_container(settings)
     started = time.perf_counter()
+    unknown = 0
     try:
         if isinstance(spec, NarrativeScenario):
             outcome, steps = NarrativeReplay(document, spec, container).run()
@@ -137,7 +146,9 @@ def run_scenario(
                 if game_factory
                 else open_story(document, spec, roms, settings.game_npcs)
             )
-            outcome, steps = JerichoReplay(document, spec, container, game).run()
+            replay = JerichoReplay(document, spec, container, game)
+            outcome, steps = replay.run()
+            unknown = replay.unknown_location_turns
     finally:
         container.store().close()
     seconds = time.perf_counter() - started
@@ -160,6 +171,7 @@ def run_scenario(
         visited=len(outcome.visited),
         remembered=len(outcome.remembered_locations()),
         outcome=outcome,
+        unknown_location_turns=unknown,
     )
 
 
@@ -454,6 +466,7 @@ class JerichoReplay(_Replay):
         super().__init__(document, container)
         self.spec = spec
         self.game = game
+        self.unknown_location_turns = 0
 
     def actions(self) -> list[str]:
         """The scripted actions, or the walkthrough (cut to `walkthrough_steps`)."""
@@ -479,53 +492,27 @@ class JerichoReplay(_Replay):
         return self.outcome(gs), turns
 
     def episode(self, gs: GameState, actions: list[str]) -> int:
-        """One episode from a reset; returns the turns played."""
-        obs = self.game.reset()
-        self.arrive(gs, obs, via=None)
-        self.add_message(gs, obs.text, present=obs.npcs_present, mentioned=obs.npcs_mentioned)
-        died = False
+        """One episode from a reset, through the play loop's translator; returns the turns."""
+        translator = StepTranslator(
+            self.bus, clock=self.clock, on_arrive=lambda obs, _via: self._arrived_at(obs)
+        )
+        obs = translator.start(gs, self.game.reset())
         turn = 0
         for turn, action in enumerate(actions, start=1):
             gs.turn = turn
-            self.add_message(gs, f"> {action}", role="player")
-            after = self.game.step(action)
-            if after.location_id is not None and after.location_id != obs.location_id:
-                self.arrive(gs, after, via=action)
-            elif after.location_id is not None:
-                self.reported.add(after.location_id)
-            self.add_message(
-                gs, after.text, present=after.npcs_present, mentioned=after.npcs_mentioned
-            )
-            outcome = _outcome(gs, turn, action, obs, after)
-            self.bus.handle(c.RecordTurn(gs, outcome))
-            if outcome.score_delta > 0:
-                self.bus.handle(
-                    c.CompleteObjective(
-                        gs,
-                        quest_id="score",
-                        objective_id=f"ep{gs.episode}-t{turn}",
-                        tags=[f"score:+{outcome.score_delta}", f"action:{action}"],
-                    )
-                )
-            died = died or after.died
-            obs = after
-            if after.done:
+            translator.player(gs, action)
+            obs, _outcome = translator.step(gs, turn, action, obs, self.game.step(action))
+            if obs.location_id is not None:
+                self.reported.add(obs.location_id)
+            if obs.done:
                 break
-        self.bus.handle(c.EndEpisode(gs, won=obs.won, died=died))
+        translator.finish(gs, obs)
+        self.unknown_location_turns += translator.track.unknown_location_turns
         return turn
 
-    def arrive(self, gs: GameState, obs: GameObservation, via: str | None) -> None:
-        """ChangeLocation to where the game says the player is (nothing when it cannot say)."""
-        if obs.location_id is None:
-            return
-        self.bus.handle(c.ChangeLocation(gs, obs.location_id, obs.location_name, via_action=via))
-        self.arrived(obs.location_id)
-
-
-def _outcome(
-    gs: GameState, turn: int, action: str, before: GameObservation, after: GameObservation
-) -> TurnOutcome:
-    return turn_outcome(gs.episode, turn, action, before, after)
+    def _arrived_at(self, obs: GameObservation) -> None:
+        if obs.location_id is not None:
+            self.arrived(obs.location_id)
 
 
 def _safe(name: str) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections import deque
+import re
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -22,7 +23,17 @@ from app.models.memory import (
 )
 from app.services import policy as pruning
 from app.services.clock import SystemClock
+from app.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
 from app.services.map_graph import MapGraph
+from app.services.outcomes import (
+    failed_commands,
+    failure_text,
+    failure_title,
+    is_failure,
+    ledger_key,
+    normalize_command,
+    unknown_word,
+)
 from app.services.policy import MemoryPolicy
 from app.services.similarity import is_similar, short_title
 from app.services.supersession import resolve
@@ -33,6 +44,8 @@ from app.services.triggers import detect_triggers
 log = logging.getLogger(__name__)
 
 VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+_NEW_WORDS = 3
+"""A same-titled memory replaces the old one when it brings at least this many new words."""
 
 
 class MemoryService(IMemoryService):
@@ -58,8 +71,17 @@ class MemoryService(IMemoryService):
         self._map = map_graph
         self._policy = policy
         self._history: deque[TurnOutcome] = deque(maxlen=policy.memory_history_window)
+        self._covered: set[tuple[int | None, int]] = set()
+        """(episode, message index) of messages an action outcome already read."""
+        self._summarized: dict[int, set[str]] = {}
         self.summary_failures = 0
-        self.synthesis_calls = 0
+        self.summarizer_calls: Counter[str] = Counter()
+        """Summarizer calls by kind: synthesis, location, npc, world."""
+
+    @property
+    def synthesis_calls(self) -> int:
+        """Synthesis calls so far (one kind of `summarizer_calls`)."""
+        return self.summarizer_calls["synthesis"]
 
     # -- scoped summaries (seed 004) -------------------------------------------------------
 
@@ -75,9 +97,24 @@ class MemoryService(IMemoryService):
         name = location.name if location and location.name else ""
         if not name and here:
             name = here[-1].location_name or ""
+        # Turns the action-outcome path already read are covered by its memories; a visit
+        # summary is asked for only when something else happened, or the room has no memory.
+        uncovered = [m for m in visit if (m.episode, m.index) not in self._covered]
+        seen = self._summarized.setdefault(loc_id, set())
+        news = [m for m in uncovered if m.role != "player" and _norm(m.text) not in seen]
         with self._store.transaction() as tx:
-            if visit:
-                self._summarize_location(game_state, tx, loc_id, name, visit)
+            if visit and (news or not self.location_memories(loc_id)):
+                if self._summarize_location(
+                    game_state, tx, loc_id, name, uncovered if news else visit, visit[-1].index
+                ):
+                    seen.update(_norm(m.text) for m in visit)
+            elif visit:
+                last = visit[-1].index
+                tx.after_commit(
+                    lambda: game_state.scenario.last_location_message_index.__setitem__(
+                        loc_id, last
+                    )
+                )
             for npc_id in _npcs_in(here, game_state):
                 self._summarize_npc(game_state, npc_id, here, loc_id)
 
@@ -88,28 +125,30 @@ class MemoryService(IMemoryService):
         loc_id: int,
         name: str,
         visit: list[Message],
-    ) -> None:
+        upto: int,
+    ) -> bool:
+        """Store a visit summary; False when the summarizer gave none (its cursor stays)."""
         summary = self._ask(
             "location",
             lambda: self._summarizer.summarize_location_session(game_state, loc_id, visit),
         )
         if not summary:
-            return
+            return False
         entry = self._new_entry(
             scope=MemoryScope.LOCATION,
             title=f"Visit to {name or f'location {loc_id}'}",
             text=summary,
-            tags=["session", f"location:{loc_id}"],
+            tags=["session"],
             location_id=loc_id,
             location_name=name or None,
             **_span(game_state, visit),
         )
         tx.add(entry)
-        last = visit[-1].index
         tx.after_commit(
-            lambda: game_state.scenario.last_location_message_index.__setitem__(loc_id, last)
+            lambda: game_state.scenario.last_location_message_index.__setitem__(loc_id, upto)
         )
         self._announce(tx, entry)
+        return True
 
     def _summarize_npc(
         self, game_state: GameState, npc_id: str, visit: list[Message], loc_id: int
@@ -153,8 +192,18 @@ class MemoryService(IMemoryService):
         self._map.set_name(to_id, name)
         if from_location_id is not None:
             self._map.add_connection(from_location_id, to_id, action=via)
+        record = self._store.location(to_id)
         with self._store.transaction() as tx:
             tx.record_visit(to_id, name, game_state.episode)
+            if name and record is not None and record.name and record.name != name:
+                self._rename(tx, to_id, record.name, name)
+
+    def _rename(self, tx: StoreTransaction, location_id: int, old: str, new: str) -> None:
+        """A better name for a room: every memory that showed the old one shows the new one."""
+        log.info("location %d renamed %r -> %r", location_id, old, new)
+        for entry in self._store.entries(location_id=location_id):
+            if entry.location_name == old:
+                tx.update(entry.model_copy(update={"location_name": new}))
 
     def on_world_event(
         self,
@@ -162,13 +211,17 @@ class MemoryService(IMemoryService):
         event_kind: str,
         tags: list[str] | None = None,
         related: Mapping[str, str | list[str]] | None = None,
+        title: str | None = None,
     ) -> None:
         related = dict(related or {})
         since = game_state.scenario.last_world_message_index
-        fresh = [m for m in game_state.conversation_history if m.index > since]
-        if not fresh:
+        history = game_state.conversation_history
+        fresh = [m for m in history if m.index > since]
+        if not history:
             return
-        window = fresh[-self._policy.world_message_window :]
+        # An event that shares its messages with the one before (an objective and the quest it
+        # ends) is still remembered: it is summarized from the latest messages.
+        window = (fresh or history[-1:])[-self._policy.world_message_window :]
         with self._store.transaction() as tx:
             summary = self._ask(
                 "world",
@@ -189,7 +242,7 @@ class MemoryService(IMemoryService):
                 category=(
                     MemoryCategory.DANGER if event_kind == "player_died" else MemoryCategory.NOTE
                 ),
-                title=_world_title(event_kind, related),
+                title=title or _world_title(event_kind, related, game_state),
                 text=summary,
                 tags=[f"world:{event_kind}", *(tags or [])],
                 quest_id=_str_or_none(related.get("quest_id")),
@@ -198,7 +251,7 @@ class MemoryService(IMemoryService):
                 **_span(game_state, window),
             )
             tx.add(entry)
-            last = fresh[-1].index
+            last = window[-1].index
             tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
             self._announce(tx, entry)
 
@@ -209,10 +262,17 @@ class MemoryService(IMemoryService):
     ) -> MemoryEntry | None:
         history = list(self._history)
         self._history.append(outcome)
+        self._cover(game_state, outcome)
         source = outcome.location_before
         if source is None:
             log.warning("turn %s: location before the action is unknown; not stored", outcome.turn)
             return None
+        if outcome.won:
+            return self._record_win_here(outcome)
+        if outcome.died and death_cause(outcome.action, outcome.response) is not DeathCause.COMMAND:
+            return None  # the world's ending, remembered by record_ending, not this command's
+        if _plain_failure(outcome):
+            return self._record_failure(outcome)
         record = (
             self._store.location(outcome.location_after)
             if outcome.location_after is not None
@@ -232,7 +292,8 @@ class MemoryService(IMemoryService):
         request = SynthesisRequest(
             outcome=outcome, triggers=triggers, existing=existing, history=history
         )
-        self.synthesis_calls += 1
+        self.summarizer_calls["synthesis"] += 1
+        log.debug("turn %s: synthesis for triggers %s", outcome.turn, ", ".join(triggers))
         try:
             decision = self._summarizer.synthesize(request)
         except Exception as exc:
@@ -240,11 +301,18 @@ class MemoryService(IMemoryService):
             return None
         if not decision.should_remember or not decision.memory_title.strip():
             return None
-        if any(
-            e.title.strip().lower() == decision.memory_title.strip().lower()
-            and e.category is decision.category
+        text = decision.memory_text.strip()
+        if outcome.died:
+            words = ending_text(outcome.response)
+            if words and words not in text:
+                text = f'{text} The game said: "{words}"'
+        same = [
+            e
             for e in existing
-        ):
+            if e.title.strip().lower() == decision.memory_title.strip().lower()
+            and e.category is decision.category
+        ]
+        if same and not any(_adds_content(text, e.text) for e in same):
             log.info(
                 "synthesis repeated an existing memory title %r; skipped", decision.memory_title
             )
@@ -257,9 +325,9 @@ class MemoryService(IMemoryService):
             category=decision.category,
             status=decision.status,
             title=decision.memory_title.strip(),
-            text=decision.memory_text.strip(),
+            text=text,
             importance=decision.importance,
-            tags=[f"location:{source}", *triggers, *([move_tag] if move_tag else [])],
+            tags=[move_tag] if move_tag else [],  # triggers are logged, not stored
             episode=outcome.episode,
             turn_start=first_turn if decision.multi_step else outcome.turn,
             turn_end=outcome.turn,
@@ -268,13 +336,143 @@ class MemoryService(IMemoryService):
             location_name=outcome.location_before_name or None,
         )
         resolution = resolve(decision, existing, self._policy.max_supersessions)
+        # the same title with more to say (a procedure that now has its steps) replaces the old
+        supersede = list(dict.fromkeys([*resolution.supersede, *(e.id for e in same)]))
         with self._store.transaction() as tx:
             tx.add(entry)
-            for old_id in resolution.supersede:
+            for old_id in supersede:
                 tx.supersede(old_id, entry.id)
                 tx.after_commit(self._superseded_callback(old_id, entry.id))
             for old_id in resolution.invalidate:
-                tx.supersede(old_id, None)
+                if old_id not in supersede:
+                    tx.supersede(old_id, None)
+            self._announce(tx, entry)
+        return entry
+
+    def _cover(self, game_state: GameState, outcome: TurnOutcome) -> None:
+        """Mark the turn's own messages (its command and the game's answer) as read."""
+        for message in reversed(game_state.conversation_history[-4:]):
+            if message.turn != outcome.turn:
+                break
+            if message.text == outcome.response or message.text == f"> {outcome.action}":
+                self._covered.add((message.episode, message.index))
+
+    def _record_failure(self, outcome: TurnOutcome) -> MemoryEntry | None:
+        """One FAILURE memory per (room, object), listing every command that failed on it.
+
+        No summarizer call: the game's refusal is the fact. A new command on the same object
+        updates that memory in place (same id); a command already listed changes nothing.
+        """
+        source = outcome.location_before
+        assert source is not None
+        command = normalize_command(outcome.action)
+        thing = ledger_key(command)
+        tag = f"object:{thing}" if thing else "object:-"
+        current = next(
+            (
+                e
+                for e in self.location_memories(source)
+                if e.category is MemoryCategory.FAILURE and tag in e.tags
+            ),
+            None,
+        )
+        commands = failed_commands(current.text) if current is not None else []
+        if command in commands:
+            return None
+        commands.append(command)
+        fields: dict[str, Any] = {
+            "title": failure_title(commands),
+            "text": failure_text(commands, outcome.response),
+        }
+        with self._store.transaction() as tx:
+            if current is None:
+                entry = self._new_entry(
+                    scope=MemoryScope.LOCATION,
+                    category=MemoryCategory.FAILURE,
+                    importance=400,
+                    tags=[tag],
+                    episode=outcome.episode,
+                    turn_start=outcome.turn,
+                    turn_end=outcome.turn,
+                    location_id=source,
+                    location_name=outcome.location_before_name or None,
+                    **fields,
+                )
+                tx.add(entry)
+            else:
+                if current.episode == outcome.episode:
+                    fields["turn_end"] = outcome.turn
+                entry = current.model_copy(update=fields)
+                tx.update(entry)
+            self._announce(tx, entry)
+        return entry
+
+    def _record_win_here(self, outcome: TurnOutcome) -> MemoryEntry:
+        """The winning command, at the room where it won, in the game's words."""
+        source = outcome.location_before
+        assert source is not None
+        words = ending_text(outcome.response)
+        entry = self._new_entry(
+            scope=MemoryScope.LOCATION,
+            category=MemoryCategory.SUCCESS,
+            title=f"Won the game by '{normalize_command(outcome.action)}'",
+            text=f"'{normalize_command(outcome.action)}' here won the game: {words}",
+            importance=1000,
+            tags=["ending:won"],
+            episode=outcome.episode,
+            turn_start=outcome.turn,
+            turn_end=outcome.turn,
+            score_delta=outcome.score_delta,
+            location_id=source,
+            location_name=outcome.location_before_name or None,
+        )
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            self._announce(tx, entry)
+        return entry
+
+    def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
+        if not (final.won or final.died):
+            return None
+        room = final.location_before_name or (
+            f"location {final.location_before}" if final.location_before is not None else ""
+        )
+        where = f" in {room}" if room else ""
+        words = ending_text(final.response) or final.response.strip()
+        action = normalize_command(final.action)
+        if final.won:
+            title = f"Won the game{where} at turn {final.turn}"
+            category = MemoryCategory.SUCCESS
+            kind = "game_won"
+        else:
+            cause = death_cause(final.action, final.response)
+            how = f"by '{action}'" if cause is DeathCause.COMMAND else f"({CAUSE_WORDS[cause]})"
+            title = f"Died{where} at turn {final.turn} {how}"
+            category = MemoryCategory.DANGER
+            kind = "player_died"
+        entry = self._new_entry(
+            scope=MemoryScope.WORLD,
+            category=category,
+            title=title,
+            text=words,
+            importance=1000 if final.won else 900,
+            tags=[f"world:{kind}", "ending", f"episode:{final.episode}"]
+            + ([] if final.won else [f"cause:{cause.value}"]),
+            episode=final.episode,
+            turn_start=final.turn,
+            turn_end=final.turn,
+            score_delta=final.score_delta,
+            location_id=final.location_before,
+        )
+        last = game_state.conversation_history[-1].index if game_state.conversation_history else -1
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
+            tx.after_commit(
+                lambda: self._publisher.publish(
+                    events.world_event_recorded, self, event_kind=kind, related={}
+                )
+            )
             self._announce(tx, entry)
         return entry
 
@@ -353,6 +551,7 @@ class MemoryService(IMemoryService):
     # -- helpers ---------------------------------------------------------------------------
 
     def _ask(self, scope: str, call: Callable[[], str]) -> str:
+        self.summarizer_calls[scope] += 1
         try:
             return call().strip()
         except Exception as exc:
@@ -423,9 +622,23 @@ def _mention_window(
     return [fresh[p] for p in sorted(keep)]
 
 
-def _world_title(event_kind: str, related: Mapping[str, str | list[str]]) -> str:
-    detail = ", ".join(f"{k}={v}" for k, v in sorted(related.items()) if isinstance(v, str))
-    return f"{event_kind.replace('_', ' ').capitalize()}" + (f" ({detail})" if detail else "")
+def _world_title(
+    event_kind: str, related: Mapping[str, str | list[str]], game_state: GameState
+) -> str:
+    """"Quest completed: rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
+    head = event_kind.replace("_", " ").capitalize()
+    location = _int_or_none(related.get("location_id"))
+    names = [
+        _location_name(game_state, location) or f"location {location}"
+        if key == "location_id" and location is not None
+        else str(value).replace("_", " ")
+        for key in ("objective_id", "quest_id", "act_id", "encounter_id", "location_id")
+        if isinstance(value := related.get(key), str) and value
+    ]
+    if not names:
+        return head
+    detail = names[0] + (f" ({', '.join(names[1:])})" if len(names) > 1 else "")
+    return f"{head}: {detail}"
 
 
 def _str_or_none(value: str | list[str] | None) -> str | None:
@@ -443,6 +656,27 @@ def _location_name(game_state: GameState, location_id: int | None) -> str | None
         return None
     location = game_state.locations.get(location_id)
     return location.name if location and location.name else None
+
+
+def _adds_content(new: str, old: str) -> bool:
+    """Whether `new` says at least a few things `old` does not (a procedure that gained steps)."""
+    old_words = set(re.findall(r"[a-z0-9']+", old.lower()))
+    added = {w for w in re.findall(r"[a-z0-9']+", new.lower()) if w not in old_words}
+    return len(added) >= _NEW_WORDS
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _plain_failure(outcome: TurnOutcome) -> bool:
+    """A refusal that changed nothing (no move, score or inventory change, no ending), about
+    this room: "I don't know the word X" is about the game's vocabulary, not the room."""
+    if outcome.moved or outcome.score_delta != 0 or outcome.inventory_changed:
+        return False
+    if outcome.died or outcome.won or "'" in outcome.action:
+        return False
+    return is_failure(outcome.response) and unknown_word(outcome.response) is None
 
 
 def _move_tag(outcome: TurnOutcome) -> str | None:

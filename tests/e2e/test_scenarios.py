@@ -167,7 +167,7 @@ def test_a_wrong_expectation_fails_with_a_readable_diff(tmp_path: Path) -> None:
         memory
     )
     assert "closest:" in memory
-    assert "[NOTE] Act progressed (act_id=act-2) (world, ACTIVE)" in memory
+    assert "[NOTE] Act progressed: act-2 (world, ACTIVE)" in memory
     assert "differs: text lacks 'slays the dragon'" in memory
     line = text.splitlines().index(next(ln for ln in text.splitlines() if "slays the dragon" in ln))
     assert failed["memories[13]"].line == line + 1

@@ -120,8 +120,13 @@ def test_world_event_creates_world_memory_over_bounded_window() -> None:
     assert entry.tags == ["world:quest_completed", "main"]
     assert env.summarizer.calls == [("world", "quest_completed", idx[-3:])]
     assert env.gs.scenario.last_world_message_index == idx[-1]
-    env.service.on_world_event(env.gs, "act_progressed")  # nothing new since the cursor
-    assert len(env.service.world_memories()) == 1
+    # nothing new since the cursor: still remembered, from the latest message
+    env.service.on_world_event(env.gs, "act_progressed", related={"act_id": "act-2"})
+    assert [e.title for e in env.service.world_memories()] == [
+        "Quest completed: q1",
+        "Act progressed: act-2",
+    ]
+    assert env.summarizer.calls[-1] == ("world", "act_progressed", idx[-1:])
 
 
 @pytest.mark.parametrize("scope", ["location", "npc", "world"])
@@ -149,9 +154,13 @@ def test_failing_summarizer_loses_nothing_and_keeps_cursors(env: Env, scope: str
     else:
         assert env.gs.scenario.last_world_message_index == cursors.last_world_message_index
     env.summarizer.fail_scopes = set()  # the retry later picks up what was skipped
-    env.service.on_world_event(env.gs, "quest_completed")
-    env.service.on_location_exit(env.gs)
-    assert len(env.store.entries()) == len(before) + 3
+    kind = {"location": MemoryScope.LOCATION, "npc": MemoryScope.NPC, "world": MemoryScope.WORLD}
+    count = len(env.store.entries(scope=kind[scope]))
+    if scope == "world":
+        env.service.on_world_event(env.gs, "quest_completed")
+    else:
+        env.service.on_location_exit(env.gs)
+    assert len(env.store.entries(scope=kind[scope])) == count + 1
 
 
 def test_cursor_does_not_move_when_the_store_write_fails(env: Env) -> None:

@@ -13,30 +13,38 @@ from collections.abc import Mapping, Sequence
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
 from app.models.game import GameState, Message, NPCInstance, TurnOutcome
 from app.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
+from app.services.endings import ending_text
 from app.services.map_graph import normalize_direction
+from app.services.outcomes import FAILURE_PATTERNS, first_sentences, is_failure
 
-FAILURE_PATTERNS = re.compile(
-    r"\b(you can'?t|can not|cannot|i don'?t (understand|know)|doesn'?t (fit|work|seem)|"
-    r"won'?t budge|is locked|nothing happens|there is no|you don'?t see|not possible|"
-    r"that'?s not|isn'?t (open|possible)|you are empty-handed|too heavy|no verb|"
-    r"not something you can|beyond your|futile|have no effect|you fail|you have to|"
-    r"fixed in place|isn'?t something you can|you'?ll have to|first\.$)\b",
-    re.IGNORECASE,
-)
 UNCERTAIN_PATTERNS = re.compile(r"\b(accepts?|graciously|seems? (pleased|satisfied))\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_PROSE = re.compile(r"[a-z]{2,}.*\s.*[a-z]{2,}")
+_TITLE_LINE = re.compile(r"^[A-Z][\w'\-]*(?: [\w'\-]+){0,5}$|^-= .* =-$")
+_BANNER_WORDS = re.compile(
+    r"\b(copyright|\(c\)|release \d|serial (?:number|no)|inform v?\d|all rights reserved|"
+    r"interpreter|version \d)", re.I
+)
+
+__all__ = ["FAILURE_PATTERNS", "RuleBasedSummarizer", "first_sentences", "is_failure"]
 
 
-def first_sentences(text: str, count: int = 1, limit: int = 220) -> str:
-    """The first `count` sentences of `text`, whitespace collapsed, at most `limit` chars."""
-    flat = " ".join(text.split())
-    picked = " ".join(_SENTENCE.split(flat)[:count])
-    return picked if len(picked) <= limit else picked[: limit - 3].rstrip() + "..."
-
-
-def is_failure(response: str) -> bool:
-    """Whether a game response reads as a refusal or a failed action."""
-    return bool(FAILURE_PATTERNS.search(response))
+def prose(text: str) -> str:
+    """`text` without what is not prose: title banners, room headers, ASCII art, commands."""
+    kept = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if (
+            not stripped
+            or stripped.startswith(">")
+            or _TITLE_LINE.match(stripped)
+            or _BANNER_WORDS.search(stripped)
+        ):
+            continue
+        letters = sum(ch.isalpha() for ch in stripped)
+        if letters < len(stripped) * 0.6 or not _PROSE.search(stripped):
+            continue
+        kept.append(stripped)
+    return " ".join(kept)
 
 
 class RuleBasedSummarizer(ISummarizer):
@@ -50,8 +58,8 @@ class RuleBasedSummarizer(ISummarizer):
             return SynthesisDecision(
                 should_remember=True,
                 category=MemoryCategory.DANGER,
-                memory_title=f"Deadly: {o.action}",
-                memory_text=f"'{o.action}' here led to death: {gist}",
+                memory_title=f"Died by '{o.action}'",
+                memory_text=f"'{o.action}' here was fatal: {ending_text(o.response) or gist}",
                 importance=900,
                 supersedes_memory_ids=tentative,
                 reasoning="death is always worth remembering; it confirms earlier guesses",
@@ -61,7 +69,7 @@ class RuleBasedSummarizer(ISummarizer):
             return SynthesisDecision(
                 should_remember=True,
                 category=MemoryCategory.SUCCESS,
-                memory_title=f"Score by {o.action}",
+                memory_title=f"Scored {o.score_delta} by '{o.action}'",
                 memory_text=_with_steps(
                     f"'{o.action}' gained {o.score_delta} points: {gist}", steps
                 ),
@@ -115,12 +123,12 @@ class RuleBasedSummarizer(ISummarizer):
     def summarize_location_session(
         self, game_state: GameState, location_id: int, messages: Sequence[Message]
     ) -> str:
-        if not messages:
+        said = [text for m in messages if m.role != "player" and (text := prose(m.text))]
+        if not said:
             return ""
-        first = first_sentences(messages[0].text)
-        last = first_sentences(messages[-1].text) if len(messages) > 1 else ""
-        count = f"{len(messages)} messages here."
-        return " ".join(p for p in (first, last, count) if p)
+        first = first_sentences(said[0])
+        last = first_sentences(said[-1]) if len(said) > 1 else ""
+        return " ".join(dict.fromkeys(p for p in (first, last) if p))
 
     def summarize_npc_interactions(
         self, game_state: GameState, npc: NPCInstance, messages: Sequence[Message]

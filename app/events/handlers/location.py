@@ -33,9 +33,7 @@ class LocationHandler:
         state = command.game_state
         from_id = state.scenario.current_location_id
         if from_id is None:
-            log.warning(
-                "ChangeLocation to %s with no current location: nothing to summarize", to_id
-            )
+            log.debug("ChangeLocation to %s: the first move, nothing to summarize", to_id)
         elif from_id not in state.locations:
             log.warning("ChangeLocation from unknown location %s: summarizing by id only", from_id)
         if from_id is not None:
@@ -45,8 +43,8 @@ class LocationHandler:
         if location is None:
             location = LocationState(id=to_id, name=command.to_location_name)
             state.locations[to_id] = location
-        elif command.to_location_name and not location.name:
-            location.name = command.to_location_name
+        elif command.to_location_name and location.name != command.to_location_name:
+            location.name = command.to_location_name  # a better name learned later
         state.scenario.current_location_id = to_id
         self._memory.on_location_enter(state, from_id, via=command.via_action)
         self._publisher.publish(

@@ -23,6 +23,7 @@ class QuestHandler:
             "objective_completed",
             tags=list(command.tags),
             related={"quest_id": command.quest_id, "objective_id": command.objective_id},
+            title=command.title or None,
         )
 
     def complete_quest(self, command: CompleteQuest) -> None:

@@ -47,7 +47,12 @@ class EpisodeHandler:
     def end_episode(self, command: EndEpisode) -> None:
         """Close the episode."""
         state = command.game_state
-        if command.won or command.died:
+        if command.final is not None and (command.won or command.died):
+            final = command.final.model_copy(
+                update={"won": command.won, "died": command.died and not command.won}
+            )
+            self._memory.record_ending(state, final)
+        elif command.won or command.died:
             kind = "game_won" if command.won else "player_died"
             self._memory.on_world_event(
                 state,

@@ -1,0 +1,114 @@
+"""Endings read by rules: the game's own ending text, and whether the last command caused a death.
+
+A death is blamed on the last command only when the death follows that command's own answer
+(`jump` -> "You jump... You have died"). A death that comes after the command's ordinary answer
+("Taken." then "The bomb goes off"), after a command that does nothing to the world (`wait`,
+`look`), or whose text names hunger, thirst, air or time, is an ending of the world (clock,
+hunger, air or plot), never a danger of the command.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from app.services.outcomes import is_failure
+
+
+class DeathCause(StrEnum):
+    """Why an episode ended in death."""
+
+    COMMAND = "command"
+    CLOCK = "clock"
+    HUNGER = "hunger"
+    AIR = "air"
+    PLOT = "plot"
+
+
+CAUSE_WORDS = {
+    DeathCause.COMMAND: "by a command",
+    DeathCause.CLOCK: "time ran out",
+    DeathCause.HUNGER: "hunger or thirst",
+    DeathCause.AIR: "out of air",
+    DeathCause.PLOT: "an event",
+}
+
+_BANNER = re.compile(r"\*{2,}[^*\n]*\*{2,}")
+_DEATH_BANNER = re.compile(r"\*+\s*you (?:have )?(?:died|lost|are dead)\s*\*+", re.IGNORECASE)
+_PROMPT_LINE = re.compile(
+    r"^\s*(?:would you like to|do you want to|please (?:type|answer|enter)|\[?(?:hit|press) "
+    r"any key|>).*$|^.*\b(?-i:RESTART|RESTORE|QUIT|UNDO)\b.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CAUSE_PATTERNS = (
+    (DeathCause.HUNGER, re.compile(r"\b(starv\w*|hunger|hungry|thirst\w*|dehydrat\w*)\b", re.I)),
+    (
+        DeathCause.AIR,
+        re.compile(
+            r"\b(suffocat\w*|asphyxia\w*|oxygen|out of air|no air|breath\w*|drown\w*)\b", re.I
+        ),
+    ),
+    (
+        DeathCause.CLOCK,
+        re.compile(
+            r"\b(time (?:is up|has run out|runs out|ran out)|too late|clock strikes|"
+            r"out of time|deadline|countdown)\b",
+            re.I,
+        ),
+    ),
+)
+_PASSIVE = frozenset(
+    [
+        "look",
+        "l",
+        "wait",
+        "z",
+        "inventory",
+        "i",
+        "score",
+        "diagnose",
+        "examine",
+        "x",
+        "listen",
+        "smell",
+        "think",
+        "again",
+        "g",
+        "save",
+        "verbose",
+        "brief",
+    ]
+)
+_SHORT_ANSWER = 40
+
+
+def ending_text(response: str) -> str:
+    """The game's own ending words: its response without the RESTART/RESTORE prompts.
+
+    A death the game recovers from (Zork's resurrection) ends at the death banner, so the
+    ending is not mixed with the room the player wakes up in.
+    """
+    banner = _DEATH_BANNER.search(response)
+    text = response[: banner.end()] if banner else response
+    text = _PROMPT_LINE.sub("", text)
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", text)]
+    return "\n".join(p for p in paragraphs if p).strip()
+
+
+def death_cause(action: str, response: str) -> DeathCause:
+    """Whether `action` caused the death its `response` reports, or the world did (see above)."""
+    words = ending_text(response)
+    for cause, pattern in _CAUSE_PATTERNS:
+        if pattern.search(words):
+            return cause
+    verb = action.lower().split()[0] if action.strip() else ""
+    if verb in _PASSIVE:
+        return DeathCause.PLOT
+    banner = _BANNER.search(response)
+    lead = response[: banner.start()] if banner else response
+    before_death = [p.strip() for p in re.split(r"\n\s*\n", lead) if p.strip()]
+    if len(before_death) >= 2:
+        answer = " ".join(before_death[0].split())
+        if len(answer) <= _SHORT_ANSWER or is_failure(answer):
+            return DeathCause.PLOT
+    return DeathCause.COMMAND
