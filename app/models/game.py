@@ -44,6 +44,8 @@ class NPCInstance(BaseModel):
 
     instance_id: str = Field(min_length=1)
     name: str
+    aliases: list[str] = Field(default_factory=list)
+    """Other names the text may use for this NPC ("the harbourmaster" for Mira)."""
     current_location_id: LocationId | None = None
 
 

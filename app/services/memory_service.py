@@ -116,7 +116,9 @@ class MemoryService(IMemoryService):
                     )
                 )
             for npc_id in _npcs_in(here, game_state):
-                self._summarize_npc(game_state, npc_id, here, loc_id)
+                # every mention since the NPC's cursor, wherever it was: a summary that failed
+                # elsewhere is retried here, so moving the cursor never skips it
+                self._summarize_npc(game_state, npc_id, game_state.conversation_history, loc_id)
 
     def _summarize_location(
         self,
@@ -163,7 +165,10 @@ class MemoryService(IMemoryService):
         )
         if not summary:
             return
-        where = _location_name(game_state, loc_id) or f"location {loc_id}"
+        places = dict.fromkeys(m.location_id for m in window if m.location_id is not None)
+        where = " and ".join(
+            _location_name(game_state, p) or f"location {p}" for p in (places or {loc_id: None})
+        )
         entry = self._new_entry(
             scope=MemoryScope.NPC,
             title=f"{npc.name} at {where}",
@@ -602,8 +607,16 @@ def _npcs_in(messages: Sequence[Message], game_state: GameState) -> list[str]:
 
 
 def _named_in(message: Message, game_state: GameState) -> list[str]:
-    text = message.text.lower()
-    return [i for i, npc in game_state.npcs.items() if npc.name and npc.name.lower() in text]
+    """NPCs named in the text by a whole word or phrase: "Ed" is not in "opened"."""
+    return [
+        npc_id
+        for npc_id, npc in game_state.npcs.items()
+        if any(_mentions(message.text, name) for name in (npc.name, *npc.aliases) if name)
+    ]
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
 
 
 def _mention_window(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from typing import Any
 
 import pytest
@@ -64,14 +66,16 @@ def test_exit_summary_is_requested_before_the_move(memory: Any, state: GameState
     memory.on_location_enter.assert_called_once_with(state, 1, via=None)
 
 
-def test_move_from_unknown_location_warns_and_still_moves(
+def test_the_first_move_summarizes_nothing_and_logs_nothing_above_debug(
     memory: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     gs = GameState()
-    make_bus(memory).handle(c.ChangeLocation(gs, 5, "Cellar"))
+    with caplog.at_level(logging.DEBUG):
+        make_bus(memory).handle(c.ChangeLocation(gs, 5, "Cellar"))
     assert gs.scenario.current_location_id == 5
     memory.on_location_exit.assert_not_called()
-    assert "no current location" in caplog.text
+    assert "the first move" in caplog.text
+    assert not [r for r in caplog.records if r.levelno > logging.DEBUG]
 
 
 def test_move_from_location_missing_in_state_warns_and_moves(

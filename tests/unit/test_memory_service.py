@@ -385,3 +385,45 @@ def test_the_same_note_about_two_places_is_two_notes(env: Env) -> None:
     again = env.service.remember(env.gs, "'north' does not work here.", 300, location_id=2)
     assert first is not None and second is not None and again is None
     assert sorted(m.location_id or 0 for m in env.service.top_memories(10)) == [1, 2]
+
+
+# -- NPC and world exactness -------------------------------------------------------------------
+
+
+def test_an_npc_is_named_by_whole_words_not_inside_other_words(env: Env) -> None:
+    env.gs.npcs["ed"] = NPCInstance(instance_id="ed", name="Ed", aliases=["the smith"])
+    env.at(1)
+    env.say("You opened the door; it creaked.")
+    env.service.on_location_exit(env.gs)
+    assert env.service.npc_memories("ed") == []
+    env.say("The smith nods at you.")
+    env.service.on_location_exit(env.gs)
+    assert len(env.service.npc_memories("ed")) == 1
+
+
+def test_a_failed_npc_summary_at_one_room_is_not_skipped_by_a_later_success(env: Env) -> None:
+    env.at(1)
+    at_tavern = env.say("Bram hands you a map.", present=["bram"])
+    env.summarizer.fail_scopes = {"npc"}
+    env.service.on_location_exit(env.gs)
+    assert env.service.npc_memories("bram") == []
+    env.summarizer.fail_scopes = set()
+    env.at(2)
+    on_street = env.say("Bram waves from a doorway.", present=["bram"])
+    env.service.on_location_exit(env.gs)
+    [memory] = env.service.npc_memories("bram")
+    npc_calls = [idx for scope, _, idx in env.summarizer.calls if scope == "npc"]
+    assert at_tavern in npc_calls[-1] and on_street in npc_calls[-1]
+    assert memory.title == "Bram at Tavern and Street"
+    assert env.gs.scenario.last_npc_message_index["bram"] == on_street
+
+
+def test_an_objective_and_its_quest_back_to_back_are_two_world_memories(env: Env) -> None:
+    env.at(1)
+    env.say("You hand Bram the rat tails.")
+    env.service.on_world_event(
+        env.gs, "objective_completed", related={"quest_id": "rats", "objective_id": "tails"}
+    )
+    env.service.on_world_event(env.gs, "quest_completed", related={"quest_id": "rats"})
+    titles = [e.title for e in env.service.world_memories()]
+    assert titles == ["Objective completed: tails (rats)", "Quest completed: rats"]

@@ -133,8 +133,9 @@ class RuleBasedSummarizer(ISummarizer):
     def summarize_npc_interactions(
         self, game_state: GameState, npc: NPCInstance, messages: Sequence[Message]
     ) -> str:
-        name = npc.name.lower()
-        about = [m for m in messages if name in m.text.lower()] or list(messages)
+        names = [re.escape(n) for n in (npc.name, *npc.aliases) if n]
+        named = re.compile(rf"(?<!\w)(?:{'|'.join(names)})(?!\w)", re.I) if names else None
+        about = [m for m in messages if named and named.search(m.text)] or list(messages)
         return " ".join(first_sentences(m.text) for m in about[:3])
 
     def summarize_world_update(
