@@ -44,7 +44,7 @@ class CairnSettings(BaseSettings):
     superseded_kept_per_key: int = Field(100, ge=0)
     narrative_entries_per_scope: int = Field(3, ge=1)
     max_successes_shown: int = Field(5, ge=0)
-    max_failures_shown: int = Field(5, ge=0)
+    max_failures_shown: int = Field(12, ge=0)
     max_other_shown: int = Field(3, ge=0)
     location_memory_max_tokens: int = Field(500, ge=50)
     prompt_token_budget: int = Field(2000, ge=100)

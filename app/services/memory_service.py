@@ -44,6 +44,8 @@ from app.services.triggers import detect_triggers
 log = logging.getLogger(__name__)
 
 VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+VISIT_IMPORTANCE = 200
+"""Visit summaries rank below every action memory (notes 300, failures 400, successes 550+)."""
 _NEW_WORDS = 3
 """A same-titled memory replaces the old one when it brings at least this many new words."""
 
@@ -140,6 +142,7 @@ class MemoryService(IMemoryService):
             scope=MemoryScope.LOCATION,
             title=f"Visit to {name or f'location {loc_id}'}",
             text=summary,
+            importance=VISIT_IMPORTANCE,
             tags=["session"],
             location_id=loc_id,
             location_name=name or None,

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.interfaces.store import StoreTransaction
-from app.models.memory import MemoryEntry, MemoryScope, MemoryStatus
+from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +45,27 @@ def scope_key(entry: MemoryEntry) -> tuple[MemoryScope, str]:
     return entry.scope, ""
 
 
+_KIND_ORDER = {
+    MemoryCategory.NOTE: 1,
+    MemoryCategory.DISCOVERY: 2,
+    MemoryCategory.SUCCESS: 3,
+    MemoryCategory.FAILURE: 3,
+    MemoryCategory.DANGER: 4,
+}
+
+
+def _usefulness(entry: MemoryEntry) -> int:
+    """How much a memory is worth keeping by its kind: a visit summary least, a danger most."""
+    return 0 if "session" in entry.tags else _KIND_ORDER[entry.category]
+
+
 def prune(entries: Iterable[MemoryEntry], policy: MemoryPolicy, tx: StoreTransaction) -> list[str]:
     """Stage the pruning policy; return one line per memory retired or removed.
 
     1. Per scope key, at most `cap` visible (ACTIVE or TENTATIVE) memories. The excess is
-       RETIRED, never deleted: TENTATIVE first, then lowest importance, then oldest; a retired
+       RETIRED, never deleted, least useful kind first: TENTATIVE, then visit summaries, then
+       notes, discoveries, successes and failures, dangers last; inside a kind the lowest
+       importance, then the oldest. A retired
        memory becomes SUPERSEDED (no successor) with the tag `pruned`, stays on disk and leaves
        the prompts.
     2. Per scope key, at most `superseded_kept_per_key` SUPERSEDED memories are kept; the
@@ -66,7 +82,12 @@ def prune(entries: Iterable[MemoryEntry], policy: MemoryPolicy, tx: StoreTransac
         if excess > 0:
             order = sorted(
                 visible,
-                key=lambda e: (e.status is not MemoryStatus.TENTATIVE, e.importance, e.created_at),
+                key=lambda e: (
+                    e.status is not MemoryStatus.TENTATIVE,
+                    _usefulness(e),
+                    e.importance,
+                    e.created_at,
+                ),
             )
             for entry in order[:excess]:
                 tx.update(

@@ -32,6 +32,7 @@ from app.services.context import (
     WorldMemoryBuilder,
     estimate_tokens,
 )
+from app.services.outcomes import failure_text
 
 C = MemoryCategory
 DAY0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
@@ -237,7 +238,7 @@ def test_superseded_memory_is_never_shown(memory: Any) -> None:
     assert "stuck" not in narrative
 
 
-def test_per_category_caps_keep_the_newest(memory: Any) -> None:
+def test_per_kind_caps_keep_the_most_important_then_newest(memory: Any) -> None:
     memory.location_memories.return_value = [
         *(mem(f"win{i}", category=C.SUCCESS, turn=i) for i in range(7)),
         *(mem(f"lose{i}", category=C.FAILURE, turn=i) for i in range(7)),
@@ -247,17 +248,17 @@ def test_per_category_caps_keep_the_newest(memory: Any) -> None:
     text = built(LocationMemoryBuilder(memory, max_tokens=10_000).build(request())).text
 
     assert [f"win{i}" in text for i in range(7)] == [False, False, True, True, True, True, True]
-    assert [f"lose{i}" in text for i in range(7)] == [False, False, True, True, True, True, True]
+    assert all(f"lose{i}" in text for i in range(7))  # failures are compact: all 7 fit the cap
     assert [f"found{i}" in text for i in range(5)] == [False, False, True, True, True]
     assert [f"note{i}" in text for i in range(4)] == [False, True, True, True]
-    assert text.endswith("(+7 older memories not shown)")
+    assert text.endswith("(+5 more memories not shown)")
 
 
 def test_caps_are_configurable(memory: Any) -> None:
     memory.location_memories.return_value = [mem(f"win{i}", category=C.SUCCESS) for i in range(4)]
     text = built(LocationMemoryBuilder(memory, max_successes=1).build(request())).text
     assert "win3" in text and "win2" not in text
-    assert "(+3 older memories not shown)" in text
+    assert "(+3 more memories not shown)" in text
 
 
 def test_token_cap_drops_least_important_then_oldest_and_says_so(memory: Any) -> None:
@@ -282,7 +283,42 @@ def test_token_cap_drops_least_important_then_oldest_and_says_so(memory: Any) ->
     shown_mid = [i for i in range(5) if f"mid{i}" in text]
     assert shown_mid and shown_mid == list(range(5 - len(shown_mid), 5))  # newest kept
     hidden = 3 + 5 - len(shown_mid)
-    assert text.endswith(f"(+{hidden} older memories not shown)")
+    assert text.endswith(f"(+{hidden} more memories not shown)")
+
+
+def visit(n: int) -> MemoryEntry:
+    entry = mem(f"Visit to Living Room #{n}", f"You wander about ({n}).", importance=200, turn=n)
+    return entry.model_copy(update={"tags": ["session"]})
+
+
+def test_visit_summaries_never_displace_action_memories(memory: Any) -> None:
+    ledger = failure_text(["take sword", "break sword", "pull sword"], "It is fixed in place.")
+    memory.location_memories.return_value = [
+        *(visit(i) for i in range(30)),
+        mem("Take, break or pull sword", ledger, category=C.FAILURE, importance=400, turn=40),
+        mem("Scored 5 by 'take lantern'", "'take lantern' gained 5.", category=C.SUCCESS),
+    ]
+    text = built(LocationMemoryBuilder(memory).build(request())).text
+    assert "Tried here, did not work: 'take sword', 'break sword', 'pull sword'." in text
+    assert "It is fixed in place." not in text  # the game's answer stays in the file
+    assert "take lantern" in text
+    assert [f"#{i}]" in text or f"({i})." in text for i in range(30)].count(True) == 1
+    assert "(29)." in text  # only the latest visit, after the action memories
+    assert text.index("(29).") > text.index("take lantern")
+
+
+def test_over_the_token_cap_visit_summaries_and_notes_go_before_failures(memory: Any) -> None:
+    long = "The walls are covered in faded tapestries depicting ancient battles. " * 4
+    memory.location_memories.return_value = [
+        mem("Take rug", failure_text(["take rug"], "No."), category=C.FAILURE, importance=400),
+        *(mem(f"note{i}", long, importance=900, turn=i) for i in range(6)),
+        visit(50).model_copy(update={"text": long}),
+    ]
+    text = built(LocationMemoryBuilder(memory, max_tokens=250).build(request())).text
+    assert "'take rug'" in text  # a failure outlives notes of higher importance
+    assert sum(f"note{i}" in text for i in range(6)) < 6
+    assert "Visit to" not in text
+    assert text.endswith("more memories not shown)")
 
 
 def test_memory_text_cannot_add_structure_to_the_prompt(memory: Any) -> None:
@@ -413,7 +449,7 @@ def test_top_notes_by_importance(memory: Any) -> None:
     ]
     text = built(TopNotesBuilder(memory, limit=2).build(request())).text
     assert text == "- [900] Lantern: always carry it\n- [400] Leaflet"
-    memory.top_memories.assert_called_once_with(limit=2)
+    memory.top_memories.assert_called_once_with(limit=6)
 
 
 # -- Turn builders -----------------------------------------------------------------------------

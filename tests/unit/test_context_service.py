@@ -253,7 +253,7 @@ def test_settings_reach_the_builders(memory: Any) -> None:
     svc = ContextService(default_builders(memory, max_successes_shown=2))
     text = svc.assemble("adventurer", req()).text
     assert "win3" in text and "win1" not in text
-    assert "(+2 older memories not shown)" in text
+    assert "(+2 more memories not shown)" in text
 
 
 def test_reported_costs_match_the_section_texts(memory: Any) -> None:

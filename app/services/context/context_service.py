@@ -155,7 +155,7 @@ def default_builders(
     memory: IMemoryService,
     *,
     max_successes_shown: int = 5,
-    max_failures_shown: int = 5,
+    max_failures_shown: int = 12,
     max_other_shown: int = 3,
     location_memory_max_tokens: int = 500,
     narrative_entries_per_scope: int = 3,

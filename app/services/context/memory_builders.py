@@ -10,21 +10,14 @@ from app.services.context.builders import (
     SectionBuilder,
     dated_bullet,
     entry_block,
+    entry_heading,
     one_line,
 )
 from app.services.context.tokens import estimate_tokens
+from app.services.outcomes import failed_commands
 
 FIRST_VISIT = "First visit - no prior experiences"
 """The seed-002 text for a location with no memories that has not been visited before."""
-
-CATEGORY_ORDER: tuple[MemoryCategory, ...] = (
-    MemoryCategory.DANGER,
-    MemoryCategory.SUCCESS,
-    MemoryCategory.FAILURE,
-    MemoryCategory.DISCOVERY,
-    MemoryCategory.NOTE,
-)
-"""Display order of categories in a location block: dangers first."""
 
 _Ranked = tuple[int, MemoryEntry]
 """A memory with its position in the oldest-first query answer (higher = newer)."""
@@ -38,13 +31,42 @@ def _by_importance_then_recency(item: _Ranked) -> tuple[int, int]:
     return (item[1].importance, item[0])
 
 
-class LocationMemoryBuilder(SectionBuilder):
-    """Seed-002 "Location Memory": the current location's memories, capped and token-bounded.
+def is_visit_summary(entry: MemoryEntry) -> bool:
+    """A "Visit to ..." summary of the messages at a location (not an action's memory)."""
+    return "session" in entry.tags
 
-    Entries are grouped DANGER, SUCCESS, FAILURE, DISCOVERY, NOTE (oldest first inside a group);
-    each category keeps only its newest ``max_successes`` / ``max_failures`` / ``max_other``.
-    While the text is over ``max_tokens`` the least important (then oldest) entry is dropped.
-    Everything left out is counted in a closing ``(+K older memories not shown)`` line.
+
+class _Group:
+    """One kind of memory in a location block, with its cap."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.entries: list[_Ranked] = []
+
+    def render(self) -> list[str]:
+        return [_block(e) for _, e in self.entries]
+
+
+def _block(entry: MemoryEntry) -> str:
+    """The seed-002 block; a failure ledger shows its commands without the game's answer."""
+    commands = failed_commands(entry.text) if entry.category is MemoryCategory.FAILURE else []
+    if commands:
+        quoted = ", ".join(f"'{c}'" for c in commands)
+        return f"{entry_heading(entry)}\nTried here, did not work: {quoted}."
+    return entry_block(entry)
+
+
+class LocationMemoryBuilder(SectionBuilder):
+    """Seed-002 "Location Memory" blocks, chosen by what each memory is for, not by recency.
+
+    Kinds, in this order: dangers (with their cause), procedures that worked (with their
+    prerequisite steps), what was tried and did not work (one block per object listing every
+    failed command), open leads (discoveries, then notes), and at most the latest visit summary.
+    Each kind keeps its most important (then newest) memories up to its cap, shown oldest first.
+    While the text is over ``max_tokens``, memories are dropped least useful kind first: visit
+    summaries, then notes, discoveries, successes, failures, dangers; inside a kind the least
+    important (then oldest). Everything left out is counted in a closing
+    ``(+K more memories not shown)`` line.
     """
 
     default_name = "location_memory"
@@ -56,7 +78,7 @@ class LocationMemoryBuilder(SectionBuilder):
         memory: IMemoryService,
         *,
         max_successes: int = 5,
-        max_failures: int = 5,
+        max_failures: int = 12,
         max_other: int = 3,
         max_tokens: int = 500,
         priority: int | None = None,
@@ -64,10 +86,8 @@ class LocationMemoryBuilder(SectionBuilder):
     ) -> None:
         super().__init__(priority=priority, title=title)
         self._memory = memory
-        self._caps = {
-            MemoryCategory.SUCCESS: max_successes,
-            MemoryCategory.FAILURE: max_failures,
-        }
+        self._max_successes = max_successes
+        self._max_failures = max_failures
         self._max_other = max_other
         self.max_tokens = max_tokens
 
@@ -88,31 +108,54 @@ class LocationMemoryBuilder(SectionBuilder):
                 f"You've been here {_plural(record.visits, 'time')} "
                 f"across {_plural(episodes, 'episode')}."
             )
-        shown = self._capped(entries)
-        hidden = len(entries) - len(shown)
-        text = self._render(head, shown, hidden)
-        while shown and estimate_tokens(text) > self.max_tokens:
-            shown.remove(min(shown, key=_by_importance_then_recency))
-            hidden += 1
-            text = self._render(head, shown, hidden)
+        groups = self._grouped(entries)
+        hidden = len(entries) - sum(len(g.entries) for g in groups)
+        text = self._render(head, groups, hidden)
+        # the least useful kind goes first: visits, notes, discoveries, successes, failures, ...
+        for group in reversed(groups):
+            while group.entries and estimate_tokens(text) > self.max_tokens:
+                group.entries.remove(min(group.entries, key=_by_importance_then_recency))
+                hidden += 1
+                text = self._render(head, groups, hidden)
         return self.section(text)
 
-    def _capped(self, entries: list[MemoryEntry]) -> list[_Ranked]:
-        ranked = list(enumerate(entries))
-        kept: list[_Ranked] = []
-        for category in CATEGORY_ORDER:
-            in_category = [r for r in ranked if r[1].category is category]
-            cap = self._caps.get(category, self._max_other)
-            kept.extend(in_category[-cap:] if cap > 0 else [])
-        return kept
+    def _grouped(self, entries: list[MemoryEntry]) -> list[_Group]:
+        dangers = _Group(self._max_other)
+        worked = _Group(self._max_successes)
+        failed = _Group(self._max_failures)
+        found = _Group(self._max_other)
+        notes = _Group(self._max_other)
+        visits = _Group(1)
+        for ranked in enumerate(entries):
+            entry = ranked[1]
+            if is_visit_summary(entry):
+                visits.entries.append(ranked)
+            elif entry.category is MemoryCategory.DANGER:
+                dangers.entries.append(ranked)
+            elif entry.category is MemoryCategory.SUCCESS:
+                worked.entries.append(ranked)
+            elif entry.category is MemoryCategory.FAILURE:
+                failed.entries.append(ranked)
+            elif entry.category is MemoryCategory.DISCOVERY:
+                found.entries.append(ranked)
+            else:
+                notes.entries.append(ranked)
+        groups = [dangers, worked, failed, found, notes, visits]
+        for group in groups:
+            if group is visits:
+                group.entries = group.entries[-1:]
+                continue
+            best = sorted(group.entries, key=_by_importance_then_recency, reverse=True)
+            group.entries = sorted(best[: max(0, group.cap)])
+        return groups
 
     @staticmethod
-    def _render(head: list[str], shown: list[_Ranked], hidden: int) -> str:
-        blocks = [*head, *(entry_block(e) for _, e in shown)]
-        if not shown:
+    def _render(head: list[str], groups: list[_Group], hidden: int) -> str:
+        blocks = [*head, *(block for g in groups for block in g.render())]
+        if not any(g.entries for g in groups):
             blocks.append("No memories to show for this location.")
         if hidden:
-            blocks.append(f"(+{hidden} older memories not shown)")
+            blocks.append(f"(+{hidden} more memories not shown)")
         return "\n\n".join(blocks)
 
 
@@ -149,7 +192,10 @@ class AdjacentMemoryBuilder(SectionBuilder):
             ranked = [r for r in enumerate(entries) if r[1].visible]
             if adj_id == loc_id or not ranked:
                 continue
-            top = sorted(ranked, key=_by_importance_then_recency, reverse=True)[: self.per_room]
+            # a visit summary only stands for a room that has nothing better
+            actions = [r for r in ranked if not is_visit_summary(r[1])]
+            top = sorted(actions or ranked, key=_by_importance_then_recency, reverse=True)
+            top = top[: self.per_room if actions else 1]
             name = self._room_name(self._memory.location_record(adj_id), entries)
             label = f"Location {adj_id} ({name})" if name else f"Location {adj_id}"
             lines = [f"**{label}:**", *(entry_block(e) for _, e in top)]
@@ -259,7 +305,11 @@ class TopNotesBuilder(SectionBuilder):
     def build(self, request: ContextRequest) -> Section | None:
         if self.limit <= 0:
             return None
-        top = [e for e in self._memory.top_memories(limit=self.limit) if e.visible]
+        top = [
+            e
+            for e in self._memory.top_memories(limit=self.limit * 3)
+            if e.visible and not is_visit_summary(e)
+        ]
         lines = []
         for e in top[: self.limit]:
             text = one_line(e.text, self.max_chars)
