@@ -26,6 +26,7 @@ from app.services.clock import SystemClock
 from app.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
 from app.services.map_graph import MapGraph
 from app.services.outcomes import (
+    changes_state,
     failed_commands,
     failure_text,
     failure_title,
@@ -47,6 +48,7 @@ VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
 VISIT_IMPORTANCE = 200
 """Visit summaries rank below every action memory (notes 300, failures 400, successes 550+)."""
 _NEW_WORDS = 3
+_MAX_PREREQUISITES = 5
 """A same-titled memory replaces the old one when it brings at least this many new words."""
 
 
@@ -73,6 +75,8 @@ class MemoryService(IMemoryService):
         self._map = map_graph
         self._policy = policy
         self._history: deque[TurnOutcome] = deque(maxlen=policy.memory_history_window)
+        self._prerequisites: list[TurnOutcome] = []
+        """State-changing turns that worked at the current location since arriving there."""
         self._covered: set[tuple[int | None, int]] = set()
         """(episode, message index) of messages an action outcome already read."""
         self._summarized: dict[int, set[str]] = {}
@@ -268,8 +272,13 @@ class MemoryService(IMemoryService):
     def record_action_outcome(
         self, game_state: GameState, outcome: TurnOutcome
     ) -> MemoryEntry | None:
-        history = list(self._history)
+        # the recent turns, plus what was done here since arriving that may have opened the way
+        history = sorted(
+            {t.turn: t for t in [*self._prerequisites, *self._history]}.values(),
+            key=lambda t: (t.episode, t.turn),
+        )
         self._history.append(outcome)
+        self._track_prerequisites(outcome)
         self._cover(game_state, outcome)
         source = outcome.location_before
         if source is None:
@@ -356,6 +365,13 @@ class MemoryService(IMemoryService):
                     tx.supersede(old_id, None)
             self._announce(tx, entry)
         return entry
+
+    def _track_prerequisites(self, outcome: TurnOutcome) -> None:
+        """Keep short state-changing answers ("Opened.") as steps for the next success here."""
+        if outcome.moved or outcome.died:
+            self._prerequisites = []
+        elif changes_state(outcome.action) and not is_failure(outcome.response):
+            self._prerequisites = [*self._prerequisites, outcome][-_MAX_PREREQUISITES:]
 
     def _cover(self, game_state: GameState, outcome: TurnOutcome) -> None:
         """Mark the turn's own messages (its command and the game's answer) as read."""
@@ -523,6 +539,7 @@ class MemoryService(IMemoryService):
 
     def end_episode(self, game_state: GameState) -> None:
         self._history.clear()
+        self._prerequisites = []
         self.prune(game_state)
 
     def prune(self, game_state: GameState | None = None) -> list[str]:

@@ -53,6 +53,17 @@ _QUOTED = re.compile(r"'([^'\n]{1,60})'")
 _LEDGER = re.compile(r"^Tried here, did not work: (.+?)\.(?: The game said: .*)?$", re.DOTALL)
 
 
+STATE_VERBS = frozenset(
+    [
+        "open", "unlock", "push", "pull", "move", "turn", "press", "lift", "raise", "lower",
+        "light", "tie", "untie", "put", "insert", "give", "wave", "ring", "dig", "climb", "enter",
+        "board", "close", "lock", "unlatch", "break", "cut", "burn", "fill", "pour", "drop",
+        "wear", "remove", "inflate", "deflate", "set", "switch",
+    ]
+)
+"""Verbs whose short answer ("Opened.") may change the world: candidate prerequisite steps."""
+
+
 def first_sentences(text: str, count: int = 1, limit: int = 220) -> str:
     """The first `count` sentences of `text`, whitespace collapsed, at most `limit` chars."""
     flat = " ".join(text.split())
@@ -101,6 +112,12 @@ def ledger_key(command: str) -> str:
     if normalize_direction(command) is not None:
         return ""
     return Command.parse(command).object
+
+
+def changes_state(command: str) -> bool:
+    """Whether a command's verb may change the world (see STATE_VERBS)."""
+    words = command.lower().split()
+    return bool(words) and words[0] in STATE_VERBS
 
 
 def normalize_command(command: str) -> str:

@@ -199,3 +199,29 @@ def test_titles_hold_no_internal_ids(tmp_path: Path) -> None:
     play(tmp_path, StubGame(obs(INTRO), {"take coin": scored}), ["take coin"])
     titles = [m.title for m in stored(tmp_path)]
     assert titles and not [t for t in titles if "objective_id" in t or "=" in t or "ep1-" in t]
+
+
+def test_a_scoring_move_keeps_the_short_state_change_before_it_as_a_step(
+    tmp_path: Path,
+) -> None:
+    opened = obs("Opened.")
+    kitchen = obs("Kitchen\nA table seems to have been used recently.", loc=2, name="Kitchen",
+                  score=10)
+    game = StubGame(obs(INTRO), {"open window": opened, "look": obs(INTRO), "west": kitchen})
+    play(tmp_path, game, ["open window", "look", "west"])
+    [scored] = [m for m in stored(tmp_path) if m.scope is MemoryScope.LOCATION and m.score_delta]
+    assert scored.title == "Scored 10 by 'west'"
+    assert scored.text.endswith("Steps first: (1) open window.")
+
+
+def test_a_richer_memory_with_the_same_title_supersedes_the_old_one(tmp_path: Path) -> None:
+    kitchen = obs("Kitchen\nA table seems to have been used recently.", loc=2, name="Kitchen",
+                  score=10)
+    first = StubGame(obs(INTRO), {"west": kitchen})
+    play(tmp_path, first, ["west"])
+    second = StubGame(obs(INTRO), {"open window": obs("Opened."), "west": kitchen})
+    play(tmp_path, second, ["open window", "west"])
+    scored = [m for m in stored(tmp_path) if m.title == "Scored 10 by 'west'"]
+    assert [m.status for m in scored] == [MemoryStatus.SUPERSEDED, MemoryStatus.ACTIVE]
+    assert scored[0].superseded_by == scored[1].id
+    assert "(1) open window" in scored[1].text

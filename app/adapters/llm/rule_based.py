@@ -15,7 +15,7 @@ from app.models.game import GameState, Message, NPCInstance, TurnOutcome
 from app.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
 from app.services.endings import ending_text
 from app.services.map_graph import normalize_direction
-from app.services.outcomes import FAILURE_PATTERNS, first_sentences, is_failure
+from app.services.outcomes import FAILURE_PATTERNS, changes_state, first_sentences, is_failure
 
 UNCERTAIN_PATTERNS = re.compile(r"\b(accepts?|graciously|seems? (pleased|satisfied))\b", re.I)
 _PROSE = re.compile(r"[a-z]{2,}.*\s.*[a-z]{2,}")
@@ -152,29 +152,29 @@ class RuleBasedSummarizer(ISummarizer):
 def _procedure(history: Sequence[TurnOutcome], outcome: TurnOutcome) -> list[str]:
     """Earlier actions at the same location that did not fail: the steps before this one.
 
-    A plain compass move needs no steps unless it had failed here before (then what was done
-    in between is what opened the way: `open trap door`, then `down`).
+    A plain compass move needs no steps, unless it scored (then the state-changing steps taken
+    here before it: `open window`, then `west`), or it had failed here before (then everything
+    done in between is what opened the way).
     """
     direction = normalize_direction(outcome.action)
-    if (
-        direction is not None
-        and direction not in ("in", "out")
-        and not any(
-            t.location_before == outcome.location_before
-            and t.action == outcome.action
-            and not t.moved
-            for t in history
-        )
-    ):
-        return []
+    plain_move = direction is not None and direction not in ("in", "out")
+    failed_before = any(
+        t.location_before == outcome.location_before and t.action == outcome.action and not t.moved
+        for t in history
+    )
     steps: list[str] = []
     for turn in reversed(history):
         if turn.location_before != outcome.location_before or turn.moved:
             break
-        if is_failure(turn.response):
+        if is_failure(turn.response) or turn.action == outcome.action:
             continue
+        if plain_move and not failed_before:
+            if outcome.score_delta <= 0:
+                return []
+            if not changes_state(turn.action):
+                continue
         steps.insert(0, turn.action)
-    return steps
+    return list(dict.fromkeys(steps))
 
 
 def _with_steps(text: str, steps: list[str]) -> str:
