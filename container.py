@@ -140,8 +140,12 @@ class Container(containers.DeclarativeContainer):
             max_other_shown=config.max_other_shown,
             location_memory_max_tokens=config.location_memory_max_tokens,
             narrative_entries_per_scope=config.narrative_entries_per_scope,
+            map_graph=map_graph,
+            map_moves=config.map_moves,
+            knowledge_max_tokens=config.knowledge_max_tokens,
         ),
         budget_tokens=config.prompt_token_budget,
+        budgets=providers.Dict(objective=config.objective_token_budget),
     )
 
 

@@ -48,6 +48,12 @@ class CairnSettings(BaseSettings):
     max_other_shown: int = Field(3, ge=0)
     location_memory_max_tokens: int = Field(500, ge=50)
     prompt_token_budget: int = Field(2000, ge=100)
+    objective_token_budget: int = Field(12000, ge=100)
+    """The objective prompt's budget: seed 000 designs it at 10-15K tokens (every 20 turns)."""
+    knowledge_max_tokens: int = Field(5000, ge=100)
+    """The knowledge base's own share of the objective prompt (seed 000: 2-5K)."""
+    map_moves: int = Field(3, ge=0)
+    """The objective prompt's map shows every room within this many moves, then a count."""
     llm: str = "offline"
     llm_base_url: str | None = None
     llm_timeout: float = Field(60.0, gt=0)

@@ -503,6 +503,43 @@ class MapGraph(IMapView):
             )
         return "\n".join(lines)
 
+    def rooms_within(self, from_id: int, moves: int) -> dict[int, int]:
+        """Every room at most `moves` moves away (either direction of a known move), with its
+        distance; `from_id` itself at 0."""
+        _check_id(from_id, "from_id")
+        distance = {from_id: 0}
+        frontier = [from_id]
+        for step in range(1, max(moves, 0) + 1):
+            frontier = [
+                n for room in frontier for n in self.neighbors(room) if n not in distance
+            ]
+            for room in frontier:
+                distance.setdefault(room, step)
+        return distance
+
+    def nearby_summary(self, from_id: int, moves: int = 3) -> str:
+        """The map compressed around `from_id`: every room within `moves` moves with its exits,
+        nearest first, then a count of the rooms further away (never a silent cut)."""
+        near = self.rooms_within(from_id, moves)
+        lines = [
+            self._exits_line(room, back_to=None)
+            for room in sorted(near, key=lambda r: (near[r], r))
+        ]
+        rest = len(set(self.location_ids()) - set(near))
+        if rest:
+            lines.append(f"(+{rest} more known rooms further than {moves} moves away)")
+        here = self._unexplored(from_id)
+        if here:
+            lines.append(f"Unexplored exits here: {', '.join(here)}")
+        nearest = self.nearest_unexplored(from_id)
+        if nearest is not None and nearest[0] != from_id:
+            room, path = nearest
+            lines.append(
+                f"Nearest unexplored: {self._label(room)} via {', '.join(path)}"
+                f" (untried: {', '.join(self._unexplored(room))})"
+            )
+        return "\n".join(lines)
+
     def exploration_figures(self) -> ExplorationFigures:
         rooms = self.location_ids()
         return ExplorationFigures(

@@ -226,12 +226,8 @@ def test_default_narrative_prompt_covers_present_npcs_only(memory: Any) -> None:
 def test_default_objective_prompt_adds_extra_sections_only_when_given(memory: Any) -> None:
     svc = ContextService(default_builders(memory))
     bare = svc.assemble("objective", req())
-    assert [name for name, _ in bare.sections] == [
-        "location_memory",
-        "adjacent_memory",
-        "world_memory",
-        "top_notes",
-    ]
+    # seed 000: current and adjacent memories only (no world memories, no global top notes)
+    assert [name for name, _ in bare.sections] == ["location_memory", "adjacent_memory"]
     extras = {"map": "Hall -> north -> Attic", "objectives": "Find the lamp", "knowledge": "Grues"}
     full = svc.assemble("objective", req(extra_sections=extras))
     assert [name for name, _ in full.sections] == [
@@ -239,8 +235,6 @@ def test_default_objective_prompt_adds_extra_sections_only_when_given(memory: An
         "adjacent_memory",
         "objectives",
         "map",
-        "world_memory",
-        "top_notes",
         "knowledge",
     ]
     assert "## Map\nHall -> north -> Attic" in full.text

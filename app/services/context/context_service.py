@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from app.errors import CairnError, ConfigError, UnknownPromptError
 from app.interfaces.memory_service import IMemoryService
 from app.services.context.builders import ContextBuilder, ContextRequest, Section
+from app.services.context.map_builders import CurrentLocationBuilder, NearbyMapBuilder
 from app.services.context.memory_builders import (
     AdjacentMemoryBuilder,
     LocationMemoryBuilder,
@@ -24,6 +25,7 @@ from app.services.context.turn_builders import (
     RecentActionsBuilder,
     RecentReasoningBuilder,
 )
+from app.services.map_graph import MapGraph
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +78,13 @@ class ContextService:
         self,
         builders_by_prompt: Mapping[str, Sequence[ContextBuilder]],
         budget_tokens: int = 2000,
+        budgets: Mapping[str, int] | None = None,
     ) -> None:
         _check_budget(budget_tokens)
+        for budget in (budgets or {}).values():
+            _check_budget(budget)
+        self._budgets = dict(budgets or {})
+        """Budgets of single prompt kinds (the objective prompt's is seed 000's 10-15K)."""
         for kind, builders in builders_by_prompt.items():
             names = [b.name for b in builders]
             duplicates = sorted({n for n in names if names.count(n) > 1})
@@ -98,7 +105,11 @@ class ContextService:
 
         Raises UnknownPromptError when no builders are registered for ``prompt_kind``.
         """
-        budget = self.budget_tokens if budget_tokens is None else budget_tokens
+        budget = (
+            self._budgets.get(prompt_kind, self.budget_tokens)
+            if budget_tokens is None
+            else budget_tokens
+        )
         _check_budget(budget)
         builders = self._builders.get(prompt_kind)
         if builders is None:
@@ -165,6 +176,9 @@ def default_builders(
     reasoning_turns: int = 3,
     recent_actions: int = 8,
     extra_section_max_tokens: int | None = 600,
+    map_graph: MapGraph | None = None,
+    map_moves: int = 3,
+    knowledge_max_tokens: int = 5000,
 ) -> dict[str, list[ContextBuilder]]:
     """The standard builders of the "adventurer", "narrative" and "objective" prompts.
 
@@ -203,13 +217,17 @@ def default_builders(
         NpcMemoryBuilder(memory, last_n=n, priority=20),
         WorldMemoryBuilder(memory, last_n=n, priority=30),
     ]
+    # seed 000: the whole knowledge base (up to its own budget), current and adjacent memories
+    # only, and the map compressed around the player rather than cut
     objective: list[ContextBuilder] = [
         location(),
         adjacent(20),
         extra("objectives", 30),
-        extra("map", 40),
-        WorldMemoryBuilder(memory, last_n=n, priority=50),
-        TopNotesBuilder(memory, limit=top_notes, priority=60),
-        extra("knowledge", 70),
+        ExtraSectionBuilder("knowledge", priority=50, max_tokens=knowledge_max_tokens),
     ]
+    if map_graph is not None:
+        objective[:0] = [CurrentLocationBuilder(map_graph, memory, priority=5)]
+        objective.append(NearbyMapBuilder(map_graph, moves=map_moves, priority=40))
+    else:
+        objective.append(extra("map", 40))
     return {"adventurer": adventurer, "narrative": narrative, "objective": objective}

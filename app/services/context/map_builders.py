@@ -1,0 +1,73 @@
+"""Builders that read the map: where the player is with exploration figures, and the map
+compressed around the player (every room within N moves, then a count of the rest)."""
+
+from __future__ import annotations
+
+from app.interfaces.memory_service import IMemoryService
+from app.services.context.builders import ContextRequest, Section, SectionBuilder
+from app.services.map_graph import MapGraph
+
+
+class CurrentLocationBuilder(SectionBuilder):
+    """"Current location: West of House (ID: 180)" and the exploration statistics."""
+
+    default_name = "current_location"
+    default_title = "Current Location"
+    default_priority = 5
+
+    def __init__(
+        self,
+        map_graph: MapGraph,
+        memory: IMemoryService,
+        *,
+        priority: int | None = None,
+        title: str | None = None,
+    ) -> None:
+        super().__init__(priority=priority, title=title)
+        self._map = map_graph
+        self._memory = memory
+
+    def build(self, request: ContextRequest) -> Section | None:
+        loc_id = request.location_id
+        if loc_id is None:
+            return self.section("Current location: unknown (the game cannot say)")
+        name = request.location_name or self._map.name_of(loc_id) or f"Location {loc_id}"
+        rooms = self._map.location_ids()
+        remembered = sum(1 for room in rooms if self._memory.location_memories(room))
+        lines = [
+            f"Current location: {name} (ID: {loc_id})",
+            f"Exploration: {self._map.exploration_figures().render()}; "
+            f"rooms with memories: {remembered}",
+        ]
+        visits = self._map.visit_count(loc_id)
+        if visits:
+            lines.append(f"Visits here: {visits}")
+        return self.section("\n".join(lines))
+
+
+class NearbyMapBuilder(SectionBuilder):
+    """The map around the player: each room within ``moves`` moves with its known exits,
+    nearest first, then how many rooms lie further away; unexplored exits and the nearest
+    room that has some. Compressed, never cut: nothing is dropped without being counted."""
+
+    default_name = "map"
+    default_title = "Map and Routes (location ids as in memories)"
+    default_priority = 40
+
+    def __init__(
+        self,
+        map_graph: MapGraph,
+        *,
+        moves: int = 3,
+        priority: int | None = None,
+        title: str | None = None,
+    ) -> None:
+        super().__init__(priority=priority, title=title)
+        self._map = map_graph
+        self.moves = moves
+
+    def build(self, request: ContextRequest) -> Section | None:
+        loc_id = request.location_id
+        if loc_id is None or not self._map.location_ids():
+            return None
+        return self.section(self._map.nearby_summary(loc_id, self.moves))

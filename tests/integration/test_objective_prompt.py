@@ -1,0 +1,61 @@
+"""Seed 000's objective prompt on Zork I's whole walkthrough map (84+ rooms): the current room
+by name and id, the exploration statistics, every knowledge-base line, and a map that names
+every room within 3 moves (the rest counted, not cut), under the objective prompt's budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.adapters.game.jericho_game import JerichoGame
+from app.models.game import GameState
+from app.services.context import ContextRequest
+from app.services.map_graph import MapGraph
+from app.settings import load_settings
+from container import build_container
+
+ROMS = Path(__file__).resolve().parents[2].parent / "shared" / "roms"
+ZORK = ROMS / "zork1.z5"
+
+
+@pytest.mark.skipif(not ZORK.is_file(), reason=f"no story file at {ZORK}")
+def test_the_objective_prompt_on_zork_s_full_map(tmp_path: Path) -> None:
+    container = build_container(load_settings(workdir=tmp_path))
+    graph: MapGraph = container.map_graph()
+    game = JerichoGame(ZORK)
+    obs = game.reset()
+    for action in game.walkthrough():
+        after = game.step(action)
+        for o in (obs, after):
+            if o.location_id is not None:
+                graph.set_name(o.location_id, o.location_name)
+                graph.record_visit(o.location_id)
+        src, dst = obs.location_id, after.location_id
+        if src is not None and dst is not None and dst != src:
+            graph.add_connection(src, dst, action=action)
+        obs = after
+    game.close()
+    assert len(graph.location_ids()) >= 84
+    here = 193  # the Living Room: a hub in the middle of the map
+    knowledge = "\n".join(f"- Lesson {i}: something learned the hard way." for i in range(121))
+    gs = GameState()
+    request = ContextRequest(
+        game_state=gs,
+        location_id=here,
+        location_name="Living Room",
+        extra_sections={"knowledge": knowledge, "objectives": "- Find the lamp"},
+    )
+    prompt = container.context_service().assemble("objective", request)
+    assert not prompt.dropped, prompt.explain()
+    assert "Current location: Living Room (ID: 193)" in prompt.text
+    assert "Exploration: Rooms known:" in prompt.text
+    assert all(f"- Lesson {i}: something" in prompt.text for i in range(121))
+    near = graph.rooms_within(here, 3)
+    assert len(near) < len(graph.location_ids())
+    map_text = prompt.text.split("## Map and Routes")[1]
+    for room in near:
+        assert f"From {graph.name_of(room)} ({room}):" in map_text
+    far = len(graph.location_ids()) - len(near)
+    assert f"(+{far} more known rooms further than 3 moves away)" in map_text
+    assert prompt.total_tokens <= prompt.budget_tokens == 12000
