@@ -95,3 +95,47 @@ def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert b"sk-ant-test" not in path.read_bytes(), path
+
+
+def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
+    server: FakeMessagesServer, tmp_path: Path
+) -> None:
+    from app.adapters.storage.memory_store import InMemoryStore
+    from app.events.publisher import EventPublisher
+    from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+    from app.play.knowledge import KnowledgeBase
+    from app.play.metrics import EpisodeStats
+    from app.services.map_graph import MapGraph
+    from app.services.memory_service import MemoryService
+    from app.services.policy import MemoryPolicy
+    from app.testing import FakeSummarizer
+
+    store = InMemoryStore()
+    memory = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    with store.transaction() as tx:
+        tx.add(
+            MemoryEntry(
+                scope=MemoryScope.LOCATION,
+                location_id=46,
+                category=MemoryCategory.DANGER,
+                title="Deadly: west",
+                text="'west' here led to death: the sinkhole.",
+            )
+        )
+    kb = KnowledgeBase(tmp_path / "knowledgebase.md", client=client(server))
+    server.queue_text(
+        "# Strategy\n- Never go west from the Garden (Location 46).\n## Episodes\n- x"
+    )
+    kb.update(memory, EpisodeStats(episode=1, turns=30, score=1, died=True), "demo")
+    text = kb.read()
+    assert text.startswith("# Strategy\n- Never go west from the Garden (Location 46).")
+    assert text.count("## Episodes") == 1 and "- Episode 1: 30 turns, score 1, died." in text
+    sent = server.requests[0]["messages"][0]["content"]
+    prompt = sent if isinstance(sent, str) else " ".join(b.get("text", "") for b in sent)
+    assert "Deadly: west" in prompt and server.requests[0]["model"] == "claude-test-summary"
+
+    server.queue_fault("500")
+    kb.update(memory, EpisodeStats(episode=2, turns=20, score=4, won=True), "demo")
+    text = kb.read()
+    assert kb.failures == 1 and "## Dangers\n- Location 46: Deadly: west." in text
+    assert "- Episode 1: 30 turns" in text and "- Episode 2: 20 turns, score 4, won." in text
