@@ -12,8 +12,11 @@ from app.models.game import TurnOutcome
 class GameObservation(BaseModel):
     """The game as seen after reset or after a step.
 
-    `location_id` is None when the game cannot say where the player is (Jericho's
-    `get_player_location()` returns None in some states): never invent an id.
+    `location_id` is the room around the player, None when the game cannot say where the
+    player is: never invent an id. `location_name` is that room's own name ("" without a
+    location). `location_context` says what the player is in or on there ("in the magic
+    boat", "in bed"): context, never a location of its own. `objects` are the visible things
+    of the room in the game's own words, lower case (the nouns an agent can use).
     `score` and `max_score` are None when the game is not fully supported (unknown, not 0).
     """
 
@@ -22,6 +25,8 @@ class GameObservation(BaseModel):
     text: str
     location_id: StrictInt | None
     location_name: str = ""
+    location_context: str = ""
+    objects: list[str] = Field(default_factory=list)
     inventory: list[str] = Field(default_factory=list)
     score: int | None = None
     max_score: int | None = None

@@ -13,6 +13,8 @@ Pit (4)                        walking into the Pit kills you
 Commands: directions (`north`, `n`, `go north`), `look`, `inventory`, `open <container>`,
 `take <item>` (the item's full name or its last word), `unlock door with <key>`, `open door`.
 Every command after the game ended answers "The game is over." and spends no move.
+Observations list the room's `objects` (its containers and the items in view); the player is
+never inside anything, so `location_context` stays "".
 Deterministic: the same commands always give the same observations.
 """
 
@@ -307,6 +309,7 @@ class FakeGame(IGame):
             text=text,
             location_id=location,
             location_name=room.name if location is not None else "",
+            objects=self._objects_here() if location is not None else [],
             inventory=list(s.inventory),
             score=s.score if self._supported else None,
             max_score=self._world.max_score if self._supported else None,
@@ -317,6 +320,19 @@ class FakeGame(IGame):
             npcs_present=npcs,
             npcs_mentioned=npcs_in_text([*self._all_npcs()], text),
         )
+
+    def _objects_here(self) -> list[str]:
+        """The containers of the room and the items in view there (not carried, not shut in)."""
+        s = self._s
+        containers = [c for c, room in self._world.containers.items() if room == s.room]
+        items = [
+            name
+            for name, item in self._world.items.items()
+            if item.room == s.room
+            and name not in s.inventory
+            and (item.container is None or item.container in s.opened)
+        ]
+        return [*containers, *items]
 
     def _all_npcs(self) -> list[str]:
         return [npc for room in self._world.rooms.values() for npc in room.npcs]

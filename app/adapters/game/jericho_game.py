@@ -1,21 +1,30 @@
 """JerichoGame: IGame over Jericho's FrotzEnv (Z-machine story files, TextWorld `tw-*` games).
 
-- Location ids are `get_player_location().num` (ints). None when Jericho cannot say: it returns
-  None in some states, and for games it does not fully support it has no player object at all
-  (its `get_player_location()` then raises). An id is never invented. When the player is inside
-  a vehicle or container (Zork's magic boat, 9:05's bed) the id is that object's, as Jericho says.
-- Display names come from the room header in the game text (`West of House`, TextWorld's
-  `-= Kitchen =-`); object-tree names are abbreviated ("West House", "Living ") or empty
-  (TextWorld), so they are only the fallback. Headers are cached per location id; Inform's
-  "Darkness" (any unlit room) is not a room's name and is never cached.
+- The object tree is read from the interpreter's memory (`ztree`): Jericho's own `get_object`
+  stops at a per-game limit (most rooms of Curses and Theatre lie above it) and does not expand
+  abbreviations in names ("West House" for "West of House").
+- Location ids are the room around the player (`rooms.place_player`): vehicles, furniture and
+  containers are climbed out of (Zork's magic boat 156 and 9:05's bed 27 are never locations);
+  what holds the player is `location_context` ("in the magic boat"). None when the game cannot
+  say where the player is, and always for games Jericho does not fully support (it knows no
+  player object for them). An id is never invented.
+- Names (`room_names`): the header that `look` prints in the room, read once per room id on a
+  saved state that is restored (no move is spent), vehicle suffix removed; dark rooms fall back
+  to the cleaned object-tree name until a real header is read. No location, no name: "" (a
+  parser reply is never a name). Unsupported games have no ids: a header in the turn's text
+  names the room, else "".
+- `objects`: the things directly in the room and in what holds the player, lower case, internal
+  codes removed. Games whose tree has no names (TextWorld, Snack Time) get the runs of words of
+  the room's `look` text that the game's dictionary knows ("oak chest"), read again whenever
+  something in the room moves or changes state (an opened chest shows its key).
 - Score and max score are None for games Jericho does not fully support (unknown, not 0), and
   `won` is then always False (unknown); such games' moves are counted here, one per step.
 - Death and victory: for supported games, `victory()` (or, when the game ended, reaching the
   max score: 9:05 ends with the max score and Jericho's `game_over()`), else `game_over()` is a
   death; for unsupported games only a death banner in the text ("*** You have died ***").
-- Inventory is read from the object tree; only when the tree's objects have no names
-  (TextWorld) is the `inventory` command sent, on a saved state that is then restored, so it
-  costs no move.
+- Inventory is read from the object tree, internal codes removed ("Brick_1" -> "brick"); only
+  when the tree's objects have no names (TextWorld) is the `inventory` command sent, on a saved
+  state that is then restored, so it costs no move.
 - `get_valid_actions()` is never used (it needs a spaCy model that cannot be downloaded).
 - Frotz ends the whole process on a malformed story file, so the file's Z-machine header is
   checked before Jericho sees it.
@@ -30,61 +39,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.adapters.game.names import (
+    clean_item_name,
+    nouns_in_text,
+    object_name,
+    parse_inventory,
+    read_look,
+    room_header,
+    strip_status_line,
+)
 from app.adapters.game.npcs import match_npcs
+from app.adapters.game.room_names import RoomNames
+from app.adapters.game.rooms import (
+    Placement,
+    find_rooms_root,
+    place_player,
+    room_state,
+    visible_things,
+)
+from app.adapters.game.ztree import ObjectTree, ZStory
 from app.errors import GameError
 from app.interfaces.game import GameObservation, IGame
 
-_TW_HEADER = re.compile(r"^-= (.+?) =-\s*$", re.MULTILINE)
-# A room header: a short unindented line, first word capitalised, no sentence punctuation;
-# an optional parenthesised note ("Bedroom (in bed)").
-_TITLE = re.compile(r"^[A-Z][\w'\-]*(?: [\w'\-]+){0,5}(?: \([^()\n]{1,30}\))?$")
-_MAX_TITLE = 50
-# Inform prints this header in any unlit room: it names no room, so it is never cached.
-_DARK_HEADERS = frozenset(["darkness", "in the dark"])
-# Unsupported games get the stale status line ("> West of House    Score: 0  Moves: 0").
-_STATUS_LINE = re.compile(r"\A>[^\n]*? {8,}[^\n]*(?:\n|\Z)")
+__all__ = [
+    "JerichoGame",
+    "check_story_file",
+    "parse_inventory",
+    "room_header",
+    "strip_status_line",
+]
+
 _DEATH = re.compile(r"\*+\s*you (?:have )?(?:died|lost)\s*\*+|\byou have died\b", re.I)
-_ARTICLE = re.compile(r"^(?:an?|the|some)\s+", re.I)
 _Z_HEADER = 64
 _LENGTH_SCALE = {1: 2, 2: 2, 3: 2, 4: 4, 5: 4, 6: 8, 7: 8, 8: 8}
-
-
-def parse_inventory(text: str) -> list[str]:
-    """Item names from an `inventory` answer ("You are carrying: an iron key, a lamp.")."""
-    if "carrying" not in text.lower() or "nothing" in text.lower():
-        return []
-    body = text.split(":", 1)[1] if ":" in text else text
-    parts = re.split(r",\s*|\s+and\s+|\n", body.strip().rstrip("."))
-    return [_ARTICLE.sub("", p.strip()).strip() for p in parts if p.strip()]
-
-
-def _is_title(line: str) -> bool:
-    """Whether `line` looks like a room header (see `_TITLE`)."""
-    return len(line) <= _MAX_TITLE and _TITLE.match(line) is not None
-
-
-def room_header(text: str, anywhere: bool = True) -> str | None:
-    """The room name a game printed at the top of a room description, if any.
-
-    TextWorld's `-= Name =-` is taken wherever it is. Otherwise, with `anywhere`, the first
-    title-like line (after an intro, "You have moved into a dark place.", a death...); without
-    it, only a title-like first line that a description follows (a "look" where the player
-    already was; a lone short line there is more likely an answer than a header).
-    """
-    found = _TW_HEADER.search(text)
-    if found:
-        return found.group(1).strip()
-    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
-    if anywhere:
-        return next((line for line in lines if _is_title(line)), None)
-    if len(lines) >= 2 and _is_title(lines[0]):
-        return lines[0]
-    return None
-
-
-def strip_status_line(text: str) -> str:
-    """`text` without a leading status line (unsupported games print a stale one first)."""
-    return _STATUS_LINE.sub("", text, count=1)
 
 
 def check_story_file(path: Path) -> None:
@@ -113,6 +100,14 @@ class _Saved:
     steps: int
 
 
+@dataclass(frozen=True)
+class _View:
+    """One observation's object tree and where it puts the player."""
+
+    tree: ObjectTree
+    placement: Placement
+
+
 class JerichoGame(IGame):
     """One story file played through Jericho (see the module docstring)."""
 
@@ -124,9 +119,14 @@ class JerichoGame(IGame):
         check_story_file(self._path)
         self._env: Any = _load(self._path, seed)
         self._supported = bool(getattr(self._env, "is_fully_supported", False))
+        self._story = _story(self._path)
         self._npcs = list(npc_names or [])
-        self._headers: dict[int, str] = {}
-        self._last_id: int | None = None
+        self._names = RoomNames()
+        self._player: int | None = None
+        self._rooms_root: int | None = None
+        self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
+        self._text_objects: dict[tuple[object, ...], list[str]] = {}
+        self._turn_look: str | None = None
         self._steps = 0
 
     @property
@@ -140,13 +140,12 @@ class JerichoGame(IGame):
         return self._supported
 
     def reset(self) -> GameObservation:
-        """Start a new episode (the header cache is kept: it is knowledge, not state)."""
+        """Start a new episode (room names are kept: they are knowledge, not state)."""
         try:
             text, _info = self._env.reset()
         except Exception as exc:
             raise GameError(f"{self.name}: the interpreter failed to reset: {exc}") from exc
         self._steps = 0
-        self._last_id = None
         return self._observe(text, done=False)
 
     def step(self, action: str) -> GameObservation:
@@ -172,7 +171,6 @@ class JerichoGame(IGame):
         except Exception as exc:
             raise GameError(f"{self.name}: not a state saved by this game: {exc}") from exc
         self._steps = saved.steps
-        self._last_id = None
         return self._observe("", done=False)
 
     def walkthrough(self) -> list[str]:
@@ -195,18 +193,21 @@ class JerichoGame(IGame):
     def _observe(self, raw: str, done: bool) -> GameObservation:
         """Read everything the observation reports from the interpreter, after `raw` text."""
         text = strip_status_line(raw)
-        location = self._location()
-        loc_id: int | None = int(location.num) if location is not None else None
-        name = self._display_name(loc_id, location, text)
-        self._last_id = loc_id
+        self._turn_look = None
+        view = self._view()
+        room = view.placement.room if view is not None else None
+        name, context = self._room_name(view, text, done)
+        objects = self._objects(view, name, done)
         score, max_score = self._scores()
         won, died = self._outcome(text, done, score, max_score)
-        present, mentioned = match_npcs(self._npcs, self._room_objects(location), text)
+        present, mentioned = match_npcs(self._npcs, objects, text)
         return GameObservation(
             text=text,
-            location_id=loc_id,
+            location_id=room,
             location_name=name,
-            inventory=self._inventory(done),
+            location_context=context,
+            objects=objects,
+            inventory=self._inventory(view, done),
             score=score,
             max_score=max_score,
             moves=int(self._env.get_moves()) if self._supported else self._steps,
@@ -217,26 +218,87 @@ class JerichoGame(IGame):
             npcs_mentioned=mentioned,
         )
 
-    def _location(self) -> Any | None:
-        """The player's parent object, or None when Jericho cannot say."""
+    def _view(self) -> _View | None:
+        """The object tree and the player's room; None when the game cannot say (unsupported)."""
+        if not self._supported or self._story is None:
+            return None
         try:
-            location = self._env.get_player_location()
-        except Exception:  # no player object (unsupported games): Jericho raises
+            tree = self._story.tree(self._env.get_state()[0])
+        except Exception:  # the interpreter's memory could not be read
             return None
-        if location is None or int(location.num) <= 0:
+        if self._player is None:
+            self._player = int(getattr(self._env, "player_obj_num", 0) or 0)
+            self._rooms_root = find_rooms_root(tree, self._player)
+        if not 0 < self._player <= tree.count:
             return None
-        return location
+        status = tree.global_variable(0) if self._story.version == 3 else 0
+        return _View(tree, place_player(tree, self._player, self._rooms_root, status))
 
-    def _display_name(self, loc_id: int | None, location: Any | None, text: str) -> str:
-        """The header for `loc_id`: from this text, else cached, else the object-tree name."""
-        if loc_id is None:
-            return room_header(text) or ""
-        moved = loc_id != self._last_id or loc_id not in self._headers
-        header = room_header(text, anywhere=moved)
-        if header and header.lower() not in _DARK_HEADERS:
-            self._headers[loc_id] = header
-        fallback = str(location.name).strip() if location is not None else ""
-        return self._headers.get(loc_id) or fallback
+    def _look(self) -> str:
+        """The answer to `look`, on a saved state that is restored (at most once a turn)."""
+        if self._turn_look is None:
+            self._turn_look = self._ask("look")
+        return self._turn_look
+
+    def _ask(self, command: str) -> str:
+        """Send `command` and undo it: the answer costs no move and changes nothing."""
+        state = self._env.get_state()
+        try:
+            text, _r, _d, _i = self._env.step(command)
+        except Exception:  # an interpreter error while asking: no answer
+            text = ""
+        finally:
+            self._env.set_state(state)
+        return str(text)
+
+    def _room_name(self, view: _View | None, text: str, done: bool) -> tuple[str, str]:
+        """(name, context) of the player's room; ("", "") when there is no location."""
+        if view is None:
+            return room_header(text) or "", ""
+        room, holder = view.placement.room, view.placement.holder
+        if room is None:
+            return "", ""
+        tree = view.tree
+        if not done and self._names.needs_look(room, holder):
+            reading = read_look(self._look(), tree.name(room), bool(holder))
+            self._names.learn(room, holder, reading, tree.name(holder) if holder else "")
+        name = self._names.name(room, tree.name(room))
+        return name, self._names.context(room, holder, tree.name(holder) if holder else "")
+
+    def _words(self) -> tuple[frozenset[str], frozenset[str], int]:
+        """The game's dictionary, its nouns (no verb, preposition or direction flag), and how
+        many letters of a word it keeps. Read once."""
+        if self._vocabulary is None:
+            try:
+                entries = list(self._env.get_dictionary())
+            except Exception:  # no dictionary: no word is known
+                entries = []
+            words = frozenset(str(w.word) for w in entries)
+            nouns = frozenset(
+                str(w.word)
+                for w in entries
+                if not (w.is_verb or w.is_prep or w.is_dir or w.is_meta)
+            )
+            self._vocabulary = words, nouns
+        version = self._story.version if self._story is not None else 5
+        return *self._vocabulary, 6 if version <= 3 else 9
+
+    def _objects(self, view: _View | None, room_name: str, done: bool) -> list[str]:
+        """Names of the things in the room (see the module docstring)."""
+        if view is None or view.placement.room is None or self._player is None:
+            return []
+        vocabulary, nouns, resolution = self._words()
+        things = visible_things(view.tree, view.placement, self._player)
+        raw = [view.tree.name(t) for t in things]
+        if any(n.strip() for n in raw) or not things:
+            names = (object_name(n, vocabulary, resolution) for n in raw)
+            return list(dict.fromkeys(n for n in names if n))
+        key = room_state(view.tree, view.placement, self._player)
+        if key not in self._text_objects and not done:
+            self._text_objects[key] = nouns_in_text(
+                self._look(), nouns, resolution, skip=[room_name, *self._names.known_names()]
+            )
+        return list(self._text_objects.get(key, []))
 
     def _scores(self) -> tuple[int | None, int | None]:
         """(score, max score), both None when Jericho does not fully support the game."""
@@ -257,41 +319,24 @@ class JerichoGame(IGame):
         won = bool(self._env.victory()) or full
         return won, not won and (bool(self._env.game_over()) or banner)
 
-    def _room_objects(self, location: Any | None) -> list[str]:
-        """Names of the objects directly in the player's location."""
-        if location is None or not self._npcs:
-            return []
-        names: list[str] = []
-        child = int(location.child)
-        seen: set[int] = set()
-        while child > 0 and child not in seen:
-            seen.add(child)
-            obj = self._env.get_object(child)
-            if obj is None:
-                break
-            names.append(str(obj.name))
-            child = int(obj.sibling)
-        return names
-
-    def _inventory(self, done: bool) -> list[str]:
+    def _inventory(self, view: _View | None, done: bool) -> list[str]:
         """Names of what the player carries, from the object tree (see the module docstring)."""
-        try:
-            objects = list(self._env.get_inventory())
-        except Exception:  # no player object (unsupported games)
+        if view is None or self._player is None:
             return []
-        names = [name for o in objects if (name := str(o.name).strip())]
-        if objects and not names and not done:
-            return self._inventory_by_command()
-        return names
+        items = list(view.tree.children(self._player))
+        raw = [view.tree.name(i) for i in items]
+        if items and not any(n.strip() for n in raw):
+            return [] if done else parse_inventory(self._ask("inventory"))
+        vocabulary, _nouns, resolution = self._words()
+        return [n for r in raw if (n := clean_item_name(r, vocabulary, resolution))]
 
-    def _inventory_by_command(self) -> list[str]:
-        """Ask the game (TextWorld's object tree has no names) and undo the question."""
-        state = self._env.get_state()
-        try:
-            text, _r, _d, _i = self._env.step("inventory")
-        finally:
-            self._env.set_state(state)
-        return parse_inventory(text)
+
+def _story(path: Path) -> ZStory | None:
+    """The story file's tree layout, or None when it cannot be read (no ids then)."""
+    try:
+        return ZStory(path.read_bytes())
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _load(path: Path, seed: int | None) -> Any:

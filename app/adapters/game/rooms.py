@@ -1,0 +1,111 @@
+"""Where the player is: the room around them, climbing out of vehicles, furniture and containers.
+
+The rule, checked on all 18 games of the suite (see `tests/integration/test_jericho_rooms.py`):
+
+- Walk up the object tree from the player: parent, grandparent... to an object whose parent
+  is 0 (the top).
+- Infocom games (ZIL: zork1, hhgg, planetfall) keep every room inside one unnamed `rooms`
+  pseudo-object whose parent is 0. It is recognised at the start of the game: the top of the
+  player's chain has no name and the object under it does (the start room). The room is then
+  the ancestor whose parent is that object: `West of House` (180) under `rooms` (82), and
+  `White Cliffs Beach` (33) when the player sits in the magic boat (156) there.
+- Inform and TextWorld games keep rooms at the top: the room is the top of the chain (9:05's
+  `Bedroom` 25 around the `bed` 27; Snack Time's and TextWorld's rooms have no names, and still
+  are the top).
+- What lies between the player and the room (boat, bed, chair, dumbwaiter) is context, never a
+  location.
+- Planetfall puts the player in a bed that lives in the unnamed `local-globals` object, outside
+  every room: the chain never reaches `rooms`. Version 3 story files keep the location in global
+  variable 0 (the status line shows it, Z-machine standard §8.2.2): it is used when it names a
+  room. Otherwise the location is unknown (None), never invented.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.adapters.game.ztree import ObjectTree
+
+_MAX_STATE = 2000  # objects x 2: a bound on a malformed (cyclic) tree
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The room around the player (None when the tree says none) and what holds them there.
+
+    `holders` runs from the object the player is directly in outwards (bed, then nothing).
+    """
+
+    room: int | None
+    holders: tuple[int, ...] = ()
+
+    @property
+    def holder(self) -> int:
+        """The object the player is directly in, 0 when they stand in the room itself."""
+        return self.holders[0] if self.holders else 0
+
+
+def find_rooms_root(tree: ObjectTree, player: int) -> int | None:
+    """The Infocom `rooms` pseudo-object, from the player's start: None for Inform/TextWorld.
+
+    It is the top of the player's chain when that top has no name and the object under it
+    (the start room) has one.
+    """
+    chain = tree.ancestors(player)
+    if len(chain) >= 2 and not tree.name(chain[-1]).strip() and tree.name(chain[-2]).strip():
+        return chain[-1]
+    return None
+
+
+def place_player(
+    tree: ObjectTree, player: int, rooms_root: int | None, status_room: int = 0
+) -> Placement:
+    """The room around `player` (see the module docstring for the rule).
+
+    `status_room` is a version 3 game's location global (0 when there is none): it is only used
+    when the chain does not reach the rooms object and it names a room.
+    """
+    chain = tree.ancestors(player)
+    if not chain:
+        return Placement(None)
+    if rooms_root is None:
+        return Placement(chain[-1], tuple(chain[:-1]))
+    for index, ancestor in enumerate(chain):
+        if tree.parent(ancestor) == rooms_root:
+            return Placement(ancestor, tuple(chain[:index]))
+    named = []
+    for ancestor in chain:  # the bed, not the unnamed pseudo-objects that hold it
+        if not tree.name(ancestor).strip():
+            break
+        named.append(ancestor)
+    if status_room and tree.parent(status_room) == rooms_root:
+        return Placement(status_room, tuple(named))
+    return Placement(None, tuple(named))
+
+
+def visible_things(tree: ObjectTree, placement: Placement, player: int) -> list[int]:
+    """The objects directly in the room and in what holds the player, the player left out."""
+    if placement.room is None:
+        return []
+    found: list[int] = []
+    for container in (placement.room, *reversed(placement.holders)):
+        for child in tree.children(container):
+            if child != player and child not in found:
+                found.append(child)
+    return found
+
+
+def room_state(tree: ObjectTree, placement: Placement, player: int) -> tuple[object, ...]:
+    """What changes when something in the room moves or changes state (a chest is opened): the
+    objects inside the room, at any depth, with their attribute flags (the player's own
+    belongings left out)."""
+    if placement.room is None:
+        return ()
+    state: list[object] = [placement.room, placement.holder]
+    pending = [placement.room]
+    while pending and len(state) < _MAX_STATE:
+        for child in tree.children(pending.pop()):
+            if child != player:
+                state += [child, tree.attributes(child)]
+                pending.append(child)
+    return tuple(state)
