@@ -3,14 +3,34 @@
 Per turn, in this order, it takes the first command it has not tried at this location in
 this episode and that memory does not mark as a failure or a danger:
 1. remembered procedures here (SUCCESS memories: the quoted commands and their "Steps first");
-2. the next step of the route the session gives it (to an objective, else to the nearest room
-   with an unexplored exit);
-3. the objects it sees in the room text (`take`, `open`, `unlock ... with <key>`);
-4. unexplored exits the map knows here, then compass directions in a seeded order;
-5. when everything here has been tried, a direction that worked before (a seeded choice).
+2. what the game just asked for ("You'll have to get out of the bed first." -> that command);
+3. the next step of the route the session gives it (to an objective), unless that step has
+   turned out blocked this episode (it did not move the player, or it keeps bringing the player
+   back over the same ground): a blocked step is marked and exploring resumes;
+4. the things in the room (`take`, `open`, `unlock ... with <key>`): the game's own object
+   names (`objects`) first, then nouns guessed from the game's replies to commands here
+   ("You open the chest, revealing a key."), never from a room description alone (that made
+   `open library`, `take first`); a noun is dropped once the game answers there is no such
+   thing here;
+5. unexplored exits the map knows here, the route to the nearest one, then compass directions
+   in a seeded order;
+6. when everything here has been tried, a direction that moved the player before (the least
+   used one; a move that left the player in place is no way out);
+7. when no direction has worked here (a trap, a bed, a dark room): `turn on light` in the dark,
+   ways out of a position (`stand up`, `out`), a few verbs on what is here and what is carried,
+   then the moves memory says failed here (they may have been blocked only for a while; never a
+   remembered danger), then the failed or blocked command here tried longest ago, at most once
+   every ten turns. `look` only when even that was tried moments ago.
+
+Once what holds the player changes (`location_context`: out of the bed) or something here was
+opened, unlocked, pushed..., moves that failed before in this room are tried again (memory's
+too), except those the game answered there is no way that way. Commands are compared as the
+session records them (lower case, single spaces, no stray symbols).
 
 Commands are read out of memory text by quoting convention (`'open window'`), which the offline
-synthesizer always uses and LLM memories often do. With `--no-memory` the session passes no
+synthesizer always uses and LLM memories often do. A FAILURE memory may list several commands
+(`Tried here, did not work: 'take window', 'break window'.`): all of them are failures; a
+DANGER memory marks its first quoted command. With `--no-memory` the session passes no
 memories, so only the episode's own history steers it: that is the baseline.
 """
 
@@ -18,13 +38,17 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
+from app.interfaces.game import GameObservation
 from app.models.memory import MemoryCategory, MemoryEntry
 from app.services.map_graph import DIRECTIONS as MAP_DIRECTIONS
 
 DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
+_Check = Callable[[str], bool]
 _QUOTED = re.compile(r"'([a-z][a-z0-9 \-]{1,40})'")
+_GAME_WORDS = re.compile(r'"[^"]*"|\b(?:Last answer|The game said):.*$', re.DOTALL)
 _STEPS = re.compile(r"Steps first: (.*?)\.?$")
 _STEP = re.compile(r"\(\d+\) ([^,]+)")
 _GOT = re.compile(r"^Got (.+)$")
@@ -34,6 +58,17 @@ _ARTICLE_PHRASE = re.compile(
     r"leading|to|by|and|of|from|hangs|rests|stands|stand|opens)\b))",
     re.IGNORECASE,
 )
+_ASKED_FIRST = re.compile(
+    r"\byou(?:'ll| will)? (?:have|need) to ((?:[a-z]+ ){0,5}[a-z]+) first\b", re.IGNORECASE
+)
+_WORD = re.compile(r"[a-z][a-z\-]*")
+_NO_SUCH_THING = re.compile(
+    r"can'?t see any|don'?t see (?:any|that|the)|no such thing|\b(?:is|are) no [\w ]+ here|"
+    r"(?:is|are)n'?t here|don'?t know the word|can'?t use the word|not a word i know|"
+    r"don'?t recogni[sz]e|need to refer to",
+    re.IGNORECASE,
+)
+"""Replies saying the thing a command named is not here at all (the noun was a guess)."""
 _SCENERY = frozenset(
     [
         "way",
@@ -96,11 +131,44 @@ _LOCKABLE = frozenset(["door", "gate", "chest", "box", "cabinet", "safe", "grate
 _ADJECTIVE_WORDS = frozenset(
     ["closed", "open", "locked", "unlocked", "small", "large", "big", "old", "new"]
 )
+_ARTICLES = frozenset(["the", "a", "an", "some", "your", "my"])
+_PRONOUNS = frozenset(["it", "them", "him", "her", "you", "me", "us", "this", "that", "others"])
+_DARK = re.compile(r"\b(?:too dark|pitch (?:black|dark)|in the dark)\b", re.IGNORECASE)
+_NO_EXIT = re.compile(
+    r"\bcan'?(?:no)?t go that way\b|\bno exit\b|not a verb i recogni[sz]e|"
+    r"don'?t know the word",
+    re.IGNORECASE,
+)
+"""A refusal that says there is no way there at all (no door to open, nothing to get out of)."""
+_CHANGING_VERBS = frozenset(
+    ["open", "unlock", "push", "pull", "move", "turn", "light", "raise", "lower", "press", "lift"]
+)
+"""Verbs whose success may open a way (`open iron door`, `push button`)."""
+_NO_CHANGE = re.compile(
+    r"nothing (?:obvious )?happens|\bwon'?t\b|\bdoesn'?t\b|\balready\b|no effect|"
+    r"not something|don'?t think|nothing (?:interesting|special)",
+    re.IGNORECASE,
+)
+"""Replies that are no refusal but say nothing changed ("Nothing obvious happens.")."""
+_ESCAPES = ("stand up", "get up", "out", "exit", "in")
+"""Ways out of a position (a bed, a chair, a vehicle) tried when no direction works here."""
+_THING_VERBS = ("examine", "push", "pull", "climb", "enter")
+_CARRIED_VERBS = ("turn on", "wear", "read")
+_ROUTE_REPEATS = 3
+"""A route step taken this often from the same room on the same route is a loop: blocked."""
+_RETRY_AFTER = 10
+"""Turns before a failure of this episode is tried again when nothing else is left here."""
 
 
 def quoted_commands(text: str) -> list[str]:
     """Commands quoted in a memory text, in order (`'open window'` -> "open window")."""
     return [m.group(1).strip() for m in _QUOTED.finditer(text)]
+
+
+def _player_commands(text: str) -> list[str]:
+    """Quoted commands outside the game's own words (its answer is quoted in double quotes or
+    follows "Last answer:"/"The game said:", and may itself quote a word: 'xyzzy')."""
+    return quoted_commands(_GAME_WORDS.sub(" ", text))
 
 
 def procedure_steps(text: str) -> list[str]:
@@ -123,19 +191,33 @@ def remembered_procedures(memories: list[MemoryEntry], inventory: list[str]) -> 
         quoted = quoted_commands(memory.text)
         if quoted and ((memory.score_delta or 0) > 0 or procedure_steps(memory.text)):
             commands.extend([*procedure_steps(memory.text), quoted[0]])
-    return list(dict.fromkeys(commands))
+    return list(dict.fromkeys(c for command in commands if (c := normalize(command))))
+
+
+def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
+    """Commands memory says failed here: every command a FAILURE memory quotes (outside the
+    game's quoted answer), and the first of an older "'x' does not work here." note."""
+    failed: set[str] = set()
+    for memory in memories:
+        if memory.category is MemoryCategory.FAILURE:
+            failed.update(_player_commands(f"{memory.title}\n{memory.text}"))
+        elif "note" in memory.tags and "does not work" in memory.text:
+            failed.update(quoted_commands(memory.title + " " + memory.text)[:1])
+    return failed
+
+
+def remembered_dangers(memories: list[MemoryEntry]) -> set[str]:
+    """The first quoted command of each DANGER memory here (a death or a penalty it caused)."""
+    dangers: set[str] = set()
+    for memory in memories:
+        if memory.category is MemoryCategory.DANGER:
+            dangers.update(_player_commands(f"{memory.title}\n{memory.text}")[:1])
+    return dangers
 
 
 def remembered_bad(memories: list[MemoryEntry]) -> set[str]:
     """Commands memory marks as failing or dangerous here."""
-    bad: set[str] = set()
-    for memory in memories:
-        if memory.category in (MemoryCategory.FAILURE, MemoryCategory.DANGER) or (
-            "note" in memory.tags and "does not work" in memory.text
-        ):
-            quoted = quoted_commands(memory.title + " " + memory.text)
-            bad.update(quoted[:1])
-    return bad
+    return remembered_failures(memories) | remembered_dangers(memories)
 
 
 def tool_of(command: str) -> str | None:
@@ -147,6 +229,12 @@ def tool_of(command: str) -> str | None:
 def _noun(command: str) -> str | None:
     words = command.split()
     return words[1] if len(words) > 1 and words[0] not in DIRECTIONS else None
+
+
+def _object_noun(command: str) -> str | None:
+    """The thing a command acts on: the last word before any `with` clause."""
+    words = command.split(" with ")[0].split()
+    return words[-1] if len(words) > 1 and words[0] not in DIRECTIONS else None
 
 
 def holding(item: str, inventory: list[str]) -> bool:
@@ -175,12 +263,50 @@ def visible_objects(text: str) -> list[str]:
     return list(dict.fromkeys(nouns))
 
 
-def object_commands(text: str, inventory: list[str]) -> list[str]:
-    """Commands to try on what the room text shows."""
+def head_noun(name: str) -> str | None:
+    """The noun of a thing's name: its last word before any `with ...` clause ("spider web
+    with writing on it" -> web); None for a name that reads as a sentence, or a pronoun."""
+    text = str(name).lower()
+    words: list[str] = _WORD.findall(text.split(" with ")[0])
+    if "," in text or not words or words[-1] in _PRONOUNS or len(words[-1]) < 2:
+        return None
+    return words[-1]
+
+
+def game_object_nouns(obs: GameObservation) -> list[str]:
+    """The nouns of the game's own names for the things here (`objects`)."""
+    names = getattr(obs, "objects", None) or []
+    return list(dict.fromkeys(n for name in names if (n := head_noun(name))))
+
+
+def normalize(command: str) -> str:
+    """A command as the session records it: lower case, single spaces, no stray symbols."""
+    return " ".join(re.sub(r"[^a-z0-9 \-]", " ", command.lower()).split())
+
+
+def _entered(obs: GameObservation) -> bool:
+    """Whether the reply opens with the room's own header: a move that stayed in the same room
+    id (a maze of look-alike rooms: "In the Desert") still moved the player."""
+    first = obs.text.strip().split("\n", 1)[0].strip().lower()
+    name = obs.location_name.strip().lower()
+    return bool(name) and first.startswith(name)
+
+
+def asked_first(text: str) -> str | None:
+    """What the game says must be done first ("You'll have to get out of the bed first.")."""
+    found = _ASKED_FIRST.search(text)
+    if not found:
+        return None
+    words = [w for w in found.group(1).lower().split() if w not in _ARTICLES]
+    return " ".join(words) or None
+
+
+def object_commands(text: str, inventory: list[str], nouns: list[str] | None = None) -> list[str]:
+    """Commands to try on what is here: `nouns` when given, else nouns seen in `text`."""
     commands: list[str] = []
     keys = [item for item in inventory if "key" in item.lower().split()]
     lowered = text.lower()
-    for noun in visible_objects(text):
+    for noun in visible_objects(text) if nouns is None else nouns:
         lockable = noun in _LOCKABLE or re.search(rf"\blocked\b[^.]*\b{re.escape(noun)}\b", lowered)
         if keys and lockable:
             commands.append(f"unlock {noun} with {keys[0].lower().split()[-1]}")
@@ -194,18 +320,32 @@ class ExplorerAgent(IAgent):
     def __init__(self, seed: int = 0) -> None:
         self._seed = seed
         self._rng = random.Random(seed)
-        self._noted: set[tuple[int | None, str]] = set()
+        self._noted: set[str] = set()
+        self._new_episode_state()
+
+    def _new_episode_state(self) -> None:
         self._used: dict[tuple[int | None, str], int] = {}
         self._unknown_now: set[str] = set()
+        self._last_try: dict[tuple[int | None, str], int] = {}
+        self._blocked: set[tuple[int | None, str]] = set()
+        self._route_uses: dict[tuple[int | None, str, tuple[str, ...]], int] = {}
+        self._dead_nouns: set[tuple[int | None, str]] = set()
+        self._changed: dict[int | None, int] = {}
+        self._replies: dict[int | None, str] = {}
+        self._answer: dict[tuple[int | None, str], str] = {}
+        self._stayed: set[tuple[int | None, str]] = set()
+        self._last: tuple[int | None, str, tuple[str, ...] | None] | None = None
+        self._context = ""
 
     def new_episode(self, episode: int) -> None:
         self._rng = random.Random(self._seed * 1000 + episode)
-        self._used = {}
-        self._unknown_now = set()
+        self._new_episode_state()
 
     def decide(self, view: AgentView) -> AgentDecision:
         tried = view.tried_here
         obs = view.observation
+        here = obs.location_id
+        self._learn_from_last_turn(view)
         # A remembered failure may be stale: it may have been for lack of an item we now hold,
         # or about a thing something has just worked on (`open door` after `unlock door`).
         changed = {
@@ -213,87 +353,249 @@ class ExplorerAgent(IAgent):
             for c, failed in tried.items()
             if not failed and c.split()[0] not in _FIXED_VERBS
         } - {None}
-        bad = {
+
+        # After getting out of the bed or opening a door, moves that failed before may work now.
+        changed_at = self._changed.get(here)
+
+        def moved_on(command: str) -> bool:
+            return (
+                changed_at is not None
+                and command in DIRECTIONS
+                and self._last_try.get((here, command), -1) < changed_at
+                and not _NO_EXIT.search(self._answer.get((here, command), ""))
+            )
+
+        def stale(command: str) -> bool:
+            tool = tool_of(command)
+            if (tool is not None and holding(tool, obs.inventory)) or moved_on(command):
+                return True
+            return _noun(command) in changed and command.split()[0] not in _FIXED_VERBS
+
+        dangers = remembered_dangers(view.memories)
+        failures = {c for c in remembered_failures(view.memories) if not stale(c)} - dangers
+        retry = {
             c
-            for c in remembered_bad(view.memories)
-            if not ((tool := tool_of(c)) and holding(tool, obs.inventory))
-            and (_noun(c) not in changed or c.split()[0] in _FIXED_VERBS)
-        }
-        avoid = {a for a, failed in tried.items() if failed} | bad
+            for c, failed in tried.items()
+            if (failed or (here, c) in self._stayed) and moved_on(c)
+        } - dangers
+        tried = {c: failed for c, failed in tried.items() if c not in retry}
+        avoid = {a for a, failed in tried.items() if failed} | failures | dangers
         said = _UNKNOWN_WORD.search(obs.text)
         if said:
             self._unknown_now.add(said.group(1).lower())
-        note = self._failure_note(view)
-
+        note = self._unknown_word_note(view)
         unknown = unknown_words(view.world_notes) | self._unknown_now
 
-        def fresh(command: str) -> bool:
-            if unknown & set(command.split()):
+        def usable(command: str) -> bool:
+            words = normalize(command).split()
+            if not words or unknown & set(words):
                 return False
-            tool = tool_of(command)
-            if tool is not None and not holding(tool, obs.inventory):
-                return False
-            return command not in tried and command not in avoid
+            tool = tool_of(" ".join(words))
+            return tool is None or holding(tool, obs.inventory)
 
+        def fresh(command: str) -> bool:
+            c = normalize(command)
+            return usable(c) and c not in tried and c not in avoid
+
+        nouns = self._nouns_here(view)
+        route = tuple(view.route_to_target)
+        asked = asked_first(obs.text)
         candidates: list[tuple[str, str]] = [
             *(
                 (c, "a procedure memory recorded here")
                 for c in remembered_procedures(view.memories, obs.inventory)
             ),
-            *((c, "the route to my objective") for c in view.route_to_target[:1]),
-            *(
-                (c, "something I can see here")
-                for c in object_commands(f"{view.room_text}\n{obs.text}", obs.inventory)
-            ),
-            *((d, "an exit I have not explored") for d in view.unexplored_exits),
-            *(
-                (c, "the route to the nearest unexplored exit")
-                for c in view.route_to_unexplored[:1]
-            ),
+            *([(asked, "what the game asked for first")] if asked else []),
         ]
         for command, why in candidates:
-            if fresh(command) or (why.startswith("the route") and command not in avoid):
-                return self._decision(command, f"Trying {command!r}: {why}.", note)
+            if fresh(command):
+                return self._decision(view, command, f"Trying {command!r}: {why}.", note)
+        if route and self._route_open(here, route, avoid, usable):
+            return self._decision(
+                view, route[0], f"Trying {route[0]!r}: the route to my objective.", note, route
+            )
+        candidates = [
+            *(
+                (c, "something I can see here")
+                for c in object_commands(f"{view.room_text}\n{obs.text}", obs.inventory, nouns)
+            ),
+            *((d, "an exit I have not explored") for d in view.unexplored_exits),
+        ]
+        for command, why in candidates:
+            if fresh(command):
+                return self._decision(view, command, f"Trying {command!r}: {why}.", note)
+        nearest = tuple(view.route_to_unexplored)
+        if nearest and self._route_open(here, nearest, avoid, usable):
+            return self._decision(
+                view,
+                nearest[0],
+                f"Trying {nearest[0]!r}: the route to the nearest unexplored exit.",
+                note,
+                nearest,
+            )
         directions = list(DIRECTIONS)
         self._rng.shuffle(directions)
         mentioned = f"{view.room_text}\n{obs.text}".lower()
-        directions.sort(key=lambda d: re.search(rf"\b{d}\b", mentioned) is None)
+        # first a way seen held up that may be open now, then ways the room text mentions
+        held = {c for c in retry if (here, c) in self._answer}
+        directions.sort(key=lambda d: (d not in held, re.search(rf"\b{d}\b", mentioned) is None))
         for direction in directions:
             if fresh(direction):
-                return self._decision(direction, f"Trying {direction}: untried here.", note)
-        worked = [a for a, failed in tried.items() if not failed and a in DIRECTIONS]
-        if not worked:
-            return self._decision("look", "Nothing here works; looking again.", note)
+                return self._decision(view, direction, f"Trying {direction}: untried here.", note)
+        worked = [
+            a
+            for a, failed in tried.items()
+            if not failed and a in DIRECTIONS and (here, a) not in self._blocked
+        ]
+        if worked:
+            command = min(worked, key=lambda d: (self._used.get((here, d), 0), directions.index(d)))
+            self._used[(here, command)] = self._used.get((here, command), 0) + 1
+            return self._decision(
+                view, command, "Everything here has been tried; the least-used way out.", note
+            )
+        return self._when_stuck(view, nouns, fresh, usable, failures, dangers, note)
+
+    # -- when nothing here has worked -----------------------------------------------------------
+
+    def _when_stuck(
+        self,
+        view: AgentView,
+        nouns: list[str],
+        fresh: _Check,
+        usable: _Check,
+        failures: set[str],
+        dangers: set[str],
+        note: tuple[str, int, bool] | None,
+    ) -> AgentDecision:
+        """No direction has worked here this episode: try ways out, then stale memories."""
+        obs = view.observation
+        carried = list(dict.fromkeys(n for item in obs.inventory if (n := head_noun(item))))
+        dark = _DARK.search(f"{view.room_text}\n{obs.text}") is not None
+        tries = [
+            *(["turn on light"] if dark else []),
+            *_ESCAPES,
+            *(f"{verb} {noun}" for noun in nouns for verb in _THING_VERBS),
+            *(f"{verb} {item}" for item in carried for verb in _CARRIED_VERBS),
+        ]
+        for command in tries:
+            if fresh(command):
+                return self._decision(
+                    view, command, f"Trying {command!r}: no way out of here has worked.", note
+                )
+        tried = view.tried_here
+        for command in sorted(failures & set(MAP_DIRECTIONS)):
+            if command not in tried and usable(command):
+                return self._decision(
+                    view,
+                    command,
+                    f"Trying {command!r}: memory says it failed here, but it may have been"
+                    " blocked only for a while.",
+                    note,
+                )
         here = obs.location_id
-        command = min(worked, key=lambda d: (self._used.get((here, d), 0), directions.index(d)))
-        self._used[(here, command)] = self._used.get((here, command), 0) + 1
-        return self._decision(
-            command, "Everything here has been tried; the least-used way out.", note
+        never = -_RETRY_AFTER
+        again = [
+            c
+            for c, failed in tried.items()
+            if (failed or (here, c) in self._blocked)
+            and c not in dangers
+            and usable(c)
+            and view.turn - self._last_try.get((here, c), never) >= _RETRY_AFTER
+        ]
+        if again:
+            command = min(again, key=lambda c: self._last_try.get((here, c), never))
+            return self._decision(
+                view, command, f"Trying {command!r} again: it failed a while ago.", note
+            )
+        return self._decision(view, "look", "Nothing here works; looking again.", note)
+
+    # -- what the last turn taught -------------------------------------------------------------
+
+    def _learn_from_last_turn(self, view: AgentView) -> None:
+        """Mark a move or route step that left the player in place as blocked; note a change
+        that may open a way (what holds the player changed, `get out of bed`; or `open door`
+        worked); drop a noun the game says is not here ("You can't see any such thing.")."""
+        if self._last is None:
+            return
+        where, command, route = self._last
+        self._last = None
+        obs = view.observation
+        if where != obs.location_id:
+            return
+        self._replies[where] = f"{self._replies.get(where, '')}\n{obs.text}"
+        self._answer[(where, command)] = obs.text
+        if (route is not None or command in MAP_DIRECTIONS) and not _entered(obs):
+            self._blocked.add((where, command))
+            self._stayed.add((where, command))
+        failed = view.tried_here.get(command, False)
+        context = str(getattr(obs, "location_context", "") or "")
+        worked = not failed and not _NO_CHANGE.search(obs.text)
+        if context != self._context or (worked and command.split()[0] in _CHANGING_VERBS):
+            # out of a bed, or a door opened: moves that failed here before may work now
+            self._changed[where] = view.turn - 1
+            self._blocked = {(loc, c) for loc, c in self._blocked if loc != where}
+        noun = _object_noun(command)
+        if failed and noun is not None and _NO_SUCH_THING.search(obs.text):
+            self._dead_nouns.add((where, noun))
+
+    def _route_open(
+        self,
+        here: int | None,
+        route: tuple[str, ...],
+        avoid: set[str],
+        usable: _Check,
+    ) -> bool:
+        """Whether the first step of `route` may be taken: not failed, remembered bad, blocked
+        this episode, nor taken so often from here on this route that it is a loop."""
+        step = route[0]
+        return (
+            step not in avoid
+            and usable(step)
+            and (here, step) not in self._blocked
+            and self._route_uses.get((here, step, route), 0) < _ROUTE_REPEATS
         )
 
-    def _failure_note(self, view: AgentView) -> tuple[str, int, bool] | None:
-        """A note for the newest failure here that is not remembered yet.
+    def _nouns_here(self, view: AgentView) -> list[str]:
+        """The game's names for the things here first, then nouns guessed from its replies to
+        commands here ("You open the chest, revealing a key."), never from room descriptions
+        alone; minus those the game has answered are not here."""
+        obs = view.observation
+        here = obs.location_id
+        guessed = visible_objects(self._replies.get(here, ""))
+        nouns = list(dict.fromkeys([*game_object_nouns(obs), *guessed]))
+        return [n for n in nouns if (here, n) not in self._dead_nouns]
 
-        "I don't know the word X" is true everywhere: that note goes to the world scope.
+    def _unknown_word_note(self, view: AgentView) -> tuple[str, int, bool] | None:
+        """A world note when the game says it does not know a word (true everywhere).
+
+        Failed commands are not noted: the memory service keeps them (one FAILURE memory per
+        room and object).
         """
         unknown = _UNKNOWN_WORD.search(view.observation.text)
-        if unknown and unknown.group(1).lower() not in unknown_words(view.world_notes):
-            word = unknown.group(1).lower()
-            if (None, word) not in self._noted:
-                self._noted.add((None, word))
-                return (f"The game does not know the word '{word}'.", 400, True)
-        known = remembered_bad(view.memories)
-        for command, failed in reversed(view.tried_here.items()):
-            key = (view.observation.location_id, command)
-            if failed and command not in known and key not in self._noted:
-                self._noted.add(key)
-                return (f"'{command}' does not work here.", 300, False)
-        return None
+        if unknown is None:
+            return None
+        word = unknown.group(1).lower()
+        if word in unknown_words(view.world_notes) or word in self._noted:
+            return None
+        self._noted.add(word)
+        return (f"The game does not know the word '{word}'.", 400, True)
 
-    @staticmethod
     def _decision(
-        command: str, reasoning: str, note: tuple[str, int, bool] | None
+        self,
+        view: AgentView,
+        command: str,
+        reasoning: str,
+        note: tuple[str, int, bool] | None,
+        route: tuple[str, ...] | None = None,
     ) -> AgentDecision:
+        here = view.observation.location_id
+        command = normalize(command) or "look"
+        self._last_try[(here, command)] = view.turn
+        self._last = (here, command, route)
+        self._context = str(getattr(view.observation, "location_context", "") or "")
+        if route is not None:
+            key = (here, command, route)
+            self._route_uses[key] = self._route_uses.get(key, 0) + 1
         return AgentDecision(
             action=command,
             reasoning=reasoning,

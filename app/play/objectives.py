@@ -14,6 +14,14 @@ Two discoverers share one tracker:
 Completion is tracked by the tracker: a scoring objective completes when its action scores at
 its location; an exploration or LLM objective with a target completes when the player reaches
 the target.
+
+Safety (`RouteGuard`): no objective targets, and no route is followed into, a remembered death.
+A deadly move is a location DANGER memory's quoted command at that location (`'jump' here led
+to death`); a deadly room is one the map knows only through deadly moves. Deaths of the world
+(a clock, an event: WORLD memories tagged `ending`, with no command) make no room deadly. A step
+is blocked when it left the player in place this episode, or when the map's latest word on that
+exit is a refusal; the tracker then skips objectives whose route needs it, so the player resumes
+exploring instead of retrying it.
 """
 
 from __future__ import annotations
@@ -24,11 +32,11 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, Field
 
-from app.agents.explorer import quoted_commands
+from app.agents.explorer import normalize, quoted_commands, remembered_dangers
 from app.errors import LLMError
 from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
 from app.interfaces.memory_service import IMemoryService
-from app.models.memory import MemoryCategory
+from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from app.services.context.builders import ContextRequest
 from app.services.context.context_service import ContextService
 from app.services.map_graph import MapGraph
@@ -69,12 +77,105 @@ class ObjectiveInput(BaseModel):
     recent_gameplay: str = ""
 
 
+def deadly_moves(memories: list[MemoryEntry]) -> set[tuple[int, str]]:
+    """(location, command) pairs that killed the player (or cost points), from location DANGER
+    memories that quote the command. World endings (a clock, an event) name no such move."""
+    moves: set[tuple[int, str]] = set()
+    for memory in memories:
+        if memory.scope is not MemoryScope.LOCATION or memory.location_id is None:
+            continue
+        if "ending" in memory.tags and not quoted_commands(memory.title):
+            continue
+        moves.update((memory.location_id, normalize(c)) for c in remembered_dangers([memory]))
+    return moves
+
+
+class RouteGuard:
+    """Which map routes are safe to follow: no remembered deadly move, no blocked step."""
+
+    def __init__(self, map_graph: MapGraph, memory: IMemoryService | None = None) -> None:
+        self._map = map_graph
+        self._memory = memory
+        self.deadly: set[tuple[int, str]] = set()
+        self.deadly_rooms: set[int] = set()
+        self.blocked: set[tuple[int, str]] = set()
+
+    def new_episode(self) -> None:
+        """Blocks are per episode (a door may be open next time); deaths are remembered."""
+        self.blocked = set()
+
+    def refresh(self) -> None:
+        """Re-read the remembered deadly moves and the rooms reached only through them."""
+        if self._memory is None:
+            return
+        memories = [
+            m for loc in self._map.location_ids() for m in self._memory.location_memories(loc)
+        ]
+        self.deadly = deadly_moves(memories)
+        entries: dict[int, list[tuple[int, str | None]]] = {}
+        for edge in self._map.edges():
+            entries.setdefault(edge.to_id, []).append((edge.from_id, edge.action))
+        self.deadly_rooms = {
+            room
+            for room, ways in entries.items()
+            if all(a is not None and (src, normalize(a)) in self.deadly for src, a in ways)
+        }
+
+    def note_turn(self, before: int | None, after: int | None, action: str) -> None:
+        """A known way out of `before` that left the player there is blocked this episode."""
+        if before is None or after != before:
+            return
+        command = normalize(action)
+        if command in self._map.exits_from(before):
+            self.blocked.add((before, command))
+
+    def unsafe_step(self, room: int, action: str) -> bool:
+        """Whether taking `action` in `room` is a remembered death or a blocked way."""
+        command = normalize(action)
+        return (
+            (room, command) in self.deadly
+            or (room, command) in self.blocked
+            or command in self._map.failed_exits(room)
+        )
+
+    def safe_target(self, here: int, target: int) -> bool:
+        """Whether the session's route from `here` to `target` may be followed to the end."""
+        if target in self.deadly_rooms:
+            return False
+        edges = self._map.route_edges(here, target)
+        if edges is None:
+            return True  # no route: nothing to follow, the player explores
+        return not any(
+            e.to_id in self.deadly_rooms or (e.action and self.unsafe_step(e.from_id, e.action))
+            for e in edges
+        )
+
+    def nearest_unexplored(self, here: int) -> int | None:
+        """The closest room with an unexplored exit that a safe route reaches."""
+        nearest = self._map.nearest_unexplored(here)
+        if nearest is None or self.safe_target(here, nearest[0]):
+            return nearest[0] if nearest else None
+        best: tuple[int, int] | None = None
+        for room in self._map.location_ids():
+            if not self._map.unexplored_exits(room) or not self.safe_target(here, room):
+                continue
+            route = self._map.route(here, room)
+            if route is not None and (best is None or len(route) < best[0]):
+                best = (len(route), room)
+        return best[1] if best else None
+
+
 class IObjectiveDiscoverer(ABC):
     """Finds the current objectives."""
 
     @abstractmethod
     def discover(self, data: ObjectiveInput) -> list[Objective]:
         """Objectives for now, most important first."""
+
+    @property
+    def guard(self) -> RouteGuard | None:
+        """What says which routes are safe (None: every route is)."""
+        return None
 
 
 class MemoryObjectiveDiscoverer(IObjectiveDiscoverer):
@@ -83,9 +184,15 @@ class MemoryObjectiveDiscoverer(IObjectiveDiscoverer):
     def __init__(self, memory: IMemoryService | None, map_graph: MapGraph) -> None:
         self._memory = memory
         self._map = map_graph
+        self._guard = RouteGuard(map_graph, memory)
+
+    @property
+    def guard(self) -> RouteGuard:
+        return self._guard
 
     def discover(self, data: ObjectiveInput) -> list[Objective]:
         objectives: list[Objective] = []
+        self._guard.refresh()
         if self._memory is not None:
             scoring = [
                 m
@@ -100,6 +207,10 @@ class MemoryObjectiveDiscoverer(IObjectiveDiscoverer):
                     continue
                 if (m.location_id, actions[0]) in data.done_here:
                     continue
+                if m.location_id in self._guard.deadly_rooms or self._guard.unsafe_step(
+                    m.location_id, actions[0]
+                ):
+                    continue
                 name = self._map.name_of(m.location_id) or m.location_name or "?"
                 objectives.append(
                     Objective(
@@ -111,9 +222,8 @@ class MemoryObjectiveDiscoverer(IObjectiveDiscoverer):
                     )
                 )
         here = data.request.location_id
-        nearest = self._map.nearest_unexplored(here) if here is not None else None
-        if nearest is not None:
-            target, _route = nearest
+        target = self._guard.nearest_unexplored(here) if here is not None else None
+        if target is not None:
             exits = ", ".join(self._map.unexplored_exits(target))
             objectives.append(
                 Objective(
@@ -141,6 +251,10 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
         self._map = map_graph
         self._fallback = fallback
         self.failures = 0
+
+    @property
+    def guard(self) -> RouteGuard | None:
+        return self._fallback.guard
 
     def discover(self, data: ObjectiveInput) -> list[Objective]:
         here = data.request.location_id
@@ -176,11 +290,24 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
             self.failures += 1
             log.warning("objective discovery failed (%s); using the offline heuristic", exc)
             return self._fallback.discover(data)
-        return [
+        guard = self.guard
+        if guard is not None:
+            guard.refresh()
+        objectives = [
             Objective(text=text, target_location_id=_target(text), created_turn=data.turn)
             for text in answer.objectives
             if text.strip()
         ]
+        # an objective whose place is reached only through a remembered death is no objective
+        return [
+            o for o in objectives if guard is None or o.target_location_id not in guard.deadly_rooms
+        ]
+
+
+def _same_deed(action: str, wanted: str) -> bool:
+    """The same verb on the same thing: `open door` does `open iron door`."""
+    a, b = normalize(action).split(), normalize(wanted).split()
+    return a == b or (len(a) > 1 and len(b) > 1 and a[0] == b[0] and a[-1] == b[-1])
 
 
 def _target(text: str) -> int | None:
@@ -189,27 +316,46 @@ def _target(text: str) -> int | None:
 
 
 class ObjectiveTracker:
-    """The current objectives and those completed, per episode."""
+    """The current objectives and those completed, per episode.
 
-    def __init__(self, discoverer: IObjectiveDiscoverer) -> None:
+    With a `RouteGuard` (the discoverer's, unless one is given), `target` skips objectives the
+    route to which, from where the player is, needs a deadly or blocked step.
+    """
+
+    def __init__(self, discoverer: IObjectiveDiscoverer, guard: RouteGuard | None = None) -> None:
         self._discoverer = discoverer
+        self._guard = guard if guard is not None else getattr(discoverer, "guard", None)
+        self._here: int | None = None
         self.active: list[Objective] = []
         self.completed: list[Objective] = []
         self.discovered = 0
 
     def new_episode(self) -> None:
         self.active, self.completed, self.discovered = [], [], 0
+        self._here = None
+        if self._guard is not None:
+            self._guard.new_episode()
 
     def rediscover(self, data: ObjectiveInput) -> list[Objective]:
+        if data.request.location_id is not None:
+            self._here = data.request.location_id
         self.active = self._discoverer.discover(data)
         self.discovered += len(self.active)
         return self.active
 
     def target(self) -> int | None:
-        """The location of the first active objective that names one."""
-        return next(
-            (o.target_location_id for o in self.active if o.target_location_id is not None), None
-        )
+        """The location of the first active objective that names one and is safe to reach."""
+        for objective in self.active:
+            target = objective.target_location_id
+            if target is None:
+                continue
+            if self._guard is not None and (
+                target in self._guard.deadly_rooms
+                or (self._here is not None and not self._guard.safe_target(self._here, target))
+            ):
+                continue
+            return target
+        return None
 
     def observe(
         self,
@@ -219,15 +365,31 @@ class ObjectiveTracker:
         action: str,
         score_gain: int,
     ) -> list[Objective]:
-        """Mark what this turn completed; return those objectives."""
+        """Mark what this turn completed (and a way that turned out blocked); return those.
+
+        A score objective also completes by the same verb on the same thing (`open door` for
+        `open iron door`); one whose place the player left without scoring there is dropped
+        until the next discovery, so it does not pull the player back and forth.
+        """
+        if self._guard is not None:
+            self._guard.note_turn(location_before, location_after, action)
+        if location_after is not None:
+            self._here = location_after
         done: list[Objective] = []
+        left: list[Objective] = []
         for objective in self.active:
             if objective.kind == "score":
                 hit = (
                     score_gain > 0
                     and location_before == objective.target_location_id
-                    and action == objective.action
+                    and _same_deed(action, objective.action or "")
                 )
+                if (
+                    not hit
+                    and location_before == objective.target_location_id
+                    and location_after not in (None, location_before)
+                ):
+                    left.append(objective)
             else:
                 hit = (
                     objective.target_location_id is not None
@@ -236,7 +398,7 @@ class ObjectiveTracker:
             if hit:
                 objective.completed_turn = turn
                 done.append(objective)
-        self.active = [o for o in self.active if o.completed_turn is None]
+        self.active = [o for o in self.active if o.completed_turn is None and o not in left]
         self.completed.extend(done)
         return done
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from app.adapters.storage.memory_store import InMemoryStore
 from app.agents.explorer import (
     ExplorerAgent,
+    game_object_nouns,
     procedure_steps,
     quoted_commands,
     remembered_bad,
@@ -16,11 +17,19 @@ from app.agents.explorer import (
 from app.events.publisher import EventPublisher
 from app.interfaces.agent import AgentView
 from app.interfaces.game import GameObservation
+from app.models.game import GameState
 from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from app.play.knowledge import KnowledgeBase
 from app.play.metrics import EpisodeStats
-from app.play.objectives import Objective, ObjectiveTracker
+from app.play.objectives import (
+    MemoryObjectiveDiscoverer,
+    Objective,
+    ObjectiveInput,
+    ObjectiveTracker,
+    deadly_moves,
+)
 from app.play.reasoning import extract_reasoning
+from app.services.context.builders import ContextRequest
 from app.services.map_graph import MapGraph
 from app.services.memory_service import MemoryService
 from app.services.policy import MemoryPolicy
@@ -46,6 +55,11 @@ WINDOW = mem(
 )
 FAIL = mem(MemoryCategory.FAILURE, "'take window' fails", "'take window' does not work here.")
 DEATH = mem(MemoryCategory.DANGER, "Deadly: jump", "'jump' here led to death: you fall.")
+
+
+def objective_input(location_id: int | None, turn: int = 1) -> ObjectiveInput:
+    request = ContextRequest(game_state=GameState(), location_id=location_id)
+    return ObjectiveInput(request=request, turn=turn)
 
 
 def view(text: str, memories: list[MemoryEntry] | None = None, **kw: object) -> AgentView:
@@ -114,12 +128,15 @@ def test_a_remembered_failure_goes_stale_when_its_thing_changed_or_the_tool_is_h
     assert after_unlock.action == "open door"
 
 
-def test_explorer_notes_a_new_failure_once() -> None:
+def test_explorer_leaves_failures_to_the_memory_service_but_notes_unknown_words_once() -> None:
     agent = ExplorerAgent(seed=1)
     d1 = agent.decide(view("Nothing here.", tried_here={"north": True}))
-    assert d1.remember == "'north' does not work here."
-    d2 = agent.decide(view("Nothing here.", tried_here={"north": True, d1.action: False}))
-    assert d2.remember is None
+    assert d1.remember is None, "the memory service keeps one FAILURE memory per object"
+    said = "I don't know the word 'xyzzy'."
+    d2 = agent.decide(view(said, tried_here={"north": True, "xyzzy": True}))
+    assert d2.remember == "The game does not know the word 'xyzzy'." and d2.remember_everywhere
+    d3 = agent.decide(view(said, tried_here={"north": True, "xyzzy": True}))
+    assert d3.remember is None
 
 
 def test_explorer_is_deterministic_for_a_seed() -> None:
@@ -153,7 +170,7 @@ def test_objective_tracker_completes_score_and_reach_objectives() -> None:
             ]
 
     tracker = ObjectiveTracker(Fixed())  # type: ignore[arg-type]
-    tracker.rediscover(None)  # type: ignore[arg-type]
+    tracker.rediscover(objective_input(None))
     assert tracker.target() == 5
     assert tracker.observe(3, 5, 5, "open chest", 0) == []
     [done] = tracker.observe(4, 5, 5, "open chest", 10)
@@ -176,3 +193,144 @@ def test_knowledge_base_lists_dangers_and_keeps_episode_lines(tmp_path: Path) ->
     assert "## Dangers\n- Location 79: Deadly: jump." in text
     assert "- Episode 1: 40 turns, score 5, died." in text
     assert "- Episode 2: 50 turns, score unknown, turn limit." in text
+
+
+# -- failures as the memory service keeps them, and the game's own object names ---------------
+
+
+LEDGER = mem(
+    MemoryCategory.FAILURE,
+    "Take or break window",
+    "Tried here, did not work: 'take window', 'break window'. The game said: \"I don't know"
+    " the word 'smash'.\"",
+)
+
+
+def test_a_failure_memory_marks_every_command_it_quotes_but_not_the_games_words() -> None:
+    last_answer = LEDGER.model_copy(
+        update={"text": "Tried here, did not work: 'open door'. Last answer: \"No 'xyzzy'.\""}
+    )
+    two_quotes = mem(MemoryCategory.DANGER, "Deadly", "'jump' here led to death, not 'wait'.")
+    assert remembered_bad([LEDGER]) == {"take window", "break window"}
+    assert remembered_bad([last_answer]) == {"open door"}
+    assert remembered_bad([two_quotes]) == {"jump"}, "a danger marks its first command only"
+    agent = ExplorerAgent(seed=1)
+    seen = {agent.decide(view("A small window.", [LEDGER])).action for _ in range(3)}
+    assert not seen & {"take window", "break window"}
+
+
+def test_the_games_object_names_replace_guessed_nouns() -> None:
+    names = ["small mailbox", "spider web with writing on it", "in some cases mud is good, ok"]
+    obs = GameObservation(
+        text="West of House. You are in the library of a first-rate house.",
+        location_id=79,
+        objects=names,
+    )
+    assert game_object_nouns(obs) == ["mailbox", "web"]
+    agent = ExplorerAgent(seed=1)
+    tried: dict[str, bool] = {}
+    actions = []
+    for _ in range(4):
+        action = agent.decide(view(obs.text, observation=obs, tried_here=dict(tried))).action
+        tried[action] = True
+        actions.append(action)
+    assert actions == ["open mailbox", "take mailbox", "open web", "take web"]
+
+
+def test_nouns_are_not_guessed_from_a_room_description() -> None:
+    room = "You are in the library of a first-rate house. A draught comes from the north."
+    action = ExplorerAgent(seed=1).decide(view(room)).action
+    assert action == "north", "no 'open library', no 'take first'"
+
+
+def test_a_noun_from_the_games_reply_is_tried_until_the_game_says_it_is_not_here() -> None:
+    agent = ExplorerAgent(seed=1)
+    room = GameObservation(text="A dusty study.", location_id=79, objects=["oak chest"])
+    assert agent.decide(view(room.text, observation=room)).action == "open chest"
+    revealed = room.model_copy(update={"text": "You open the chest, revealing a hint of dust."})
+    tried = {"open chest": False}
+    steps = []
+    for reply in ("That's fixed in place.", "You can't see any such thing."):
+        action = agent.decide(view("", observation=revealed, tried_here=dict(tried))).action
+        steps.append(action)
+        tried[action] = True
+        revealed = room.model_copy(update={"text": reply})
+    after = agent.decide(view("", observation=revealed, tried_here=dict(tried))).action
+    assert steps == ["take chest", "open hint"] and after != "take hint"
+
+
+# -- objectives never lead into a remembered death ---------------------------------------------
+
+
+def deadly_world() -> tuple[MapGraph, MemoryService, InMemoryStore]:
+    """Hall 1: west -> Pit 4 (killed the player) -> down -> Cellar 5; north -> Study 2 -> east ->
+    Gallery 6 -> south -> Cellar 5. The Pit (one step) and the Gallery (two steps) still have an
+    unexplored exit (up)."""
+    graph = MapGraph()
+    for src, action, dst in [
+        (1, "west", 4),
+        (4, "down", 5),
+        (1, "north", 2),
+        (2, "east", 6),
+        (6, "south", 5),
+    ]:
+        graph.add_connection(src, dst, action=action)
+    graph.note_exits(4, ["up", "down"])
+    graph.note_exits(6, ["up"])
+    store = InMemoryStore()
+    service = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    return graph, service, store
+
+
+def add(store: InMemoryStore, *entries: MemoryEntry) -> None:
+    with store.transaction() as tx:
+        for entry in entries:
+            tx.add(entry)
+
+
+def located(entry: MemoryEntry, location_id: int) -> MemoryEntry:
+    return entry.model_copy(update={"location_id": location_id})
+
+
+def test_no_objective_or_route_leads_into_a_remembered_death() -> None:
+    graph, service, store = deadly_world()
+    death = mem(MemoryCategory.DANGER, "Deadly: west", "'west' here led to death: you fall.")
+    scored_in_pit = mem(
+        MemoryCategory.SUCCESS, "Score by take coin", "'take coin' gained 5 points.", score_delta=5
+    )
+    scored_in_cellar = mem(
+        MemoryCategory.SUCCESS, "Score by open box", "'open box' gained 5 points.", score_delta=5
+    )
+    add(store, located(death, 1), located(scored_in_pit, 4), located(scored_in_cellar, 5))
+    discoverer = MemoryObjectiveDiscoverer(service, graph)
+    tracker = ObjectiveTracker(discoverer)
+    objectives = tracker.rediscover(objective_input(1))
+    assert discoverer.guard.deadly == {(1, "west")} and discoverer.guard.deadly_rooms == {4}
+    assert [o.target_location_id for o in objectives] == [5, 6], (
+        "no scoring in the Pit (reached only through the deadly move); the nearest room with an"
+        " unexplored exit is the Pit, the nearest safe one the Gallery"
+    )
+    assert graph.route(1, 5) == ["west", "down"], "the map's shortest way is the deadly one"
+    assert tracker.target() == 6, "so the Cellar is not targeted from the Hall"
+    tracker.observe(2, 1, 2, "north", 0)
+    assert tracker.target() == 5, "from the Study the way to the Cellar is safe"
+
+
+def test_deaths_of_the_world_make_no_room_deadly() -> None:
+    graph, service, store = deadly_world()
+    clock = MemoryEntry(
+        scope=MemoryScope.WORLD,
+        category=MemoryCategory.DANGER,
+        title="Died in Hall at turn 40 (time ran out)",
+        text="The bomb goes off. *** You have died ***",
+        tags=["world:player_died", "ending", "cause:clock"],
+        location_id=1,
+    )
+    local = clock.model_copy(
+        update={"id": "m-local", "scope": MemoryScope.LOCATION, "title": "Died: the bomb"}
+    )
+    add(store, clock, local)
+    assert deadly_moves([clock, local]) == set()
+    tracker = ObjectiveTracker(MemoryObjectiveDiscoverer(service, graph))
+    [explore] = tracker.rediscover(objective_input(1))
+    assert explore.target_location_id == 4 and tracker.target() == 4
