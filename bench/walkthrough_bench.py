@@ -12,6 +12,12 @@ state that is restored, and its object tree is read). One row per game:
     agree      names equal to the `look` header, over the steps where the game prints one
     no loc     turns with no location id
     end        won / died / - (neither), and the score
+    memories   memories a replay of the same walkthrough through cairn's pipeline stored
+    remembered visited rooms with a location memory / visited rooms (replay)
+    ending     the ending remembered in the game's words: a world memory tagged `ending` whose
+               text holds the final response's first line ("yes"), else "NO"
+    id titles  titles holding an internal id (`objective_id=`, `ep1-t4`, `(Ball0)`, `Ticket_N`);
+               should be 0
     last line  the first line of the final response
 
 Prints, asserts nothing. To add a column (memory metrics, say), add a field to `Row`, fill it
@@ -58,6 +64,33 @@ class Row:
     score: str = ""
     last_line: str = ""
     seconds: float = 0.0
+    memories: int = 0
+    remembered: str = ""
+    ending: str = ""
+    id_titles: int = 0
+
+
+INTERNAL_ID = re.compile(r"\w+_id=|\bep\d+-t\d+\b|\([A-Za-z]+\d+\)|\b[A-Za-z]+_[A-Za-z0-9]+\b")
+
+
+def remember(path: Path, row: Row) -> None:
+    """Replay the walkthrough through cairn (the `cairn replay --walkthrough` path) and fill
+    the memory columns."""
+    import tempfile
+
+    from app.replay.runner import run_scenario, walkthrough_document
+
+    with tempfile.TemporaryDirectory() as workdir:
+        report = run_scenario(walkthrough_document(path), Path(workdir))
+    assert report.outcome is not None
+    entries = report.outcome.entries
+    row.memories = len(entries)
+    row.remembered = f"{report.remembered}/{report.visited}"
+    endings = [e for e in entries if "ending" in e.tags]
+    words = " ".join(row.last_line.split())  # the memory keeps the words, spacing collapsed
+    found = any(words and words in " ".join(e.text.split()) for e in endings)
+    row.ending = "yes" if found else "NO"
+    row.id_titles = sum(1 for e in entries if INTERNAL_ID.search(e.title))
 
 
 def look_header(look: str) -> str | None:
@@ -145,9 +178,10 @@ def replay(path: Path) -> Row:
     row.won, row.died = obs.won, obs.died
     row.score = f"{obs.score}/{obs.max_score}"
     row.last_line = next((line.strip() for line in obs.text.splitlines() if line.strip()), "")
-    row.seconds = time.perf_counter() - started
     game.close()
     raw.close()
+    remember(path, row)
+    row.seconds = time.perf_counter() - started
     return row
 
 
@@ -166,8 +200,12 @@ COLUMNS: list[tuple[str, int, Callable[[Row], object]]] = [
     ("agree", 9, lambda r: f"{r.agree}/{r.headers}"),
     ("no loc", 6, lambda r: r.no_location),
     ("end", 11, end),
+    ("memories", 8, lambda r: r.memories),
+    ("remembered", 10, lambda r: r.remembered),
+    ("ending", 6, lambda r: r.ending),
+    ("id titles", 9, lambda r: r.id_titles),
     ("s", 4, lambda r: f"{r.seconds:.1f}"),
-    ("last line", 50, lambda r: r.last_line),
+    ("last line", 40, lambda r: r.last_line),
 ]
 
 
