@@ -1,5 +1,6 @@
 """Fixtures of the store contract suite: a factory per store kind, opening store objects on one
-file, and a way to count the durable writes (commits) a store makes."""
+file, what a store gives back for an entry, and a way to count the durable writes (commits) a
+store makes."""
 
 from __future__ import annotations
 
@@ -16,10 +17,26 @@ from app.adapters.storage.markdown_store import MarkdownMemoryStore
 from app.adapters.storage.memory_store import InMemoryStore
 from app.adapters.storage.sqlite_store import SqliteMemoryStore
 from app.interfaces.store import IMemoryStore
+from app.models.memory import MemoryEntry
 
 DURABLE_KINDS = ("markdown", "sqlite")
 ALL_KINDS = (*DURABLE_KINDS, "inmemory")
 FILE_NAMES = {"markdown": "Memories.md", "sqlite": "memories.sqlite3", "inmemory": ""}
+
+
+def as_stored(kind: str, entry: MemoryEntry) -> MemoryEntry:
+    """What a store of `kind` gives back for `entry`, before and after a reload: the markdown
+    store keeps timestamps to the second (see `markdown_format`), the others keep them exactly.
+    Every other field, and the order of memories, is kept by every store."""
+    if kind != "markdown":
+        return entry
+    since = entry.since_timestamp
+    return entry.model_copy(
+        update={
+            "created_at": entry.created_at.replace(microsecond=0),
+            "since_timestamp": since.replace(microsecond=0) if since is not None else None,
+        }
+    )
 
 
 def open_store(kind: str, path: Path, **options: Any) -> IMemoryStore:
@@ -47,6 +64,10 @@ class StoreFactory:
     @property
     def durable(self) -> bool:
         return self.kind in DURABLE_KINDS
+
+    def stored(self, entry: MemoryEntry) -> MemoryEntry:
+        """What a store of this kind gives back for `entry` (see `as_stored`)."""
+        return as_stored(self.kind, entry)
 
     def open(self, **options: Any) -> IMemoryStore:
         if self.kind == "inmemory":

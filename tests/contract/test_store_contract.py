@@ -28,6 +28,7 @@ from app.models.memory import (
 from tests.contract.conftest import (
     DURABLE_KINDS,
     StoreFactory,
+    as_stored,
     counting_commits,
     open_store,
     sqlite_pragma,
@@ -147,9 +148,9 @@ def test_every_field_and_location_record_round_trips(store_factory: StoreFactory
 
     loaded = reopened(store_factory, store)
     for entry in entries:
-        got = loaded.get(entry.id)
-        assert got == entry
-        assert got is not None and got.model_dump(mode="json") == entry.model_dump(mode="json")
+        got, expected = loaded.get(entry.id), store_factory.stored(entry)
+        assert got == expected
+        assert got is not None and got.model_dump(mode="json") == expected.model_dump(mode="json")
     assert loaded.locations() == {
         -3: LocationRecord(id=-3, name="Négative ** room \\ [1]", visits=1, episodes=[]),
         15: LocationRecord(id=15, name="West of House", visits=3, episodes=[1, 2]),
@@ -217,7 +218,7 @@ def test_update_and_delete_are_stored(store_factory: StoreFactory) -> None:
         tx.update(changed)
         tx.delete(drop.id)
     loaded = reopened(store_factory, store)
-    assert loaded.get(change.id) == changed
+    assert loaded.get(change.id) == store_factory.stored(changed)
     assert loaded.get(drop.id) is None
     assert [m.id for m in loaded.entries()] == [keep.id, change.id]
 
@@ -251,7 +252,7 @@ def test_adding_an_existing_id_fails(store_factory: StoreFactory) -> None:
     add_all(store, first)
     with pytest.raises(StoreError, match=first.id):
         add_all(store, location_memory("Second", id=first.id))
-    assert reopened(store_factory, store).get(first.id) == first
+    assert reopened(store_factory, store).get(first.id) == store_factory.stored(first)
 
 
 def test_a_transaction_that_raises_writes_nothing(store_factory: StoreFactory) -> None:
@@ -273,7 +274,7 @@ def test_a_transaction_that_raises_writes_nothing(store_factory: StoreFactory) -
 
     assert called == []
     for view in (store, reopened(store_factory, store)):
-        assert view.entries() == [before]
+        assert view.entries() == [store_factory.stored(before)]
         assert view.locations() == {1: LocationRecord(id=1, name="Hall")}
     assert file_state(store_factory) == snapshot
     add_all(store, location_memory("After"))  # the store still works
@@ -312,7 +313,7 @@ def test_after_commit_runs_once_the_write_is_durable(store_factory: StoreFactory
     with store.transaction() as tx:
         tx.add(entry)
         tx.after_commit(lambda: seen.append(reopened(store_factory, store).get(entry.id)))
-    assert seen == [entry]
+    assert seen == [store_factory.stored(entry)]
 
 
 def test_supersession_by_id_and_its_link_survive_a_reload(store_factory: StoreFactory) -> None:
@@ -419,13 +420,13 @@ def test_any_title_and_text_round_trip_and_create_no_structure(
             got = loaded.get(subject.id)
             assert got is not None
             assert (got.title, got.text) == (title, text)
-            assert got == subject
+            assert got == as_stored(kind, subject)
         assert [m.id for m in loaded.entries(location_id=1)] == [
             before.id,
             subjects[0].id,
             after.id,
         ]
-        assert loaded.get(after.id) == after
+        assert loaded.get(after.id) == as_stored(kind, after)
         assert len(loaded.entries()) == 5
         assert set(loaded.locations()) == {1}
         assert {npc for m in loaded.entries() for npc in m.npc_ids} == {"troll"}
@@ -453,9 +454,9 @@ def test_npc_ids_and_location_names_with_odd_characters_round_trip(
 
     def check(loaded: IMemoryStore) -> None:
         assert loaded.locations() == {7: LocationRecord(id=7, name=name, visits=1, episodes=[1])}
-        assert loaded.get(at_location.id) == at_location
-        assert loaded.get(about_npcs.id) == about_npcs
-        assert loaded.get(world.id) == world
+        assert loaded.get(at_location.id) == as_stored(kind, at_location)
+        assert loaded.get(about_npcs.id) == as_stored(kind, about_npcs)
+        assert loaded.get(world.id) == as_stored(kind, world)
         assert [m.id for m in loaded.entries(npc_id=npc_id)] == [about_npcs.id]
         assert [m.id for m in loaded.entries(npc_id=other_npc)] == [about_npcs.id]
         assert len(loaded.entries()) == 3
@@ -469,7 +470,7 @@ def test_fake_location_text_creates_no_location_or_memory(durable_factory: Store
     add_all(store, grue)
     loaded = durable_factory.open()
     assert set(loaded.locations()) == {1}
-    assert loaded.entries() == [grue]
+    assert loaded.entries() == [durable_factory.stored(grue)]
     assert all(m.category is MemoryCategory.NOTE for m in loaded.entries())
     if durable_factory.kind == "markdown":
         lines = durable_factory.path.read_text(encoding="utf-8").splitlines()
@@ -484,8 +485,9 @@ def test_a_rule_line_in_text_keeps_later_memories_in_place(durable_factory: Stor
     elsewhere = location_memory("Elsewhere", location_id=2, location_name="Cellar")
     add_all(store, ruled, *later, elsewhere)
     loaded = durable_factory.open()
-    assert loaded.entries(location_id=1) == [ruled, *later]
-    assert loaded.entries(location_id=2) == [elsewhere]
+    stored = durable_factory.stored
+    assert loaded.entries(location_id=1) == [stored(ruled), *map(stored, later)]
+    assert loaded.entries(location_id=2) == [stored(elsewhere)]
     assert loaded.problems() == []
 
 
@@ -493,7 +495,7 @@ def test_a_title_with_bold_markup_round_trips(durable_factory: StoreFactory) -> 
     store = durable_factory.open()
     sign = location_memory(PITFALL_6_TITLE, episode=1, turn_start=4, score_delta=0)
     add_all(store, sign)
-    assert durable_factory.open().get(sign.id) == sign
+    assert durable_factory.open().get(sign.id) == durable_factory.stored(sign)
 
 
 # -- other writers: people and processes --------------------------------------------------------
@@ -552,7 +554,42 @@ def test_reload_picks_up_changes_from_disk(durable_factory: StoreFactory) -> Non
     entry = location_memory("Seen after reload")
     add_all(writer, entry)
     reader.reload()
-    assert reader.entries() == [entry]
+    assert reader.entries() == [durable_factory.stored(entry)]
+
+
+def test_a_reload_gives_exactly_what_the_store_returned(store_factory: StoreFactory) -> None:
+    """Timestamps and order are what readers sort by ((importance, created_at), oldest first):
+    a store returns the same values in the same order before and after a reload, even for
+    memories made within one second, and keeps the order they were made in within a section."""
+    store = store_factory.open()
+    second = datetime(2026, 11, 23, 9, 31, 46, tzinfo=UTC)
+    made = [
+        location_memory(
+            f"Made {n}",
+            location_id=n % 3,
+            importance=500 + 100 * (n % 2),
+            created_at=second + timedelta(microseconds=997 * n + 1),
+            since_timestamp=second - timedelta(microseconds=n + 1),
+        )
+        for n in range(12)
+    ]
+    add_all(store, *made[:6])
+    add_all(store, *made[6:])
+    before = store.entries()
+    loaded = reopened(store_factory, store)
+    assert loaded.entries() == before
+    assert [m.model_dump(mode="json") for m in loaded.entries()] == [
+        m.model_dump(mode="json") for m in before
+    ]
+    assert sorted(before, key=lambda m: (m.importance, m.created_at)) == sorted(
+        loaded.entries(), key=lambda m: (m.importance, m.created_at)
+    )
+    for location_id in range(3):
+        oldest_first = sorted(loaded.entries(location_id=location_id), key=lambda m: m.created_at)
+        assert [m.id for m in oldest_first] == [m.id for m in made if m.location_id == location_id]
+    assert sorted(before, key=lambda m: m.id) == sorted(
+        map(store_factory.stored, made), key=lambda m: m.id
+    )
 
 
 # -- markdown: corrupt blocks, old forms, backups -----------------------------------------------
@@ -688,6 +725,61 @@ def test_older_header_forms_load_and_their_links_survive_writes(
     assert '[Superseded at T13 by "Troll attacks after accepting gift"]' in (
         markdown_factory.path.read_text(encoding="utf-8")
     )
+
+
+# An older file: the full cairn comment with microsecond timestamps and `+00:00`, fields the
+# header shows repeated in it, no rule lines.
+OLDER_FILE = """\
+# Location Memories
+
+## Location 44: Entrance Hall
+**Visits:** 7 | **Episodes:** 1, 2, 3
+
+### Memories
+
+**[NOTE] 'open crown' does not work here.** *(Ep1, T2)*
+<!-- cairn {"id": "m-crown", "importance": 300, "tags": ["note"], "created_at": "2026-11-23T09:32:29.997347+00:00"} -->
+'open crown' does not work here.
+
+**[NOTE] Visit to Entrance Hall** *(Ep1, T0-15)*
+<!-- cairn {"id": "m-visit", "scope": "location", "category": "NOTE", "title": "Visit to Entrance Hall", "episode": 1, "location_id": 44, "tags": ["session"], "since_message_index": 29, "since_timestamp": "2026-11-23T09:32:29.993869Z", "created_at": "2026-11-23T09:32:30.031257+00:00"} -->
+A draughty hall.
+
+## Location 50: Library
+**Visits:** 1 | **Episodes:** 1
+
+### Memories
+
+**[NOTE] 'open back' does not work here.** *(Ep1, T17)*
+<!-- cairn {"id": "m-back", "importance": 300, "tags": ["note"], "created_at": "2026-11-23T09:32:30.040000+00:00"} -->
+'open back' does not work here.
+
+# NPC Memories
+
+# World Memories
+"""  # noqa: E501
+
+
+def test_an_older_file_loads_exactly_and_is_written_to_the_second(
+    markdown_factory: StoreFactory,
+) -> None:
+    path = markdown_factory.path
+    path.write_text(OLDER_FILE, encoding="utf-8")
+    store = markdown_factory.open()
+    assert store.problems() == [] and check_memory_file(path) == []
+    crown, visit, back = store.entries()
+    assert (crown.id, crown.importance, crown.tags) == ("m-crown", 300, ["note"])
+    assert crown.created_at == datetime(2026, 11, 23, 9, 32, 29, 997347, tzinfo=UTC)
+    assert visit.created_at == datetime(2026, 11, 23, 9, 32, 30, 31257, tzinfo=UTC)
+    assert visit.since_timestamp == datetime(2026, 11, 23, 9, 32, 29, 993869, tzinfo=UTC)
+    assert (visit.turn_start, visit.turn_end, visit.since_message_index) == (0, 15, 29)
+    assert back.created_at == datetime(2026, 11, 23, 9, 32, 30, 40000, tzinfo=UTC)
+
+    add_all(store, location_memory("Written after", location_id=50))
+    text = path.read_text(encoding="utf-8")
+    assert ".997347" not in text and '"scope"' not in text and '"title"' not in text
+    assert store.entries()[:3] == [as_stored("markdown", m) for m in (crown, visit, back)]
+    assert markdown_factory.open().entries() == store.entries()
 
 
 def test_rotated_backups_keep_the_previous_versions(markdown_factory: StoreFactory) -> None:

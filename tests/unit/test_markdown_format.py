@@ -1,8 +1,11 @@
-"""The Memories.md format: escaping, the exact layout, older header forms, problems with line
+"""The Memories.md format: escaping, the exact layout, rule lines, the minimal cairn comment,
+timestamps to the second, older files and header forms, seed 002's example, problems with line
 numbers, verbatim blocks, ids of hand-written blocks, and render/parse agreement."""
 
 from __future__ import annotations
 
+import json
+import re
 import unicodedata
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -13,6 +16,7 @@ from hypothesis import strategies as st
 
 from app.adapters.storage.markdown_format import (
     EntryRenderCache,
+    as_written,
     check_memory_file,
     escape_inline,
     escape_text,
@@ -116,29 +120,31 @@ EXPECTED_LAYOUT = """\
 ### Memories
 
 **[SUCCESS] Open and enter window** *(Ep1, T23-24, +0)*
-<!-- cairn {"id": "m-window", "created_at": "2024-03-04T05:06:07+00:00"} -->
+<!-- cairn {"id": "m-window", "created_at": "2024-03-04T05:06:07Z"} -->
 Window can be opened with effort.
 
 **[NOTE - SUPERSEDED] Troll accepts lunch gift** *(Ep1, T12, +0)*
-<!-- cairn {"id": "m-gift", "created_at": "2024-03-04T05:06:07+00:00", "superseded_by": "m-attack", "turn_end": null} -->
+<!-- cairn {"id": "m-gift", "created_at": "2024-03-04T05:06:07Z", "superseded_by": "m-attack", "turn_end": null} -->
 [Superseded at T13 by "Troll attacks after accepting gift"]
 Troll accepts lunch offering graciously.
 
 **[DANGER - PERMANENT - ACTIVE] Troll attacks after accepting gift** *(Ep1, T13, -10)*
-<!-- cairn {"id": "m-attack", "importance": 900, "created_at": "2024-03-04T05:06:07+00:00", "turn_end": null} -->
+<!-- cairn {"id": "m-attack", "importance": 900, "created_at": "2024-03-04T05:06:07Z", "turn_end": null} -->
+
+---
 
 # NPC Memories
 
 ## NPC troll
 
 **[DANGER - TENTATIVE] Troll hates lunch** *(Ep2)*
-<!-- cairn {"id": "m-npc", "created_at": "2024-03-04T05:06:07+00:00"} -->
+<!-- cairn {"id": "m-npc", "created_at": "2024-03-04T05:06:07Z"} -->
 \\## not a header
 
 # World Memories
 
 **[NOTE] Lamp** *(T5-9)*
-<!-- cairn {"id": "m-world", "created_at": "2024-03-04T05:06:07+00:00"} -->
+<!-- cairn {"id": "m-world", "created_at": "2024-03-04T05:06:07Z"} -->
 \\- lasts 300 turns
 """  # noqa: E501
 
@@ -297,6 +303,342 @@ def test_hand_written_blocks_get_the_same_ids_on_every_load() -> None:
     assert edited[0] not in first.cache.memories
 
 
+# -- seed 002's example, rule lines ------------------------------------------------------------
+
+# Copied from seed 002 ("File Structure", the example file), rule lines and all.
+SEED_002_EXAMPLE = """\
+# Location Memories
+
+## Location 15: West of House
+**Visits:** 3 | **Episodes:** 1, 2, 3
+
+### Memories
+
+**[SUCCESS] Open and enter window** *(Ep1, T23-24, +0)*
+Window can be opened with effort and used as alternative entrance to house. Must squeeze through opening.
+
+**[FAILURE] Take or break window** *(Ep1, T25-26)*
+Window is part of house structure - cannot be taken, moved, or broken. Violence not effective.
+
+**[DISCOVERY] Mailbox location** *(Ep1, T20, +0)*
+Small mailbox located here contains advertising leaflet. Likely tutorial document.
+
+---
+
+## Location 23: Living Room
+**Visits:** 5 | **Episodes:** 1, 2, 3, 4
+
+### Memories
+
+**[SUCCESS] Acquire brass lantern** *(Ep1, T45, +5)*
+Brass lantern is takeable and provides light source. CRITICAL item for dark areas - always take before exploring.
+
+**[SUCCESS] Light lantern** *(Ep1, T46, +0)*
+Lantern can be lit with simple command. Enables safe navigation of dark rooms.
+
+**[FAILURE] Take sword** *(Ep1, T47)*
+Ornamental sword is securely mounted and cannot be taken directly. Likely requires puzzle solution.
+
+**[NOTE] Navigation options** *(Ep1, T50, +0)*
+West exit leads to Kitchen. Room serves as central hub with multiple exits.
+
+---
+"""  # noqa: E501
+
+
+def test_seed_002_example_loads_with_no_problems(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    path.write_text(SEED_002_EXAMPLE, encoding="utf-8")
+    assert check_memory_file(path) == []
+    parsed = parse(SEED_002_EXAMPLE, created_at=CREATED)
+    assert parsed.problems == [] and parsed.raw == []
+    memories = list(parsed.cache.memories.values())
+    assert [(m.location_id, m.category.value, m.title) for m in memories] == [
+        (15, "SUCCESS", "Open and enter window"),
+        (15, "FAILURE", "Take or break window"),
+        (15, "DISCOVERY", "Mailbox location"),
+        (23, "SUCCESS", "Acquire brass lantern"),
+        (23, "SUCCESS", "Light lantern"),
+        (23, "FAILURE", "Take sword"),
+        (23, "NOTE", "Navigation options"),
+    ]
+    assert (memories[0].turn_start, memories[0].turn_end, memories[0].score_delta) == (23, 24, 0)
+    assert memories[3].score_delta == 5 and memories[5].score_delta is None
+    assert memories[6].text.endswith("central hub with multiple exits.")  # no rule in any text
+    assert parsed.cache.locations == {
+        15: LocationRecord(id=15, name="West of House", visits=3, episodes=[1, 2, 3]),
+        23: LocationRecord(id=23, name="Living Room", visits=5, episodes=[1, 2, 3, 4]),
+    }
+
+
+def test_the_seed_002_example_written_back_reads_like_it() -> None:
+    parsed = parse(SEED_002_EXAMPLE, created_at=CREATED)
+    text = render(parsed.cache, parsed.raw)
+    without_comments = "\n".join(line for line in text.split("\n") if "<!-- cairn " not in line)
+    assert without_comments.startswith(SEED_002_EXAMPLE)  # then the NPC and World headers
+    again = parse(text)
+    assert again.problems == []
+    assert list(again.cache.memories.values()) == list(parsed.cache.memories.values())
+    assert render(again.cache, again.raw) == text
+
+
+RULE_FORMS = ["---", "***", "___", "- - -", "-----", " ---", "---  ", "* * *", "_ _ _"]
+
+
+@pytest.mark.parametrize("rule", RULE_FORMS)
+def test_rule_lines_anywhere_between_blocks_are_layout(rule: str) -> None:
+    text = (
+        f"{rule}\n# Location Memories\n{rule}\n## Location 1: Hall\n{rule}\n### Memories\n"
+        f'**[NOTE] One** *(Ep1)*\n<!-- cairn {{"id": "m-1"}} -->\nfirst text\n{rule}\n'
+        f'**[NOTE] Two**\n<!-- cairn {{"id": "m-2"}} -->\n{rule}\n\n{rule}\n'
+        f'# NPC Memories\n\n## NPC troll\n{rule}\n**[NOTE] Three**\n<!-- cairn {{"id": "m-3"}} -->'
+        f"\n\n{rule}\n# World Memories\n{rule}\n"
+    )
+    parsed = parse(text)
+    assert parsed.problems == [] and parsed.raw == []
+    assert [(m.id, m.text) for m in parsed.cache.memories.values()] == [
+        ("m-1", "first text"),
+        ("m-2", ""),
+        ("m-3", ""),
+    ]
+
+
+def test_a_block_after_a_rule_with_no_blank_line_is_read_at_its_own_line() -> None:
+    text = (
+        "# World Memories\n\n---\nA paragraph someone typed.\n---\n"
+        '**[NOTE] After** *(Ep1)*\n<!-- cairn {"id": "m-after"} -->\ntext\n'
+    )
+    parsed = parse(text)
+    [problem] = parsed.problems
+    assert problem.line == 4 and "not a memory header" in problem.message
+    assert [raw.lines for raw in parsed.raw] == [["A paragraph someone typed."]]
+    assert [(m.id, m.text) for m in parsed.cache.memories.values()] == [("m-after", "text")]
+
+
+def test_a_rule_in_memory_text_stays_text_and_is_written_escaped() -> None:
+    ruled = entry("Ruled", id="m-ruled", text="above\n---\n***\n___\n- - -\nbelow")
+    later = entry("Later", id="m-later", text="---")
+    text = render(cache_of(ruled, later), [])
+    assert "\n\\---\n\\***\n\\___\n\\- - -\n" in text and "\n\\---\n\n" in text
+    parsed = parse(text)
+    assert parsed.problems == []
+    assert list(parsed.cache.memories.values()) == [ruled, later]
+
+
+def test_a_rule_inside_a_kept_section_is_kept_and_its_closing_rule_is_not_doubled() -> None:
+    text = (
+        "# Location Memories\n\n## Location 1: Hall\n\n### Memories\n\n"
+        '**[NOTE] A** *(Ep1)*\n<!-- cairn {"id": "m-a"} -->\n\n---\n\n'
+        "## Dungeon notes\nwritten by hand\n\n---\n\nmore notes\n\n---\n\n"
+        "## Location 2: Cellar\n\n### Memories\n\n---\n"
+    )
+    parsed = parse(text)
+    [problem] = parsed.problems
+    assert "'## Dungeon notes'" in problem.message
+    [raw] = parsed.raw
+    assert raw.lines == ["## Dungeon notes", "written by hand", "", "---", "", "more notes"]
+    rewritten = render(parsed.cache, parsed.raw)
+    assert "more notes\n\n---\n\n## Location 2: Cellar" in rewritten
+    again = parse(rewritten)
+    assert [p.message for p in again.problems] == [problem.message]
+    assert render(again.cache, again.raw) == rewritten
+
+
+def test_a_rule_closes_every_location_section_and_nothing_else() -> None:
+    text = render(ordered(layout_cache()), [])
+    lines = text.split("\n")
+    rules = [n for n, line in enumerate(lines) if line == "---"]
+    assert [lines[n + 2] for n in rules] == ["# NPC Memories"]
+    two = cache_of(entry("A", location_id=1, location_name="Hall"), entry("B", location_id=2))
+    lines = render(two, []).split("\n")
+    assert [lines[n + 2] for n, line in enumerate(lines) if line == "---"] == [
+        "## Location 2: West of House",
+        "# NPC Memories",
+    ]
+
+
+# -- the cairn comment: only what the header and section cannot show ---------------------------
+
+
+def comment_of(text: str, entry_id: str) -> dict[str, object]:
+    [line] = [line for line in text.split("\n") if f'{{"id": "{entry_id}"' in line]
+    value = json.loads(line.removeprefix("<!-- cairn ").removesuffix(" -->"))
+    assert isinstance(value, dict)
+    return value
+
+
+def test_the_comment_of_a_plain_memory_is_its_id_and_time() -> None:
+    plain = entry(
+        "Plain",
+        id="m-plain",
+        category=MemoryCategory.DANGER,
+        status=MemoryStatus.TENTATIVE,
+        persistence="PERMANENT",
+        episode=3,
+        turn_start=4,
+        turn_end=6,
+        score_delta=-5,
+        text="Header fields stay in the header.",
+    )
+    npc = entry("Npc", id="m-npc", scope=MemoryScope.NPC, npc_ids=["troll"])
+    world = entry("World", id="m-world", scope=MemoryScope.WORLD)
+    text = render(cache_of(plain, npc, world), [])
+    for entry_id in ("m-plain", "m-npc", "m-world"):
+        assert comment_of(text, entry_id) == {"id": entry_id, "created_at": "2024-03-04T05:06:07Z"}
+    assert list(parse(text).cache.memories.values()) == [plain, npc, world]
+
+
+def test_the_comment_holds_fields_that_differ_from_their_defaults_or_the_section() -> None:
+    since = datetime(2024, 3, 4, 5, 6, 1, tzinfo=UTC)
+    odd = entry(
+        "Odd",
+        id="m-odd",
+        importance=300,
+        tags=["note"],
+        location_name="Old name of the hall",
+        npc_ids=["troll"],
+        since_message_index=7,
+        since_timestamp=since,
+        turn_start=4,
+    )
+    shared = entry("Shared", id="m-shared", scope=MemoryScope.NPC, npc_ids=["troll", "thief"])
+    hall = LocationRecord(id=15, name="West of House")
+    text = render(cache_of(odd, shared, locations=[hall]), [])
+    assert comment_of(text, "m-odd") == {
+        "id": "m-odd",
+        "importance": 300,
+        "tags": ["note"],
+        "location_name": "Old name of the hall",
+        "npc_ids": ["troll"],
+        "since_message_index": 7,
+        "since_timestamp": "2024-03-04T05:06:01Z",
+        "created_at": "2024-03-04T05:06:07Z",
+        "turn_end": None,  # the header's T4 alone would read as T4-4
+    }
+    assert comment_of(text, "m-shared")["npc_ids"] == ["troll", "thief"]
+    assert list(parse(text).cache.memories.values()) == [odd, shared]
+
+
+# -- timestamps: to the second; older files load exactly ---------------------------------------
+
+PRECISE = datetime(2026, 11, 23, 9, 31, 46, 6256, tzinfo=UTC)
+
+
+def test_timestamps_are_written_to_the_second_and_the_cache_holds_them_so() -> None:
+    precise = entry(
+        "Precise",
+        id="m-precise",
+        created_at=PRECISE,
+        since_timestamp=PRECISE - timedelta(seconds=1),
+    )
+    east = entry("East", id="m-east", created_at=PRECISE.astimezone(timezone(timedelta(hours=2))))
+    rendered = render_file(cache_of(precise, east), [])
+    assert comment_of(rendered.text, "m-precise")["created_at"] == "2026-11-23T09:31:46Z"
+    assert comment_of(rendered.text, "m-precise")["since_timestamp"] == "2026-11-23T09:31:45Z"
+    assert comment_of(rendered.text, "m-east")["created_at"] == "2026-11-23T11:31:46+02:00"
+    assert not re.search(r"\d\d:\d\d:\d\d\.\d", rendered.text)
+    written = rendered.cache.memories["m-precise"]
+    assert written.created_at == PRECISE.replace(microsecond=0)
+    assert written.since_timestamp == PRECISE.replace(microsecond=0) - timedelta(seconds=1)
+    assert written == as_written(precise) and written.text == precise.text
+    assert list(parse(rendered.text).cache.memories.values()) == list(
+        rendered.cache.memories.values()
+    )  # what a reload gives is what the store already holds
+
+
+def test_memories_made_within_one_second_keep_their_order() -> None:
+    made = [
+        entry(f"Memory {n}", id=f"m-{n}", created_at=PRECISE + timedelta(microseconds=n * 1000))
+        for n in range(5)
+    ]
+    rendered = render_file(cache_of(*made), [])
+    reloaded = list(parse(rendered.text).cache.memories.values())
+    assert [m.id for m in reloaded] == [m.id for m in made]
+    assert len({m.created_at for m in reloaded}) == 1
+    oldest_first = sorted(reloaded, key=lambda m: (m.importance, m.created_at))
+    assert [m.id for m in oldest_first] == [m.id for m in made]  # a stable sort: file order
+    assert [m.id for m in sorted(rendered.cache.memories.values(), key=lambda m: m.created_at)] == [
+        m.id for m in reloaded
+    ]  # the same order before a reload
+
+
+def test_a_hand_written_block_gets_the_given_time_to_the_second() -> None:
+    parsed = parse(SEED_001, created_at=PRECISE)
+    assert {m.created_at for m in parsed.cache.memories.values()} == {
+        PRECISE.replace(microsecond=0)
+    }
+
+
+# An older file: the full cairn comment, microsecond timestamps, `+00:00`, fields that the header
+# shows repeated in the comment, no rule lines.
+OLDER_FILE = """\
+# Location Memories
+
+## Location 44: Entrance Hall
+**Visits:** 7 | **Episodes:** 1, 2, 3
+
+### Memories
+
+**[NOTE] 'open crown' does not work here.** *(Ep1, T2)*
+<!-- cairn {"id": "m-3d76a2479aaf", "importance": 300, "tags": ["note"], "created_at": "2026-11-23T09:32:29.997347+00:00"} -->
+'open crown' does not work here.
+
+**[NOTE] Visit to Entrance Hall** *(Ep1, T0-15)*
+<!-- cairn {"id": "m-3cf7d396fd01", "scope": "location", "category": "NOTE", "status": "ACTIVE", "title": "Visit to Entrance Hall", "importance": 500, "tags": ["session", "location:44"], "episode": 1, "turn_start": 0, "turn_end": 15, "location_id": 44, "location_name": "Entrance Hall", "since_message_index": 29, "since_timestamp": "2026-11-23T09:32:29.993869Z", "created_at": "2026-11-23T09:32:30.031257+00:00"} -->
+\\-= Entrance Hall =- A draughty hall. > north 2 messages here.
+
+## Location 50: Library
+**Visits:** 1 | **Episodes:** 1
+
+### Memories
+
+**[NOTE] 'open back' does not work here.** *(Ep1, T17)*
+<!-- cairn {"id": "m-a1", "importance": 300, "tags": ["note"], "created_at": "2026-11-23T09:32:30.040000+00:00"} -->
+'open back' does not work here.
+
+# NPC Memories
+
+# World Memories
+"""  # noqa: E501
+
+
+def test_an_older_file_loads_exactly() -> None:
+    parsed = parse(OLDER_FILE)
+    assert parsed.problems == [] and parsed.raw == []
+    crown, visit, back = parsed.cache.memories.values()
+    assert crown.created_at == datetime(2026, 11, 23, 9, 32, 29, 997347, tzinfo=UTC)
+    assert (crown.importance, crown.tags, crown.turn_start, crown.turn_end) == (300, ["note"], 2, 2)
+    assert visit.created_at == datetime(2026, 11, 23, 9, 32, 30, 31257, tzinfo=UTC)
+    assert visit.since_timestamp == datetime(2026, 11, 23, 9, 32, 29, 993869, tzinfo=UTC)
+    assert (visit.since_message_index, visit.location_name, visit.location_id) == (
+        29,
+        "Entrance Hall",
+        44,
+    )
+    assert visit.text == "-= Entrance Hall =- A draughty hall. > north 2 messages here."
+    assert back.created_at == datetime(2026, 11, 23, 9, 32, 30, 40000, tzinfo=UTC)
+
+
+def test_an_older_file_is_written_back_in_the_new_form() -> None:
+    parsed = parse(OLDER_FILE)
+    rendered = render_file(parsed.cache, parsed.raw)
+    assert not re.search(r"\d\d:\d\d:\d\d\.\d", rendered.text)
+    assert comment_of(rendered.text, "m-3cf7d396fd01") == {
+        "id": "m-3cf7d396fd01",
+        "tags": ["session", "location:44"],
+        "since_message_index": 29,
+        "since_timestamp": "2026-11-23T09:32:29Z",
+        "created_at": "2026-11-23T09:32:30Z",
+    }
+    assert "\n---\n\n## Location 50: Library" in rendered.text
+    assert list(rendered.cache.memories.values()) == [
+        as_written(m) for m in parsed.cache.memories.values()
+    ]
+    assert list(parse(rendered.text).cache.memories.values()) == list(
+        rendered.cache.memories.values()
+    )
+
+
 # -- problems, line numbers, verbatim blocks -----------------------------------------------------
 
 BAD_BLOCKS = {
@@ -438,15 +780,65 @@ def test_the_section_cache_reuses_a_section_only_for_the_same_entry_objects() ->
     blocks = EntryRenderCache()
     key, name = ("location", "15"), "West of House"
     first, second = entry("First"), entry("Second")
-    text = blocks.section(key, [first, second], name, [None, None])
+    text, written = blocks.section(key, [first, second], name, [None, None])
+    assert written == [first, second] and written[0] is first  # nothing to change: the same
     assert text == blocks.block(first, name, None) + "\n\n" + blocks.block(second, name, None)
-    assert blocks.section(key, [first, second], name, [None, None]) is text
+    assert blocks.section(key, [first, second], name, [None, None])[0] is text
     # Equal but not the same object: the offset of an equal datetime is written as it is.
     shifted = first.model_copy(
         update={"created_at": CREATED.astimezone(timezone(timedelta(hours=2)))}
     )
     assert shifted == first
-    again = blocks.section(key, [shifted, second], name, [None, None])
+    again, _ = blocks.section(key, [shifted, second], name, [None, None])
     assert "2024-03-04T07:06:07+02:00" in again
-    assert blocks.section(key, [shifted, second], name, [None, "[Invalidated]"]) != again
-    assert blocks.section(key, [shifted, second], "Renamed", [None, None]) != again
+    assert blocks.section(key, [shifted, second], name, [None, "[Invalidated]"])[0] != again
+    assert blocks.section(key, [shifted, second], "Renamed", [None, None])[0] != again
+
+
+# -- the demo's file ---------------------------------------------------------------------------
+
+# What the header shows; never in a comment of a memory cairn wrote today (nor the location id
+# of a location memory: its section shows it).
+SHOWN_ELSEWHERE = {"scope", "category", "status", "title", "text", "episode", "turn_start"}
+SHOWN_ELSEWHERE |= {"score_delta"}
+
+
+def test_the_demo_file_has_no_microseconds_and_minimal_comments(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from app.cli import main
+
+    args = ["play", "--workdir", str(tmp_path), "--episodes", "3", "--fresh"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "Memories.md"
+    text = path.read_text(encoding="utf-8")
+    assert check_memory_file(path) == []
+    assert not re.search(r"\d\d:\d\d:\d\d\.\d", text)  # no fraction of a second anywhere
+    parsed = parse(text)
+    memories, locations = parsed.cache.memories, parsed.cache.locations
+    comments = [
+        json.loads(line.removeprefix("<!-- cairn ").removesuffix(" -->"))
+        for line in text.split("\n")
+        if line.startswith("<!-- cairn ")
+    ]
+    assert len(comments) == len(memories) > 10
+    fields = MemoryEntry.model_fields
+    for comment in comments:
+        memory = memories[comment["id"]]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", comment["created_at"])
+        assert not SHOWN_ELSEWHERE & comment.keys(), comment
+        if memory.scope is MemoryScope.LOCATION:
+            assert "location_id" not in comment, comment
+        for name, value in comment.items():
+            if name in ("id", "created_at"):
+                continue
+            if name == "turn_end":  # only `null` after a header's `Tn`, or with no `Tn` at all
+                assert value is None or memory.turn_start is None, comment
+                continue
+            default = fields[name].get_default(call_default_factory=True)
+            assert getattr(memory, name) != default, (name, comment)
+            if name == "location_name" and memory.scope is MemoryScope.LOCATION:
+                assert value != locations[memory.location_id or 0].name, comment
+    rules = [line for line in text.split("\n") if line == "---"]
+    assert len(rules) == len(locations) > 1  # one closing each location section

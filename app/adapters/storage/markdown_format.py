@@ -1,6 +1,7 @@
 """The Memories.md format: seed 002's layout plus NPC and World sections, escaped, lossless.
 
-Layout (sections in this order; locations by id, NPCs by id)::
+Layout (sections in this order; locations by id, NPCs by id; a `---` rule closes each location
+section, as in seed 002's example)::
 
     # Location Memories
 
@@ -10,13 +11,15 @@ Layout (sections in this order; locations by id, NPCs by id)::
     ### Memories
 
     **[SUCCESS] Open and enter window** *(Ep1, T23-24, +0)*
-    <!-- cairn {"id": "m-...", "importance": 500, "created_at": "..."} -->
+    <!-- cairn {"id": "m-...", "created_at": "2026-11-23T09:31:46Z"} -->
     Window can be opened with effort and used as alternative entrance to house.
 
     **[NOTE - SUPERSEDED] Troll accepts lunch gift** *(Ep1, T12, +0)*
-    <!-- cairn {"id": "m-...", "superseded_by": "m-..."} -->
+    <!-- cairn {"id": "m-...", "importance": 300, "created_at": "...", "superseded_by": "m-..."} -->
     [Superseded at T13 by "Troll attacks after accepting gift"]
     Troll accepts lunch offering graciously.
+
+    ---
 
     # NPC Memories
 
@@ -30,12 +33,26 @@ Layout (sections in this order; locations by id, NPCs by id)::
 
 The header shows category, status (omitted when ACTIVE), persistence (older tools' three-part
 form `[CATEGORY - PERSISTENCE - STATUS]` is read too), title, episode, turns and score; the
-`<!-- cairn {...} -->` comment (invisible when rendered) keeps the other fields. The
-`[Superseded ...]` line is display only; the link is `superseded_by` in the comment. Blocks
-written by a person may leave the comment out: such a block gets an id derived from its section
-and text (the same on every load until the store writes the file and the comment with it) and
-`created_at` from the caller (the store passes the file's modification time); an older file's
-`[Superseded ... by "Title"]` links to the one memory with that title, if exactly one has it.
+section gives the scope, the location id and name and the NPC. The `<!-- cairn {...} -->`
+comment (invisible when rendered) holds only what they cannot show: the id, `created_at`, and
+the fields that differ from the model's defaults (importance when not 500, tags when any, a
+location name other than the section's, `turn_end: null` when the header's `T12` means "no end
+turn", ...). The `[Superseded ...]` line is display only; the link is `superseded_by` in the
+comment. Blocks written by a person may leave the comment out: such a block gets an id derived
+from its section and text (the same on every load until the store writes the file and the
+comment with it) and `created_at` from the caller (the store passes the file's modification
+time); an older file's `[Superseded ... by "Title"]` links to the one memory with that title, if
+exactly one has it.
+
+Timestamps (`created_at`, `since_timestamp`) are written to the second: `2026-11-23T09:31:46Z`
+(another UTC offset is written as such). `render_file` returns the entries as written, and the
+store keeps those, so a reader sees the same times and the same order before and after a reload:
+memories made within one second tie on `created_at`, and a stable sort keeps tied memories in
+store order, which is file order (within a section, the order they were added). Older files,
+with microseconds, load exactly; their memories are written to the second on the next write.
+
+Rule lines (`---`, `***`, `___`) between blocks are layout: skipped on reading (kept inside a
+section kept verbatim), written after each location section.
 
 Escaping, so any text round-trips exactly and never creates structure (PITFALLS 4-6):
 - titles, names and NPC ids: `\\` for a backslash, `\\*` for `*`, `\\uXXXX` for control and
@@ -63,7 +80,7 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +111,10 @@ _HEADER_RE = re.compile(
 _DISPLAY_RE = re.compile(r'^\[(?:Superseded(?: at T\d+)?(?: by "(?P<title>.*)")?|Invalidated)\]$')
 _PERSISTENCE_RE = re.compile(r"^[A-Za-z][A-Za-z_]*$")
 
+# A thematic break (`---`, `***`, `___`, spaced or not): layout between blocks, never text.
+_RULE_RE = re.compile(r"^ {0,3}([-*_])[ \t]*(?:\1[ \t]*){2,}$")
+_RULE_STARTS = "-*_ "
+RULE = "---"
 _SPECIAL_STARTS = ("#", "*", "<", "[", "-", "\\", "=", ">", "|", "+", "`", "~", "_")
 _HEADER_FIELDS = frozenset(
     {"scope", "category", "status", "title", "text", "episode", "turn_start", "turn_end"}
@@ -184,6 +205,36 @@ def unescape_text_line(line: str) -> str:
     return line[1:]
 
 
+# -- timestamps --------------------------------------------------------------------------------
+
+_UTC_OFFSET = timedelta(0)
+
+
+def to_the_second(value: datetime) -> datetime:
+    """`value` as the file keeps it: without its fraction of a second."""
+    return value.replace(microsecond=0) if value.microsecond else value
+
+
+def as_written(entry: MemoryEntry) -> MemoryEntry:
+    """`entry` as a reload of the file gives it back: timestamps to the second (the entry
+    itself when it has no fraction of a second)."""
+    since = entry.since_timestamp
+    if not entry.created_at.microsecond and (since is None or not since.microsecond):
+        return entry
+    update: dict[str, Any] = {"created_at": to_the_second(entry.created_at)}
+    if since is not None:
+        update["since_timestamp"] = to_the_second(since)
+    return entry.model_copy(update=update)
+
+
+def _time_json(value: datetime) -> str:
+    """`2026-11-23T09:31:46Z` (another UTC offset as `+02:00`, none when naive)."""
+    text = to_the_second(value).isoformat()
+    if value.utcoffset() == _UTC_OFFSET:
+        return text.removesuffix("+00:00") + "Z"
+    return text
+
+
 # -- rendering ---------------------------------------------------------------------------------
 
 
@@ -215,7 +266,9 @@ def _header_meta(entry: MemoryEntry) -> str:
 def _comment(entry: MemoryEntry, section_name: str | None) -> dict[str, Any]:
     data = entry.model_dump(mode="json", exclude=set(_HEADER_FIELDS), exclude_defaults=True)
     data = {"id": entry.id, **{k: v for k, v in data.items() if k != "id"}}
-    data["created_at"] = entry.created_at.isoformat()
+    data["created_at"] = _time_json(entry.created_at)
+    if entry.since_timestamp is not None:
+        data["since_timestamp"] = _time_json(entry.since_timestamp)
     if entry.turn_end is not None and entry.turn_start is None:
         data["turn_end"] = entry.turn_end
     if entry.persistence is not None and _PERSISTENCE_RE.match(entry.persistence):
@@ -279,7 +332,10 @@ class RawBlock:
 class EntryRenderCache:
     """Rendered blocks by memory id, reused while the entry object and its context are unchanged,
     and rendered sections (their blocks joined), reused while the section's entry objects, its
-    name and its `[Superseded ...]` lines are unchanged: a write re-renders what changed only."""
+    name and its `[Superseded ...]` lines are unchanged: a write re-renders what changed only.
+
+    Sections keep their entries as written (`as_written`); a store that keeps those objects
+    (`RenderedFile.cache`) hits the cache on its next write."""
 
     def __init__(self) -> None:
         self._blocks: dict[str, tuple[MemoryEntry, str | None, str | None, str]] = {}
@@ -303,20 +359,22 @@ class EntryRenderCache:
         entries: list[MemoryEntry],
         section_name: str | None,
         displays: list[str | None],
-    ) -> str:
-        """The blocks of one section's entries (with their display lines), joined."""
+    ) -> tuple[str, list[MemoryEntry]]:
+        """The blocks of one section's entries (with their display lines), joined, and the
+        entries as written."""
         shown, idents = tuple(displays), list(map(id, entries))
         hit = self._sections.get(key)
         # The same entry objects (by identity, as for blocks: equal is not enough, an equal
         # datetime may be written with another UTC offset), name and display lines.
         if hit is not None and hit[2] == section_name and hit[3] == shown and hit[1] == idents:
-            return hit[4]
+            return hit[4], hit[0]
+        written = [as_written(entry) for entry in entries]
         text = "\n\n".join(
             self.block(entry, section_name, display)
-            for entry, display in zip(entries, displays, strict=True)
+            for entry, display in zip(written, displays, strict=True)
         )
-        self._sections[key] = (entries, idents, section_name, shown, text)
-        return text
+        self._sections[key] = (written, list(map(id, written)), section_name, shown, text)
+        return text, written
 
     def forget_missing(
         self, ids: Collection[str], sections: Collection[tuple[str, str]] = ()
@@ -419,11 +477,13 @@ class _Renderer:
             else None
             for entry in entries
         ]
-        self.chunks.append(self.blocks.section(key, entries, section_name, displays))
+        text, written = self.blocks.section(key, entries, section_name, displays)
+        self.chunks.append(text)
         self.sections.append(key)
-        self.out.memories.update({entry.id: entry for entry in entries})
+        self.out.memories.update({entry.id: entry for entry in written})
 
     def render(self) -> RenderedFile:
+        """The file: the cache's memories as written (`as_written`), in file order."""
         sections = _Sections.of(self.cache)
         self.emit_raw(("preamble", ""))
         self.chunks.append(LOCATIONS_HEADER)
@@ -440,6 +500,7 @@ class _Renderer:
             self.chunks.append(MEMORIES_SUBHEADER)
             self.emit(("location", str(loc_id)), sections.by_location.get(loc_id, []), record.name)
             self.emit_raw(("location", str(loc_id)))
+            self.chunks.append(RULE)
         self.chunks.append(NPCS_HEADER)
         raw_npcs = {name for kind, name in self.raw if kind == "npc"}
         for npc_id in sorted(set(sections.by_npc) | raw_npcs):
@@ -468,7 +529,8 @@ class _Renderer:
 def render_file(
     cache: MemoryCache, raw: list[RawBlock], blocks: EntryRenderCache | None = None
 ) -> RenderedFile:
-    """The whole file for `cache` and the kept raw blocks, with the cache in file order."""
+    """The whole file for `cache` and the kept raw blocks, with the cache in file order and its
+    entries as written (what a reload gives)."""
     return _Renderer(cache, raw, blocks or EntryRenderCache()).render()
 
 
@@ -515,6 +577,7 @@ class _Parser:
         self.section_name: str | None = None
         self.bad: RawBlock | None = None  # the section being kept verbatim
         self.bad_gap = False  # whether blank lines came since its last line
+        self.after_bad = "bad"  # the mode a section header after it is read in
         self.pending_successor_titles: dict[str, str] = {}
         self.derived_ids: dict[str, int] = {}
         self.memories = self.out.cache.memories
@@ -526,7 +589,8 @@ class _Parser:
         self.out.problems.append(ParseProblem(path=self.path, line=line, message=message))
 
     # The structure: `# ...` top headers, `## ...` section headers, the visits line, the
-    # `### Memories` subheader, blank lines between blocks, memory headers starting blocks.
+    # `### Memories` subheader, blank lines and rule lines between blocks, memory headers
+    # starting blocks.
     # The loop keeps its state in locals: it runs for every line of files of thousands of
     # memories, and attribute look-ups there cost a noticeable part of the load time.
     def parse(self, text: str) -> ParsedFile:
@@ -563,11 +627,17 @@ class _Parser:
                     chunk = None
                 if first == "*":
                     self.visits(number, line)
-            elif chunk is None:
+            elif chunk is None:  # a rule line starts a block too: `flush` drops it
                 start, chunk = number, [line]
-            elif first == "*" and line.startswith("**["):
-                flush(start, chunk)
-                start, chunk = number, [line]
+            elif first in _RULE_STARTS:  # a memory header or a rule: never a line of text
+                if first == "*" and line.startswith("**["):
+                    flush(start, chunk)
+                    start, chunk = number, [line]
+                elif _RULE_RE.match(line):
+                    flush(start, chunk)
+                    chunk = None
+                else:
+                    chunk.append(line)
             else:
                 chunk.append(line)
         if chunk is not None:
@@ -585,7 +655,7 @@ class _Parser:
         elif line == WORLD_HEADER:
             self.enter("world", ("world", ""), None)
         else:
-            self.start_bad(number, line, f"unknown top-level header {line!r}")
+            self.start_bad(number, line, f"unknown top-level header {line!r}", top=True)
 
     def section_header(self, number: int, line: str) -> None:
         self.end_bad()
@@ -605,10 +675,14 @@ class _Parser:
         else:
             self.start_bad(number, line, f"section header {line!r} not understood here")
 
-    def start_bad(self, number: int, line: str, message: str) -> None:
+    def start_bad(self, number: int, line: str, message: str, *, top: bool = False) -> None:
+        """Keep the section from `line` on verbatim, up to the next header. After a `## ...`
+        section a section header is read as before it (a location after `## Dungeon notes`
+        is a location); after an unknown `# ...` part, only a known `# ...` header ends it."""
         message = f"{message}; the section is kept verbatim"
         self.problem(number, message)
         self.bad = RawBlock(self.section, [line], [(0, message)])
+        self.after_bad = "bad" if top else self.mode
         self.mode = "bad"
         self.bad_gap = False
 
@@ -620,9 +694,15 @@ class _Parser:
         self.bad.lines.append(line)
 
     def end_bad(self) -> None:
+        """Keep the section read verbatim, less the rule lines (and blank lines) that end it:
+        those separate it from the next section, and the renderer writes its own."""
         if self.bad is not None:
+            lines = self.bad.lines
+            while len(lines) > 1 and (not lines[-1] or _RULE_RE.match(lines[-1])):
+                lines.pop()
             self.out.raw.append(self.bad)
             self.bad = None
+            self.mode = self.after_bad
 
     def visits(self, number: int, line: str) -> None:
         match = _VISITS_RE.match(line)
@@ -642,9 +722,14 @@ class _Parser:
         record.episodes = sorted(set(episodes))
 
     def flush(self, start: int, chunk: list[str]) -> None:
-        """Read a finished block: a memory, or a raw block kept verbatim with its problem."""
+        """Read a finished block: a memory, or a raw block kept verbatim with its problem. A
+        rule line that starts a block is layout: dropped, and the rest read as a block."""
         error = self.memory(chunk)
         if error is not None:
+            if error == _NOT_A_HEADER and _RULE_RE.match(chunk[0]):
+                if len(chunk) > 1:
+                    self.flush(start + 1, chunk[1:])
+                return
             message = f"{error}; the block is kept verbatim"
             self.problem(start, message)
             self.out.raw.append(RawBlock(self.section, chunk, [(0, message)]))
@@ -848,11 +933,12 @@ def parse(
 ) -> ParsedFile:
     """Read a memory file's text. Never raises for content: problems are reported instead.
 
-    `created_at` is given to memories that have no cairn comment (written by a person); the
-    store passes the file's modification time. Such memories get an id derived from their block,
-    so every load of an unchanged file gives the same ids.
+    `created_at` (to the second, as it will be written) is given to memories that have no cairn
+    comment (written by a person); the store passes the file's modification time. Such memories
+    get an id derived from their block, so every load of an unchanged file gives the same ids.
+    Timestamps in comments are taken as written (older files have microseconds).
     """
-    return _Parser(path, created_at or utc_now()).parse(text)
+    return _Parser(path, to_the_second(created_at or utc_now())).parse(text)
 
 
 def read_text(path: Path) -> str:

@@ -56,6 +56,8 @@ class MarkdownMemoryStore(CachedStore):
     - Writes hold `NAME.lock` (filelock). Under the lock the file is re-read when another process
       (or a person) changed it since this store last saw it, so no one's memories are lost.
     - Reads come from the cache; it is refreshed when the file's inode, size or mtime changed.
+      After a write it holds the memories as the file does (timestamps to the second, see
+      `markdown_format`), so a reload gives what this store already returned.
     - Blocks that do not parse are reported by `problems()` and written back verbatim.
     """
 
