@@ -29,6 +29,7 @@ from app.services.outcomes import is_failure
 log = logging.getLogger(__name__)
 
 LOCATION_SECTION = "location_memory"
+NOTES_SECTION = "top_notes"
 
 
 @dataclass
@@ -278,16 +279,17 @@ class PlaySession:
     ) -> AgentView:
         graph = self._map if self._options.use_memory else ep.local_map
         here = obs.location_id
+        # The offline player reads what the prompt shows, in structured form: the memories of
+        # the location section and the notes of the top-notes section, nothing else.
+        shown = prompt.memory_ids
+        in_location = set(shown.get(LOCATION_SECTION, ()))
         memories = (
-            self._memory.location_memories(here)
-            if self._options.use_memory and here is not None
+            [m for m in self._memory.location_memories(here) if m.id in in_location]
+            if here is not None and in_location
             else []
         )
-        world_notes = (
-            [m for m in self._memory.world_memories() if "note" in m.tags]
-            if self._options.use_memory
-            else []
-        )
+        in_notes = set(shown.get(NOTES_SECTION, ()))
+        world_notes = [m for m in self._memory.world_memories() if m.id in in_notes]
         target = self._objectives.target()
         to_target = graph.route(here, target) if here is not None and target is not None else None
         nearest = graph.nearest_unexplored(here) if here is not None else None

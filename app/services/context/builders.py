@@ -64,12 +64,21 @@ class Section(BaseModel):
     text: str
     tokens: int = Field(ge=0)
     priority: int
+    memory_ids: tuple[str, ...] = ()
+    """The memories this section shows: the structured form of what the model reads."""
 
     @classmethod
-    def of(cls, name: str, title: str, text: str, priority: int) -> Section:
+    def of(
+        cls, name: str, title: str, text: str, priority: int, memory_ids: Sequence[str] = ()
+    ) -> Section:
         """Make a section whose ``tokens`` is ``estimate_tokens(text)``."""
         return cls(
-            name=name, title=title, text=text, tokens=estimate_tokens(text), priority=priority
+            name=name,
+            title=title,
+            text=text,
+            tokens=estimate_tokens(text),
+            priority=priority,
+            memory_ids=tuple(memory_ids),
         )
 
     def render(self) -> str:
@@ -108,9 +117,10 @@ class SectionBuilder(ABC):
         self.title = self.default_title if title is None else title
         self.priority = self.default_priority if priority is None else priority
 
-    def section(self, text: str) -> Section:
-        """Wrap ``text`` in this builder's section, with its token estimate."""
-        return Section.of(self.name, self.title, text, self.priority)
+    def section(self, text: str, memory_ids: Sequence[str] = ()) -> Section:
+        """Wrap ``text`` in this builder's section, with its token estimate and the ids of the
+        memories it shows."""
+        return Section.of(self.name, self.title, text, self.priority, memory_ids)
 
     @abstractmethod
     def build(self, request: ContextRequest) -> Section | None:

@@ -49,6 +49,8 @@ class AssembledPrompt(BaseModel):
     """(name, tokens, reason) of each section built but left out (or whose builder failed)."""
     over_budget: bool = False
     """True when even the most important section alone exceeds the budget (it is kept)."""
+    memory_ids: dict[str, tuple[str, ...]] = {}
+    """Per kept section, the ids of the memories it shows (what the model is told)."""
 
     def explain(self) -> str:
         """One line per kept and dropped section with its token cost, then the total."""
@@ -154,6 +156,7 @@ class ContextService:
             total_tokens=total_tokens,
             dropped=dropped,
             over_budget=over,
+            memory_ids={s.name: s.memory_ids for s in kept if s.memory_ids},
         )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from app.interfaces.memory_service import IMemoryService
 from app.models.memory import LocationRecord, MemoryCategory, MemoryEntry
 from app.services.context.builders import (
@@ -15,6 +17,9 @@ from app.services.context.builders import (
 )
 from app.services.context.tokens import estimate_tokens
 from app.services.outcomes import failed_commands
+
+_UNKNOWN_NOTE = re.compile(r"does not know the word '([\w-]+)'")
+"""An agent note that the game does not know a word (folded into one line)."""
 
 FIRST_VISIT = "First visit - no prior experiences"
 """The seed-002 text for a location with no memories that has not been visited before."""
@@ -117,7 +122,7 @@ class LocationMemoryBuilder(SectionBuilder):
                 group.entries.remove(min(group.entries, key=_by_importance_then_recency))
                 hidden += 1
                 text = self._render(head, groups, hidden)
-        return self.section(text)
+        return self.section(text, [e.id for g in groups for _, e in g.entries])
 
     def _grouped(self, entries: list[MemoryEntry]) -> list[_Group]:
         dangers = _Group(self._max_other)
@@ -186,6 +191,7 @@ class AdjacentMemoryBuilder(SectionBuilder):
         if loc_id is None or self.max_rooms <= 0 or self.per_room <= 0:
             return None
         blocks: list[str] = []
+        shown: list[str] = []
         for adj_id, entries in sorted(self._memory.adjacent_memories(loc_id).items()):
             if len(blocks) >= self.max_rooms:
                 break
@@ -200,7 +206,8 @@ class AdjacentMemoryBuilder(SectionBuilder):
             label = f"Location {adj_id} ({name})" if name else f"Location {adj_id}"
             lines = [f"**{label}:**", *(entry_block(e) for _, e in top)]
             blocks.append("\n".join(lines))
-        return self.section("\n\n".join(blocks)) if blocks else None
+            shown.extend(e.id for _, e in top)
+        return self.section("\n\n".join(blocks), shown) if blocks else None
 
     @staticmethod
     def _room_name(record: LocationRecord | None, entries: list[MemoryEntry]) -> str:
@@ -227,11 +234,14 @@ class _LastEntriesBuilder(SectionBuilder):
         self.last_n = last_n
         self.max_chars = max_chars
 
-    def _bullets(self, entries: list[MemoryEntry]) -> list[str]:
+    def _bullets(self, entries: list[MemoryEntry], shown: list[str] | None = None) -> list[str]:
+        """Bullets of the last N visible entries; their ids are appended to `shown`."""
         if self.last_n <= 0:
             return []
-        visible = [e for e in entries if e.visible]
-        return [dated_bullet(e, self.max_chars) for e in visible[-self.last_n :]]
+        picked = [e for e in entries if e.visible][-self.last_n :]
+        if shown is not None:
+            shown.extend(e.id for e in picked)
+        return [dated_bullet(e, self.max_chars) for e in picked]
 
 
 class NarrativeLocationMemoryBuilder(_LastEntriesBuilder):
@@ -245,8 +255,9 @@ class NarrativeLocationMemoryBuilder(_LastEntriesBuilder):
         loc_id = request.location_id
         if loc_id is None:
             return None
-        bullets = self._bullets(self._memory.location_memories(loc_id))
-        return self.section("\n".join(bullets)) if bullets else None
+        shown: list[str] = []
+        bullets = self._bullets(self._memory.location_memories(loc_id), shown)
+        return self.section("\n".join(bullets), shown) if bullets else None
 
 
 class NpcMemoryBuilder(_LastEntriesBuilder):
@@ -258,15 +269,16 @@ class NpcMemoryBuilder(_LastEntriesBuilder):
 
     def build(self, request: ContextRequest) -> Section | None:
         blocks: list[str] = []
+        shown: list[str] = []
         for npc_id in dict.fromkeys(request.npc_ids_present):
-            bullets = self._bullets(self._memory.npc_memories(npc_id))
+            bullets = self._bullets(self._memory.npc_memories(npc_id), shown)
             if not bullets:
                 continue
             npc = request.game_state.npcs.get(npc_id)
             name = npc.name if npc is not None and npc.name else npc_id
             label = f"{name} ({npc_id})" if name != npc_id else npc_id
             blocks.append("\n".join([f"{label}:", *bullets]))
-        return self.section("\n\n".join(blocks)) if blocks else None
+        return self.section("\n\n".join(blocks), shown) if blocks else None
 
 
 class WorldMemoryBuilder(_LastEntriesBuilder):
@@ -277,8 +289,9 @@ class WorldMemoryBuilder(_LastEntriesBuilder):
     default_priority = 30
 
     def build(self, request: ContextRequest) -> Section | None:
-        bullets = self._bullets(self._memory.world_memories())
-        return self.section("\n".join(bullets)) if bullets else None
+        shown: list[str] = []
+        bullets = self._bullets(self._memory.world_memories(), shown)
+        return self.section("\n".join(bullets), shown) if bullets else None
 
 
 class TopNotesBuilder(SectionBuilder):
@@ -305,14 +318,25 @@ class TopNotesBuilder(SectionBuilder):
     def build(self, request: ContextRequest) -> Section | None:
         if self.limit <= 0:
             return None
+        words = [
+            (e, found.group(1))
+            for e in self._memory.world_memories()
+            if (found := _UNKNOWN_NOTE.search(e.text))
+        ]
+        folded = {e.id for e, _ in words}
         top = [
             e
-            for e in self._memory.top_memories(limit=self.limit * 3)
-            if e.visible and not is_visit_summary(e)
-        ]
+            for e in self._memory.top_memories(limit=self.limit * 3 + len(folded))
+            if e.visible and not is_visit_summary(e) and e.id not in folded
+        ][: self.limit]
         lines = []
-        for e in top[: self.limit]:
+        for e in top:
             text = one_line(e.text, self.max_chars)
             title = one_line(e.title)
             lines.append(f"- [{e.importance}] {title}: {text}".removesuffix(": "))
-        return self.section("\n".join(lines)) if lines else None
+        if words:
+            # one line for every word the game said it does not know, however many there are
+            unknown = ", ".join(f"'{w}'" for w in dict.fromkeys(w for _, w in words))
+            lines.append(f"- Words the game does not know: {unknown}")
+        shown = [*(e.id for e in top), *(e.id for e, _ in words)]
+        return self.section("\n".join(lines), shown) if lines else None
