@@ -269,10 +269,8 @@ class PlaySession:
         )
 
     def _prompt(self, ep: _Episode, obs: GameObservation) -> AssembledPrompt:
-        request = self._request(ep, obs)
-        if not self._options.use_memory:
-            request = request.model_copy(update={"location_id": None, "npc_ids_present": []})
-        return self._context.assemble("adventurer", request)
+        # the baseline's context service reads NoMemory (container wiring): same request
+        return self._context.assemble("adventurer", self._request(ep, obs))
 
     def _view(
         self, ep: _Episode, obs: GameObservation, prompt: AssembledPrompt, turn: int
@@ -310,8 +308,6 @@ class PlaySession:
 
     def _rediscover(self, ep: _Episode, obs: GameObservation) -> None:
         request = self._request(ep, obs)
-        if not self._options.use_memory:
-            request = request.model_copy(update={"location_id": None})
         recent = "\n".join(f"> {t.action}\n{t.response.strip()[:200]}" for t in ep.turns[-5:])
         self._objectives.rediscover(
             ObjectiveInput(

@@ -29,6 +29,18 @@ from app.services.map_graph import MapGraph
 
 log = logging.getLogger(__name__)
 
+MEMORY_SECTIONS = frozenset(
+    [
+        "location_memory",
+        "adjacent_memory",
+        "recent_location_memory",
+        "npc_memory",
+        "world_memory",
+        "top_notes",
+    ]
+)
+"""The sections that show memories (left out of the baseline's prompts)."""
+
 PROMPT_KINDS: tuple[str, ...] = ("adventurer", "narrative", "objective")
 """The prompt kinds ``default_builders`` wires."""
 
@@ -182,6 +194,7 @@ def default_builders(
     map_graph: MapGraph | None = None,
     map_moves: int = 3,
     knowledge_max_tokens: int = 5000,
+    with_memory: bool = True,
 ) -> dict[str, list[ContextBuilder]]:
     """The standard builders of the "adventurer", "narrative" and "objective" prompts.
 
@@ -233,4 +246,10 @@ def default_builders(
         objective.append(NearbyMapBuilder(map_graph, moves=map_moves, priority=40))
     else:
         objective.append(extra("map", 40))
+    if not with_memory:  # the baseline: the same prompts without any memory section
+        kinds = {"adventurer": adventurer, "narrative": narrative, "objective": objective}
+        return {
+            kind: [b for b in builders if b.name not in MEMORY_SECTIONS]
+            for kind, builders in kinds.items()
+        }
     return {"adventurer": adventurer, "narrative": narrative, "objective": objective}

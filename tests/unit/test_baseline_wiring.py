@@ -1,0 +1,52 @@
+"""The --no-memory baseline is wiring (NoMemory behind the builders), so no baseline prompt
+can hold a memory, whatever the request says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.events import commands as c
+from app.models.game import GameState, LocationState, NPCInstance
+from app.services.context import ContextRequest
+from app.settings import load_settings
+from container import build_container
+
+MEMORY_SECTIONS = {
+    "location_memory",
+    "adjacent_memory",
+    "top_notes",
+    "world_memory",
+    "npc_memory",
+    "recent_location_memory",
+}
+
+
+@pytest.mark.parametrize("kind", ["adventurer", "objective", "narrative"])
+def test_no_baseline_prompt_holds_a_memory(tmp_path: Path, kind: str) -> None:
+    container = build_container(load_settings(workdir=tmp_path))
+    bus = container.bus()
+    gs = GameState()
+    gs.locations[1] = LocationState(id=1, name="Harbour")
+    gs.locations[2] = LocationState(id=2, name="Lighthouse")
+    gs.npcs["mira"] = NPCInstance(instance_id="mira", name="Mira", current_location_id=1)
+    bus.handle(c.ChangeLocation(gs, 1, "Harbour"))
+    gs.add_message("Mira the harbourmaster warns of a storm tonight.", npcs_present=["mira"])
+    bus.handle(c.RememberNote(gs, "The lamp oil is kept under the stairs.", 900, 1))
+    bus.handle(c.RememberNote(gs, "The game does not know the word 'zorkmid'.", 400, world=True))
+    bus.handle(c.ChangeLocation(gs, 2, "Lighthouse", via_action="north"))
+    bus.handle(c.CompleteQuest(gs, "storm-light"))
+    bus.handle(c.ChangeLocation(gs, 1, "Harbour", via_action="south"))
+    stored = container.store().entries()
+    assert len(stored) >= 4
+
+    request = ContextRequest.from_game_state(gs)
+    full = container.context_service().assemble(kind, request)
+    baseline = container.baseline_context_service().assemble(kind, request)
+
+    assert set(dict(full.sections)) & MEMORY_SECTIONS, "the test must show memories leaking"
+    assert not set(dict(baseline.sections)) & MEMORY_SECTIONS
+    assert not baseline.memory_ids
+    for entry in stored:
+        assert entry.text not in baseline.text and entry.title not in baseline.text
