@@ -49,6 +49,7 @@ VISIT_IMPORTANCE = 200
 """Visit summaries rank below every action memory (notes 300, failures 400, successes 550+)."""
 _NEW_WORDS = 3
 _MAX_PREREQUISITES = 5
+_MOVE_TRIGGERS = frozenset({LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER})
 """A same-titled memory replaces the old one when it brings at least this many new words."""
 
 
@@ -306,6 +307,9 @@ class MemoryService(IMemoryService):
             triggers = [t for t in triggers if t not in (LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER)]
         if not triggers:
             return None
+        plain_move = move_tag and not first_visit and set(triggers) <= _MOVE_TRIGGERS
+        if plain_move and move_tag and not self._failed_here(existing, outcome.action):
+            return self._record_move(outcome, move_tag)
         request = SynthesisRequest(
             outcome=outcome, triggers=triggers, existing=existing, history=history
         )
@@ -380,6 +384,43 @@ class MemoryService(IMemoryService):
                 break
             if message.text == outcome.response or message.text == f"> {outcome.action}":
                 self._covered.add((message.episode, message.index))
+
+    @staticmethod
+    def _failed_here(existing: Sequence[MemoryEntry], action: str) -> bool:
+        command = normalize_command(action)
+        return any(
+            e.category is MemoryCategory.FAILURE and command in failed_commands(e.text)
+            for e in existing
+        )
+
+    def _record_move(self, outcome: TurnOutcome, move_tag: str) -> MemoryEntry:
+        """A new way between rooms already seen: a fact of the map, remembered with no
+        summarizer call (a first visit, a score or a way that failed before still asks)."""
+        source = outcome.location_before
+        assert source is not None
+        action = normalize_command(outcome.action)
+        after = outcome.location_after
+        record = self._store.location(after) if after is not None else None
+        known = record.name if record is not None else ""
+        where = outcome.location_after_name or known or f"location {after}"
+        entry = self._new_entry(
+            scope=MemoryScope.LOCATION,
+            category=MemoryCategory.NOTE,
+            title=f"'{action}' leads to {where}",
+            text=f"'{action}' from here reaches {where} (L{outcome.location_after}).",
+            importance=300,
+            tags=[move_tag],
+            episode=outcome.episode,
+            turn_start=outcome.turn,
+            turn_end=outcome.turn,
+            score_delta=outcome.score_delta,
+            location_id=source,
+            location_name=outcome.location_before_name or None,
+        )
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            self._announce(tx, entry)
+        return entry
 
     def _record_failure(self, outcome: TurnOutcome) -> MemoryEntry | None:
         """One FAILURE memory per (room, object), listing every command that failed on it.
