@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dependency_injector import containers, providers
 
@@ -10,6 +11,7 @@ from app.adapters.llm.factory import build_llm_client, build_summarizer
 from app.adapters.llm.usage import UsageMeter
 from app.adapters.storage.markdown_store import MarkdownMemoryStore
 from app.adapters.storage.sqlite_store import SqliteMemoryStore
+from app.agents.memory_retriever import build_memory_retriever
 from app.events import commands
 from app.events.bus import MessageBus
 from app.events.handlers import (
@@ -23,7 +25,9 @@ from app.events.publisher import EventPublisher
 from app.services.clock import DeterministicClock, SystemClock
 from app.services.context import ContextService, default_builders
 from app.services.map_graph import MapGraph
+from app.services.memory_query import MemoryQueryTools
 from app.services.memory_service import MemoryService
+from app.services.no_memory import NoMemory
 from app.services.policy import MemoryPolicy
 from app.settings import CairnSettings, load_settings
 
@@ -35,6 +39,29 @@ def _file_in(workdir: str, name: str) -> Path:
 def make_clock(seed: int | None) -> SystemClock:
     """Random ids and wall-clock time, or a DeterministicClock when a seed is configured."""
     return SystemClock() if seed is None else DeterministicClock(seed)
+
+
+def _context(config: Any, reader: Any, map_view: Any, *, with_memory: bool = True) -> Any:
+    """A ContextService provider whose builders read `reader` (the memory service, or NoMemory
+    for the baseline) and `map_view` (None: the map comes in the request's extra sections)."""
+    return providers.Singleton(
+        ContextService,
+        providers.Callable(
+            default_builders,
+            reader,
+            max_successes_shown=config.max_successes_shown,
+            max_failures_shown=config.max_failures_shown,
+            max_other_shown=config.max_other_shown,
+            location_memory_max_tokens=config.location_memory_max_tokens,
+            narrative_entries_per_scope=config.narrative_entries_per_scope,
+            map_graph=map_view,
+            map_moves=config.map_moves,
+            knowledge_max_tokens=config.knowledge_max_tokens,
+            with_memory=with_memory,
+        ),
+        budget_tokens=config.prompt_token_budget,
+        budgets=providers.Dict(objective=config.objective_token_budget),
+    )
 
 
 class Container(containers.DeclarativeContainer):
@@ -107,6 +134,13 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
     )
 
+    # The seed-003 query tools: the `query` model ranks and summarizes when an LLM is
+    # configured (lexical offline). A Singleton: it counts the query model's failures.
+    memory_retriever = providers.Singleton(build_memory_retriever, llm_client)
+    memory_query_tools = providers.Singleton(
+        MemoryQueryTools, memory_service, retriever=memory_retriever
+    )
+
     location_handler = providers.Singleton(LocationHandler, memory_service, publisher)
     quest_handler = providers.Singleton(QuestHandler, memory_service)
     turn_handler = providers.Singleton(TurnHandler, memory_service)
@@ -130,22 +164,11 @@ class Container(containers.DeclarativeContainer):
         store=store,
     )
 
-    context_service = providers.Singleton(
-        ContextService,
-        providers.Callable(
-            default_builders,
-            memory_service,
-            max_successes_shown=config.max_successes_shown,
-            max_failures_shown=config.max_failures_shown,
-            max_other_shown=config.max_other_shown,
-            location_memory_max_tokens=config.location_memory_max_tokens,
-            narrative_entries_per_scope=config.narrative_entries_per_scope,
-            map_graph=map_graph,
-            map_moves=config.map_moves,
-            knowledge_max_tokens=config.knowledge_max_tokens,
-        ),
-        budget_tokens=config.prompt_token_budget,
-        budgets=providers.Dict(objective=config.objective_token_budget),
+    context_service = _context(config, memory_service, map_graph)
+    # The --no-memory baseline, by wiring: its builders read NoMemory (every query answers
+    # nothing) and no cross-episode map, so no baseline prompt can show a memory.
+    baseline_context_service = _context(
+        config, providers.Singleton(NoMemory), None, with_memory=False
     )
 
 

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from app.errors import CairnError
 from app.interfaces.llm import (
     ILLMClient,
     LLMMessage,
@@ -32,7 +33,10 @@ MEMORY_TOOL_SPECS = [
     ),
     ToolSpec(
         name="query_memories",
-        description="Search memories with a natural-language question, e.g. 'Where is the key?'.",
+        description=(
+            "Search memories with a natural-language question, e.g. 'Where is the key?'. "
+            "Answers with a one-line answer and the memories that support it, best first."
+        ),
         input_schema={
             "type": "object",
             "properties": {"question": _STRING},
@@ -41,7 +45,11 @@ MEMORY_TOOL_SPECS = [
     ),
     ToolSpec(
         name="get_location_memories",
-        description="Get the memories of one location, by integer id or by room name.",
+        description=(
+            "Get what was learned at one location, by integer id or by room name (names can "
+            "repeat: the answer says which location ids matched): a short summary, then the "
+            "memory titles."
+        ),
         input_schema={
             "type": "object",
             "properties": {"location": {"type": ["string", "integer"]}},
@@ -52,7 +60,8 @@ MEMORY_TOOL_SPECS = [
 
 
 class MemoryToolbox:
-    """Runs tool calls against MemoryQueryTools; a bad call returns an error string."""
+    """Runs tool calls against MemoryQueryTools; a bad call or a failing tool returns an error
+    string, so a tool never raises into the research loop."""
 
     def __init__(self, tools: MemoryQueryTools) -> None:
         self._run: dict[str, Callable[[dict[str, Any]], str]] = {
@@ -77,6 +86,9 @@ class MemoryToolbox:
             return tool(call.input)
         except (TypeError, ValueError) as exc:
             return f"Error: bad input for {call.name}: {exc}"
+        except CairnError as exc:
+            log.warning("memory tool %s failed: %s", call.name, exc)
+            return f"Error: {call.name} failed: {exc}"
 
 
 def research(

@@ -28,7 +28,6 @@ from app.play.objectives import (
     ObjectiveTracker,
 )
 from app.play.session import PlayOptions, PlaySession, transcript_path
-from app.services.memory_query import MemoryQueryTools
 from app.settings import CairnSettings
 
 TurnCallback = Callable[[int, int, GameObservation], None]
@@ -79,16 +78,18 @@ def run_play(
     map_graph = container.map_graph()
     meter = container.usage_meter()
     client = container.llm_client()
+    # the baseline is wiring: builders that read nothing (NoMemory), not a doctored request
+    context = container.context_service() if use_memory else container.baseline_context_service()
     explorer = ExplorerAgent(seed=seed)
     player: IAgent = agent or explorer
     discoverer: IObjectiveDiscoverer = MemoryObjectiveDiscoverer(
         memory if use_memory else None, map_graph
     )
     if client is not None:
-        toolbox = MemoryToolbox(MemoryQueryTools(memory)) if use_memory else None
+        toolbox = MemoryToolbox(container.memory_query_tools()) if use_memory else None
         player = agent or AdventurerAgent(client, fallback=explorer, toolbox=toolbox)
         discoverer = LLMObjectiveDiscoverer(
-            client, container.context_service(), map_graph, fallback=discoverer
+            client, context, map_graph, fallback=discoverer
         )
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-s{seed}"
     transcript_file = transcript_path(workdir, run_id)
@@ -107,7 +108,7 @@ def run_play(
                 agent=player,
                 bus=container.bus(),
                 memory=memory,
-                context=container.context_service(),
+                context=context,
                 map_graph=map_graph,
                 objectives=ObjectiveTracker(discoverer),
                 knowledge=KnowledgeBase(workdir / settings.knowledge_file, client=client),
@@ -136,6 +137,7 @@ def run_play(
         "total": totals(stats, session.visited_ids, remembered),
         "llm_usage": meter.snapshot(),
         "summary_failures": int(getattr(memory, "summary_failures", 0)),
+        "query_tool_failures": container.memory_query_tools().failures,
     }
     report_path = workdir / settings.report_file
     atomic_write_text(report_path, json.dumps(report, indent=2) + "\n")
