@@ -139,10 +139,23 @@ class StepTranslator:
         present: list[str] | None = None,
         mentioned: list[str] | None = None,
     ) -> Message:
-        message = gs.add_message(text, role=role, npcs_present=present, npcs_mentioned=mentioned)
-        if self._clock is not None:
-            message.timestamp = self._clock.now()
-        return message
+        return stamped_message(gs, text, self._clock, role, present, mentioned)
+
+
+def stamped_message(
+    gs: GameState,
+    text: str,
+    clock: SystemClock | None,
+    role: str = "narrator",
+    present: list[str] | None = None,
+    mentioned: list[str] | None = None,
+) -> Message:
+    """A message at the current location, stamped by `clock` when given (replays use the
+    container's clock so two replays are byte-identical)."""
+    message = gs.add_message(text, role=role, npcs_present=present, npcs_mentioned=mentioned)
+    if clock is not None:
+        message.timestamp = clock.now()
+    return message
 
 
 def score_title(outcome: TurnOutcome) -> str:

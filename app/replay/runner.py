@@ -20,7 +20,7 @@ from app.events import commands as c
 from app.events.bus import MessageBus
 from app.interfaces.game import GameObservation, IGame
 from app.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
-from app.play.translator import StepTranslator
+from app.play.translator import StepTranslator, stamped_message
 from app.replay.expectations import CheckResult, Expectations, ReplayOutcome, evaluate
 from app.replay.scenario import (
     ActStep,
@@ -305,9 +305,7 @@ class _Replay:
         mentioned: list[str] | None = None,
     ) -> Message:
         """A message at the current location, stamped by the container's clock."""
-        message = gs.add_message(text, role=role, npcs_present=present, npcs_mentioned=mentioned)
-        message.timestamp = self.clock.now()
-        return message
+        return stamped_message(gs, text, self.clock, role, present, mentioned)
 
     def arrived(self, location_id: int) -> None:
         """Note a location reached (for coverage)."""

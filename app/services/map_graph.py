@@ -491,17 +491,7 @@ class MapGraph(IMapView):
         lines = [self._exits_line(from_id, back_to=None)]
         for neighbour in self.neighbors(from_id)[: max(limit, 0)]:
             lines.append(self._exits_line(neighbour, back_to=from_id))
-        here = self._unexplored(from_id)
-        if here:
-            lines.append(f"Unexplored exits here: {', '.join(here)}")
-        nearest = self.nearest_unexplored(from_id)
-        if nearest is not None and nearest[0] != from_id:
-            room, path = nearest
-            lines.append(
-                f"Nearest unexplored: {self._label(room)} via {', '.join(path)}"
-                f" (untried: {', '.join(self._unexplored(room))})"
-            )
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._unexplored_lines(from_id)])
 
     def rooms_within(self, from_id: int, moves: int) -> dict[int, int]:
         """Every room at most `moves` moves away (either direction of a known move), with its
@@ -528,17 +518,7 @@ class MapGraph(IMapView):
         rest = len(set(self.location_ids()) - set(near))
         if rest:
             lines.append(f"(+{rest} more known rooms further than {moves} moves away)")
-        here = self._unexplored(from_id)
-        if here:
-            lines.append(f"Unexplored exits here: {', '.join(here)}")
-        nearest = self.nearest_unexplored(from_id)
-        if nearest is not None and nearest[0] != from_id:
-            room, path = nearest
-            lines.append(
-                f"Nearest unexplored: {self._label(room)} via {', '.join(path)}"
-                f" (untried: {', '.join(self._unexplored(room))})"
-            )
-        return "\n".join(lines)
+        return "\n".join([*lines, *self._unexplored_lines(from_id)])
 
     def exploration_figures(self) -> ExplorationFigures:
         rooms = self.location_ids()
@@ -717,6 +697,21 @@ class MapGraph(IMapView):
                     return edge.to_id, path
                 queue.append(edge.to_id)
         return None
+
+    def _unexplored_lines(self, from_id: int) -> list[str]:
+        """The unexplored exits here, and the nearest room that has some, with the way there."""
+        lines: list[str] = []
+        here = self._unexplored(from_id)
+        if here:
+            lines.append(f"Unexplored exits here: {', '.join(here)}")
+        nearest = self.nearest_unexplored(from_id)
+        if nearest is not None and nearest[0] != from_id:
+            room, path = nearest
+            lines.append(
+                f"Nearest unexplored: {self._label(room)} via {', '.join(path)}"
+                f" (untried: {', '.join(self._unexplored(room))})"
+            )
+        return lines
 
     def _display_name(self, room: int) -> str:
         return self._names.get(room) or f"Location {room}"

@@ -403,19 +403,26 @@ class MemoryService(IMemoryService):
         record = self._store.location(after) if after is not None else None
         known = record.name if record is not None else ""
         where = outcome.location_after_name or known or f"location {after}"
-        entry = self._new_entry(
-            scope=MemoryScope.LOCATION,
+        return self._add_at_source(
+            outcome,
             category=MemoryCategory.NOTE,
             title=f"'{action}' leads to {where}",
             text=f"'{action}' from here reaches {where} (L{outcome.location_after}).",
             importance=300,
             tags=[move_tag],
+        )
+
+    def _add_at_source(self, outcome: TurnOutcome, **fields: Any) -> MemoryEntry:
+        """Store one memory of this turn at the room where it was taken, in its own unit."""
+        entry = self._new_entry(
+            scope=MemoryScope.LOCATION,
             episode=outcome.episode,
             turn_start=outcome.turn,
             turn_end=outcome.turn,
             score_delta=outcome.score_delta,
-            location_id=source,
+            location_id=outcome.location_before,
             location_name=outcome.location_before_name or None,
+            **fields,
         )
         with self._store.transaction() as tx:
             tx.add(entry)
@@ -477,24 +484,15 @@ class MemoryService(IMemoryService):
         source = outcome.location_before
         assert source is not None
         words = ending_text(outcome.response)
-        entry = self._new_entry(
-            scope=MemoryScope.LOCATION,
+        action = normalize_command(outcome.action)
+        return self._add_at_source(
+            outcome,
             category=MemoryCategory.SUCCESS,
-            title=f"Won the game by '{normalize_command(outcome.action)}'",
-            text=f"'{normalize_command(outcome.action)}' here won the game: {words}",
+            title=f"Won the game by '{action}'",
+            text=f"'{action}' here won the game: {words}",
             importance=1000,
             tags=["ending:won"],
-            episode=outcome.episode,
-            turn_start=outcome.turn,
-            turn_end=outcome.turn,
-            score_delta=outcome.score_delta,
-            location_id=source,
-            location_name=outcome.location_before_name or None,
         )
-        with self._store.transaction() as tx:
-            tx.add(entry)
-            self._announce(tx, entry)
-        return entry
 
     def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
         if not (final.won or final.died):
