@@ -88,3 +88,27 @@ def test_zork_three_offline_episodes_meet_the_memory_targets(tmp_path: Path) -> 
         assert memory.location_id is None or type(memory.location_id) is int
         if memory.scope is MemoryScope.LOCATION:
             assert memory.location_id in visited
+
+
+def test_after_three_demo_episodes_no_room_repeats_a_failed_verb_and_object(
+    demo_runs: tuple[Path, dict[str, Any], dict[str, Any]],
+) -> None:
+    from app.services.outcomes import failed_commands
+
+    base, _, _ = demo_runs
+    store = MarkdownMemoryStore(base / "memory" / "Memories.md")
+    seen: dict[tuple[int | None, str], int] = {}
+    failures = 0
+    for entry in store.entries(scope=MemoryScope.LOCATION):
+        if not entry.visible:
+            continue
+        commands = failed_commands(entry.text)
+        failures += bool(commands)
+        for command in commands:
+            key = (entry.location_id, command)
+            seen[key] = seen.get(key, 0) + 1
+    store.close()
+    assert failures > 0, "the demo must fail at something for this to mean anything"
+    assert {key: n for key, n in seen.items() if n > 1} == {}
+    # and no per-verb notes of the old kind ("'open library' does not work here.")
+    assert "does not work here." not in (base / "memory" / "Memories.md").read_text()
