@@ -162,6 +162,7 @@ class Container(containers.DeclarativeContainer):
             }
         ),
         store=store,
+        publisher=publisher,
     )
 
     context_service = _context(config, memory_service, map_graph)

@@ -8,6 +8,7 @@ from typing import Any
 
 from app.errors import UnknownCommandError
 from app.events.commands import Command
+from app.events.publisher import EventPublisher
 from app.interfaces.store import IMemoryStore
 
 log = logging.getLogger(__name__)
@@ -18,9 +19,15 @@ Handler = Callable[[Any], Any]
 class MessageBus:
     """Dispatches commands. All store writes a command makes are committed together, once."""
 
-    def __init__(self, handlers: Mapping[type[Command], Handler], store: IMemoryStore) -> None:
+    def __init__(
+        self,
+        handlers: Mapping[type[Command], Handler],
+        store: IMemoryStore,
+        publisher: EventPublisher | None = None,
+    ) -> None:
         self._handlers = dict(handlers)
         self._store = store
+        self._publisher = publisher or EventPublisher()
 
     def handle(self, command: Command) -> Any:
         """Run the handler of `command` and return what it returns."""
@@ -28,7 +35,9 @@ class MessageBus:
         if handler is None:
             raise UnknownCommandError(f"no handler registered for {type(command).__name__}")
         log.debug("handling %s", type(command).__name__)
-        with self._store.transaction():
+        # events raised while handling are sent after the unit of work commits (Cosmic
+        # Python's collect_new_events): a receiver never sees a state that is not stored
+        with self._publisher.deferring(), self._store.transaction():
             return handler(command)
 
     @property

@@ -185,3 +185,35 @@ def test_bus_commits_once_per_command(state: GameState) -> None:
     MessageBus({c.ChangeLocation: handler}, store).handle(c.ChangeLocation(state, 2))
     assert store.commits == 1
     assert sorted(store.locations()) == [0, 1, 2]
+
+
+def test_every_signal_s_receivers_see_the_committed_state(tmp_path: Any) -> None:
+    """location_exited is sent after the visit summary is stored, not inside the unit of work."""
+    from app.events import events
+    from app.settings import load_settings
+    from container import build_container
+
+    container = build_container(load_settings(workdir=tmp_path))
+    store = container.store()
+    seen: dict[str, int] = {}
+
+    def on_exit(sender: object, location_id: int, **_: object) -> None:
+        fresh = type(store)(store.path)  # another reader: only what is on disk
+        seen["exited"] = len(fresh.entries(location_id=location_id))
+        fresh.close()
+
+    def on_recorded(sender: object, entry: Any, **_: object) -> None:
+        fresh = type(store)(store.path)
+        seen["recorded"] = int(fresh.get(entry.id) is not None)
+        fresh.close()
+
+    gs = GameState()
+    bus = container.bus()
+    bus.handle(c.ChangeLocation(gs, 1, "Harbour"))
+    gs.add_message("Mira the harbourmaster warns of a storm tonight.")
+    with (
+        events.location_exited.connected_to(on_exit),
+        events.memory_recorded.connected_to(on_recorded),
+    ):
+        bus.handle(c.ChangeLocation(gs, 2, "Lighthouse", via_action="north"))
+    assert seen == {"exited": 1, "recorded": 1}
