@@ -8,6 +8,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from app.errors import SummarizerError
 from app.events import events
 from app.events.publisher import EventPublisher
 from app.interfaces.memory_service import IMemoryService
@@ -317,7 +318,7 @@ class MemoryService(IMemoryService):
         log.debug("turn %s: synthesis for triggers %s", outcome.turn, ", ".join(triggers))
         try:
             decision = self._summarizer.synthesize(request)
-        except Exception as exc:
+        except SummarizerError as exc:  # a programming error is not a summary that failed
             self._failed("synthesis", exc)
             return None
         if not decision.should_remember or not decision.memory_title.strip():
@@ -618,11 +619,11 @@ class MemoryService(IMemoryService):
         self.summarizer_calls[scope] += 1
         try:
             return call().strip()
-        except Exception as exc:
+        except SummarizerError as exc:
             self._failed(scope, exc)
             return ""
 
-    def _failed(self, scope: str, exc: Exception) -> None:
+    def _failed(self, scope: str, exc: SummarizerError) -> None:
         self.summary_failures += 1
         log.warning("%s summarizer failed (%s); nothing stored, cursor kept", scope, exc)
         self._publisher.publish(events.summary_failed, self, scope=scope, error=str(exc))

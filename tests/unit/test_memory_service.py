@@ -431,3 +431,15 @@ def test_an_objective_and_its_quest_back_to_back_are_two_world_memories(env: Env
     env.service.on_world_event(env.gs, "quest_completed", related={"quest_id": "rats"})
     titles = [e.title for e in env.service.world_memories()]
     assert titles == ["Objective completed: tails (rats)", "Quest completed: rats"]
+
+
+def test_a_programming_error_in_the_summarizer_is_not_swallowed(env: Env) -> None:
+    def broken(*_: object) -> str:
+        raise TypeError("bad argument")
+
+    env.summarizer.summarize_location_session = broken  # type: ignore[method-assign]
+    env.at(1)
+    env.say("The fire crackles.")
+    with pytest.raises(TypeError):
+        env.service.on_location_exit(env.gs)
+    assert env.service.summary_failures == 0
