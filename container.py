@@ -111,17 +111,7 @@ class Container(containers.DeclarativeContainer):
         MapGraph.load, providers.Callable(_file_in, config.workdir, config.map_file)
     )
 
-    policy = providers.Singleton(
-        MemoryPolicy,
-        memory_history_window=config.memory_history_window,
-        world_message_window=config.world_message_window,
-        long_response_chars=config.long_response_chars,
-        max_supersessions=config.max_supersessions,
-        cap_per_location=config.cap_per_location,
-        cap_per_npc=config.cap_per_npc,
-        cap_world=config.cap_world,
-        superseded_kept_per_key=config.superseded_kept_per_key,
-    )
+    policy = providers.Singleton(MemoryPolicy.from_settings, config)
 
     # A Singleton, not a Factory: it holds the per-episode history window for synthesis.
     memory_service = providers.Singleton(

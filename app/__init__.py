@@ -1,1 +1,24 @@
-"""cairn: location-keyed memory for LLM game agents and narrative engines."""
+"""cairn: location-keyed memory for LLM game agents and narrative engines.
+
+The composition root is `container.build_container`; these are the names an embedding engine
+uses with it: the commands it sends, the state it owns, what it reads back, and the errors.
+"""
+
+from app.errors import CairnError
+from app.events import commands
+from app.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
+from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
+
+__all__ = [
+    "CairnError",
+    "GameState",
+    "LocationState",
+    "MemoryCategory",
+    "MemoryEntry",
+    "MemoryScope",
+    "MemoryStatus",
+    "Message",
+    "NPCInstance",
+    "TurnOutcome",
+    "commands",
+]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,18 +39,7 @@ def format_entry(entry: MemoryEntry) -> str:
         if entry.status.value == "ACTIVE"
         else (f"{entry.category.value} - {entry.status.value}")
     )
-    meta = []
-    if entry.episode is not None:
-        meta.append(f"Ep{entry.episode}")
-    if entry.turn_start is not None:
-        span = (
-            entry.turn_start
-            if entry.turn_end in (None, entry.turn_start)
-            else (f"{entry.turn_start}-{entry.turn_end}")
-        )
-        meta.append(f"T{span}")
-    if entry.score_delta is not None:
-        meta.append(f"{entry.score_delta:+d}")
+    meta = entry.meta
     where = f" ({', '.join(meta)})" if meta else ""
     return (
         f"[{tag}] {entry.title}{where}  id={entry.id} importance={entry.importance}\n  {entry.text}"
@@ -192,14 +179,7 @@ def demo(workdir: Path | None, store: str | None) -> None:
     mem_store = container.store()
     click.echo(f"# Memories written to {mem_store.path}\n")
     for e in mem_store.entries():
-        where = (
-            f"location {e.location_id}"
-            if e.scope is MemoryScope.LOCATION
-            else f"npc {e.npc_ids[0]}"
-            if e.scope is MemoryScope.NPC
-            else "world"
-        )
-        click.echo(f"({where}) {format_entry(e)}")
+        click.echo(f"({e.place}) {format_entry(e)}")
     request = ContextRequest.from_game_state(gs)
     prompt = container.context_service().assemble("narrative", request)
     click.echo("\n# Narrative prompt\n")
@@ -263,21 +243,7 @@ def play(
     """Play episodes of a game with memory; write report.json, the store, map and transcript."""
 
     settings = load_settings(workdir=workdir, store=store, llm=llm)
-    with _quiet_first_moves():
-        _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh)
-
-
-@contextlib.contextmanager
-def _quiet_first_moves() -> Iterator[None]:
-    """Every episode starts with a move from "nowhere": that handler warning is for engines."""
-    handler_log = logging.getLogger("app.events.handlers.location")
-    level = handler_log.level
-    if not logging.getLogger().isEnabledFor(logging.INFO):
-        handler_log.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        handler_log.setLevel(level)
+    _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh)
 
 
 def _play(

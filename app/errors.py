@@ -33,20 +33,6 @@ class MemoryNotFoundError(StoreError):
     """Raised when an operation names a memory id the store does not hold."""
 
 
-class MemoryFileError(StoreError):
-    """Raised when a memory file has a problem that stops it from being used at all.
-
-    Problems in single blocks do not raise: the block is kept verbatim and reported.
-    """
-
-    def __init__(self, path: Path, line: int | None, message: str) -> None:
-        self.path = path
-        self.line = line
-        self.message = message
-        where = f"{path}:{line}" if line is not None else str(path)
-        super().__init__(f"{where}: {message}")
-
-
 class SummarizerError(CairnError):
     """Raised by a summarizer when it cannot produce a summary or synthesis."""
 

@@ -102,12 +102,6 @@ class CairnSettings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, PyprojectTomlConfigSettingsSource(settings_cls))
 
-    @property
-    def store_path(self) -> Path:
-        """The file of the configured store inside the workdir."""
-        name = self.memory_file if self.store == "markdown" else self.sqlite_file
-        return self.workdir / name
-
 
 def load_settings(**overrides: object) -> CairnSettings:
     """Build settings, turning validation errors into a ConfigError that names each field."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 import tempfile
 import time
@@ -95,7 +94,6 @@ def summarizer_calls(report: dict[str, Any]) -> int | None:
 
 def play_one(story: Path, memory: bool, episodes: int, turns: int) -> RunFigures:
     """Play one game in one mode in a fresh temporary workdir; its figures."""
-    logging.getLogger("app.events.handlers.location").setLevel(logging.ERROR)
     figures = RunFigures(game=story.stem, memory=memory)
     start = time.perf_counter()
     try:

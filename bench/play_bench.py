@@ -11,7 +11,6 @@ with the pipeline/raw ratio.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 import tempfile
 import time
@@ -74,7 +73,6 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--store", choices=["markdown", "sqlite"], default="markdown")
     args = parser.parse_args()
-    logging.getLogger("app.events.handlers.location").setLevel(logging.ERROR)
     if not args.rom.exists():
         sys.exit(f"no story file at {args.rom}: pass --rom PATH")
     actions = JerichoGame(args.rom).walkthrough()

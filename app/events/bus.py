@@ -39,8 +39,3 @@ class MessageBus:
         # Python's collect_new_events): a receiver never sees a state that is not stored
         with self._publisher.deferring(), self._store.transaction():
             return handler(command)
-
-    @property
-    def command_types(self) -> list[type[Command]]:
-        """The command types this bus can dispatch."""
-        return list(self._handlers)

@@ -68,7 +68,7 @@ class IMemoryService(ABC):
         """Close the episode: forget per-episode history, prune."""
 
     @abstractmethod
-    def prune(self, game_state: GameState | None = None) -> list[str]:
+    def prune(self) -> list[str]:
         """Apply the pruning policy; return a line per memory it retired or removed."""
 
     @abstractmethod

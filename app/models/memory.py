@@ -96,6 +96,29 @@ class MemoryEntry(BaseModel):
         """Whether the memory belongs in prompts (superseded ones stay on disk only)."""
         return self.status is not MemoryStatus.SUPERSEDED
 
+    @property
+    def meta(self) -> list[str]:
+        """Seed 002's metadata parts: ``["Ep1", "T23-24", "+5"]`` (only those known)."""
+        parts: list[str] = []
+        if self.episode is not None:
+            parts.append(f"Ep{self.episode}")
+        if self.turn_start is not None:
+            end = self.turn_end
+            span = f"-{end}" if end is not None and end != self.turn_start else ""
+            parts.append(f"T{self.turn_start}{span}")
+        if self.score_delta is not None:
+            parts.append(f"{self.score_delta:+d}")
+        return parts
+
+    @property
+    def place(self) -> str:
+        """Where the memory is kept: "location 79", "npc bram" or "world"."""
+        if self.scope is MemoryScope.LOCATION:
+            return f"location {self.location_id}"
+        if self.scope is MemoryScope.NPC:
+            return f"npc {', '.join(self.npc_ids)}"
+        return "world"
+
 
 class LocationRecord(BaseModel):
     """What a store knows about a location besides its memories: name, visits, episodes."""

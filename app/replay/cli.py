@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import shutil
 import tempfile
 from pathlib import Path
@@ -62,15 +61,7 @@ def replay(
     if game_path is not None:
         items.append(walkthrough_document(game_path, episodes))
     root = workdir or Path(tempfile.mkdtemp(prefix="cairn-replay-"))
-    moves = logging.getLogger("app.events.handlers.location")
-    level = moves.level
-    if not logging.getLogger().isEnabledFor(logging.INFO):
-        # every replay starts with a move from "nowhere"; that warning is for engines
-        moves.setLevel(logging.ERROR)
-    try:
-        reports = replay_files(items, root, roms=roms, update_expected=update_expected)
-    finally:
-        moves.setLevel(level)
+    reports = replay_files(items, root, roms=roms, update_expected=update_expected)
     for report in reports:
         click.echo(report.render())
         click.echo()

@@ -248,13 +248,7 @@ def evaluate(
 
 def describe_entry(entry: MemoryEntry, max_text: int = 100) -> str:
     """`[SUCCESS] Title (location 79, ACTIVE, id m-...): text` on one line."""
-    where = (
-        f"location {entry.location_id}"
-        if entry.scope is MemoryScope.LOCATION
-        else f"npc {', '.join(entry.npc_ids)}"
-        if entry.scope is MemoryScope.NPC
-        else "world"
-    )
+    where = entry.place
     text = " ".join(entry.text.split())
     text = text if len(text) <= max_text else text[: max_text - 3] + "..."
     return f"[{entry.category.value}] {entry.title} ({where}, {entry.status.value}): {text}"

@@ -580,9 +580,9 @@ class MemoryService(IMemoryService):
     def end_episode(self, game_state: GameState) -> None:
         self._history.clear()
         self._prerequisites = []
-        self.prune(game_state)
+        self.prune()
 
-    def prune(self, game_state: GameState | None = None) -> list[str]:
+    def prune(self) -> list[str]:
         with self._store.transaction() as tx:
             return pruning.prune(self._store.entries(), self._policy, tx)
 

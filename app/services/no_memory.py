@@ -62,7 +62,7 @@ class NoMemory(IMemoryService):
     def end_episode(self, game_state: GameState) -> None:
         self._refuse()
 
-    def prune(self, game_state: GameState | None = None) -> list[str]:
+    def prune(self) -> list[str]:
         self._refuse()
         return []
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,6 +26,11 @@ class MemoryPolicy(BaseModel):
     cap_per_npc: int = Field(20, ge=1)
     cap_world: int = Field(50, ge=1)
     superseded_kept_per_key: int = Field(100, ge=0)
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, object]) -> MemoryPolicy:
+        """The policy's fields picked from the settings (same names); the rest is ignored."""
+        return cls.model_validate({k: settings[k] for k in cls.model_fields if k in settings})
 
     def cap_for(self, scope: MemoryScope) -> int:
         """The visible-memory cap of one scope key."""

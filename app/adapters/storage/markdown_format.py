@@ -248,18 +248,7 @@ def _tag(entry: MemoryEntry) -> str:
 
 
 def _header_meta(entry: MemoryEntry) -> str:
-    parts: list[str] = []
-    if entry.episode is not None:
-        parts.append(f"Ep{entry.episode}")
-    if entry.turn_start is not None:
-        end = entry.turn_end
-        parts.append(
-            f"T{entry.turn_start}"
-            if end in (None, entry.turn_start)
-            else f"T{entry.turn_start}-{end}"
-        )
-    if entry.score_delta is not None:
-        parts.append(f"{entry.score_delta:+d}")
+    parts = entry.meta
     return f" *({', '.join(parts)})*" if parts else ""
 
 

@@ -140,15 +140,7 @@ def one_line(text: str, max_chars: int | None = None) -> str:
 
 def entry_meta(entry: MemoryEntry) -> str:
     """Seed-002 metadata such as ``(Ep1, T45, +5)`` or ``(Ep1, T23-24)``; "" when none is known."""
-    parts: list[str] = []
-    if entry.episode is not None:
-        parts.append(f"Ep{entry.episode}")
-    if entry.turn_start is not None:
-        end = entry.turn_end
-        span = f"-{end}" if end is not None and end != entry.turn_start else ""
-        parts.append(f"T{entry.turn_start}{span}")
-    if entry.score_delta is not None:
-        parts.append(f"{entry.score_delta:+d}")
+    parts = entry.meta
     return f"({', '.join(parts)})" if parts else ""
 
 

@@ -107,11 +107,6 @@ class ContextService:
         self._builders = {kind: list(b) for kind, b in builders_by_prompt.items()}
         self.budget_tokens = budget_tokens
 
-    @property
-    def prompt_kinds(self) -> list[str]:
-        """The prompt kinds this service can assemble."""
-        return list(self._builders)
-
     def assemble(
         self, prompt_kind: str, request: ContextRequest, budget_tokens: int | None = None
     ) -> AssembledPrompt:
