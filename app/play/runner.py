@@ -28,6 +28,7 @@ from app.play.objectives import (
     ObjectiveTracker,
 )
 from app.play.session import PlayOptions, PlaySession, transcript_path
+from app.services.map_graph import MapGraph
 from app.settings import CairnSettings
 
 TurnCallback = Callable[[int, int, GameObservation], None]
@@ -82,14 +83,17 @@ def run_play(
     context = container.context_service() if use_memory else container.baseline_context_service()
     explorer = ExplorerAgent(seed=seed)
     player: IAgent = agent or explorer
+    # the baseline's objectives route over the episode's own map, never the persistent one
+    episode_map = MapGraph()
+    objective_map = map_graph if use_memory else episode_map
     discoverer: IObjectiveDiscoverer = MemoryObjectiveDiscoverer(
-        memory if use_memory else None, map_graph
+        memory if use_memory else None, objective_map
     )
     if client is not None:
         toolbox = MemoryToolbox(container.memory_query_tools()) if use_memory else None
         player = agent or AdventurerAgent(client, fallback=explorer, toolbox=toolbox)
         discoverer = LLMObjectiveDiscoverer(
-            client, context, map_graph, fallback=discoverer
+            client, context, objective_map, fallback=discoverer
         )
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-s{seed}"
     transcript_file = transcript_path(workdir, run_id)
@@ -116,6 +120,7 @@ def run_play(
                 meter=meter,
                 transcript=transcript,
                 summarizer_counts=lambda: dict(getattr(memory, "summarizer_calls", {})),
+                episode_map=episode_map,
                 on_turn=on_turn,
             )
             for number in range(1, options.episodes + 1):

@@ -76,6 +76,7 @@ class PlaySession:
         meter: UsageMeter | None = None,
         transcript: TextIO | None = None,
         summarizer_counts: Callable[[], dict[str, int]] = dict,
+        episode_map: MapGraph | None = None,
         on_turn: Callable[[int, int, GameObservation], None] | None = None,
     ) -> None:
         self._game = game
@@ -90,6 +91,8 @@ class PlaySession:
         self._meter = meter
         self._transcript = transcript
         self._summarizer_counts = summarizer_counts
+        self._episode_map = episode_map
+        """The map that lives one episode (the baseline's objectives route over it too)."""
         self._on_turn = on_turn
         self.failed_pairs: set[tuple[int | None, str]] = set()
         self.visited_ids: set[int] = set()
@@ -101,6 +104,9 @@ class PlaySession:
     def play_episode(self, number: int) -> EpisodeStats:
         """Play one episode from a reset; return its figures."""
         ep = _Episode(number, GameState(episode=number), EpisodeStats(episode=number))
+        if self._episode_map is not None:
+            self._episode_map.clear()
+            ep.local_map = self._episode_map
         self._agent.new_episode(number)
         self._objectives.new_episode()
         llm_before = self._llm_calls()

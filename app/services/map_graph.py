@@ -276,6 +276,10 @@ class MapGraph(IMapView):
     """Rooms, directed moves between them, exits seen and refused; see the module docstring."""
 
     def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget everything (the baseline's map starts every episode empty)."""
         self._moves: dict[int, dict[str, int]] = {}  # from -> action -> to (known, labelled)
         self._links: dict[int, set[int]] = {}  # from -> {to}: moves whose action is unknown
         self._names: dict[int, str] = {}

@@ -50,3 +50,33 @@ def test_no_baseline_prompt_holds_a_memory(tmp_path: Path, kind: str) -> None:
     assert not baseline.memory_ids
     for entry in stored:
         assert entry.text not in baseline.text and entry.title not in baseline.text
+
+
+def test_the_baseline_objectives_route_over_the_episode_s_own_map(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.agents.scripted import ScriptedAgent
+    from app.play import objectives
+    from app.play.runner import run_play
+    from app.testing.fake_game import FakeGame
+
+    rooms_known: list[int] = []
+    original = objectives.MemoryObjectiveDiscoverer.discover
+
+    def spy(self: objectives.MemoryObjectiveDiscoverer, data: object) -> object:
+        rooms_known.append(len(self._map.location_ids()))
+        return original(self, data)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(objectives.MemoryObjectiveDiscoverer, "discover", spy)
+    game = FakeGame()
+    settings = load_settings(workdir=tmp_path, objective_every=1)
+    run_play(
+        settings,
+        game=game,
+        agent=ScriptedAgent(["north", "south", "east", "west"]),
+        episodes=2,
+        max_turns=3,
+        use_memory=False,
+    )
+    # turn 1 of each episode: only the start room is known to the baseline's objectives
+    assert rooms_known[0] == 1 and rooms_known[3] == 1, rooms_known
