@@ -44,14 +44,11 @@ from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.interfaces.game import GameObservation
 from app.models.memory import MemoryCategory, MemoryEntry
 from app.services.map_graph import DIRECTIONS as MAP_DIRECTIONS
+from app.services.outcomes import got_items, procedure_steps, quoted_commands
 
 DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
 _Check = Callable[[str], bool]
-_QUOTED = re.compile(r"'([a-z][a-z0-9 \-]{1,40})'")
 _GAME_WORDS = re.compile(r'"[^"]*"|\b(?:Last answer|The game said):.*$', re.DOTALL)
-_STEPS = re.compile(r"Steps first: (.*?)\.?$")
-_STEP = re.compile(r"\(\d+\) ([^,]+)")
-_GOT = re.compile(r"^Got (.+)$")
 _ARTICLE_PHRASE = re.compile(
     r"\b(?:an?|the|some)\s+((?:[a-z\-]+\s+){0,3}?[a-z\-]+)"
     r"(?=\s*(?:[.,;:!?)]|\s(?:here|on|in|is|are|lies|lying|sits|sitting|with|which|that|"
@@ -160,21 +157,10 @@ _RETRY_AFTER = 10
 """Turns before a failure of this episode is tried again when nothing else is left here."""
 
 
-def quoted_commands(text: str) -> list[str]:
-    """Commands quoted in a memory text, in order (`'open window'` -> "open window")."""
-    return [m.group(1).strip() for m in _QUOTED.finditer(text)]
-
-
 def _player_commands(text: str) -> list[str]:
     """Quoted commands outside the game's own words (its answer is quoted in double quotes or
     follows "Last answer:"/"The game said:", and may itself quote a word: 'xyzzy')."""
     return quoted_commands(_GAME_WORDS.sub(" ", text))
-
-
-def procedure_steps(text: str) -> list[str]:
-    """The numbered `Steps first: (1) a, (2) b.` of a memory text."""
-    found = _STEPS.search(text)
-    return [s.strip() for s in _STEP.findall(found.group(1))] if found else []
 
 
 def remembered_procedures(memories: list[MemoryEntry], inventory: list[str]) -> list[str]:
@@ -183,9 +169,9 @@ def remembered_procedures(memories: list[MemoryEntry], inventory: list[str]) -> 
     for memory in sorted(memories, key=lambda m: -m.importance):
         if memory.category is not MemoryCategory.SUCCESS:
             continue
-        got = _GOT.match(memory.title)
+        got = got_items(memory.title)
         if got:
-            missing = [i for i in got.group(1).split(", ") if i not in inventory]
+            missing = [i for i in got if i not in inventory]
             commands.extend(f"take {item}" for item in missing)
             continue
         quoted = quoted_commands(memory.text)

@@ -32,7 +32,7 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, Field
 
-from app.agents.explorer import normalize, quoted_commands, remembered_dangers
+from app.agents.explorer import normalize, remembered_dangers
 from app.errors import LLMError
 from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
 from app.interfaces.memory_service import IMemoryService
@@ -40,6 +40,7 @@ from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from app.services.context.builders import ContextRequest
 from app.services.context.context_service import ContextService
 from app.services.map_graph import MapGraph
+from app.services.outcomes import quoted_commands
 
 log = logging.getLogger(__name__)
 _LOCATION_REF = re.compile(r"\b(?:Location\s+|L)(\d+)\b")

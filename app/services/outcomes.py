@@ -154,3 +154,41 @@ def failed_commands(text: str) -> list[str]:
     if not found:
         return []
     return [m.group(1) for m in _QUOTED.finditer(found.group(1))]
+
+
+# -- the offline grammar of procedures and items: writers and their parsers, side by side ------
+
+_COMMAND_QUOTE = re.compile(r"'([a-z][a-z0-9 \-]{1,40})'")
+_STEPS = re.compile(r"Steps first: (.*?)\.?$")
+_STEP = re.compile(r"\(\d+\) ([^,]+)")
+_GOT = re.compile(r"^Got (.+)$")
+
+
+def quoted_commands(text: str) -> list[str]:
+    """Commands quoted in a memory text, in order (`'open window'` -> "open window")."""
+    return [m.group(1).strip() for m in _COMMAND_QUOTE.finditer(text)]
+
+
+def with_steps(text: str, steps: list[str]) -> str:
+    """`text` with its prerequisite steps: "... Steps first: (1) open window."."""
+    if not steps:
+        return text
+    numbered = ", ".join(f"({i}) {s}" for i, s in enumerate(steps, 1))
+    return f"{text} Steps first: {numbered}."
+
+
+def procedure_steps(text: str) -> list[str]:
+    """The steps `with_steps` wrote (`Steps first: (1) a, (2) b.` -> [a, b])."""
+    found = _STEPS.search(text)
+    return [s.strip() for s in _STEP.findall(found.group(1))] if found else []
+
+
+def got_title(items: list[str]) -> str:
+    """The title of a memory of items taken here: "Got brass lantern, leaflet"."""
+    return f"Got {', '.join(items)}"
+
+
+def got_items(title: str) -> list[str]:
+    """The items of a `got_title` ([] for other titles)."""
+    found = _GOT.match(title)
+    return found.group(1).split(", ") if found else []

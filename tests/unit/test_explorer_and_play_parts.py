@@ -8,8 +8,6 @@ from app.adapters.storage.memory_store import InMemoryStore
 from app.agents.explorer import (
     ExplorerAgent,
     game_object_nouns,
-    procedure_steps,
-    quoted_commands,
     remembered_bad,
     remembered_procedures,
     visible_objects,
@@ -32,6 +30,7 @@ from app.play.reasoning import extract_reasoning
 from app.services.context.builders import ContextRequest
 from app.services.map_graph import MapGraph
 from app.services.memory_service import MemoryService
+from app.services.outcomes import procedure_steps, quoted_commands
 from app.services.policy import MemoryPolicy
 from app.testing import FakeSummarizer
 

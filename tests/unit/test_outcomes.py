@@ -13,7 +13,12 @@ from app.services.outcomes import (
     failed_commands,
     failure_text,
     failure_title,
+    got_items,
+    got_title,
+    procedure_steps,
+    quoted_commands,
     unknown_word,
+    with_steps,
 )
 
 
@@ -88,3 +93,24 @@ def test_a_death_is_blamed_on_the_command_only_when_it_followed_from_it(
     action: str, response: str, cause: DeathCause
 ) -> None:
     assert death_cause(action, response) is cause
+
+
+@given(st.text(max_size=80), st.lists(_COMMAND, min_size=1, max_size=5, unique=True))
+def test_steps_written_are_the_steps_read(text: str, steps: list[str]) -> None:
+    assert procedure_steps(with_steps(text.replace("Steps first", ""), steps)) == steps
+
+
+def test_no_steps_add_nothing() -> None:
+    assert with_steps("'west' gained 10 points.", []) == "'west' gained 10 points."
+    assert procedure_steps("'west' gained 10 points.") == []
+
+
+@given(st.lists(st.from_regex(r"[a-z]{1,8}( [a-z]{1,8}){0,2}", fullmatch=True), min_size=1,
+                max_size=4, unique=True))
+def test_items_written_are_the_items_read(items: list[str]) -> None:
+    assert got_items(got_title(items)) == items
+    assert got_items("Scored 5 by 'take lamp'") == []
+
+
+def test_quoted_commands_are_read_in_order() -> None:
+    assert quoted_commands("'open window' then 'enter window'.") == ["open window", "enter window"]

@@ -15,7 +15,14 @@ from app.models.game import GameState, Message, NPCInstance, TurnOutcome
 from app.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
 from app.services.endings import ending_text
 from app.services.map_graph import normalize_direction
-from app.services.outcomes import FAILURE_PATTERNS, changes_state, first_sentences, is_failure
+from app.services.outcomes import (
+    FAILURE_PATTERNS,
+    changes_state,
+    first_sentences,
+    got_title,
+    is_failure,
+    with_steps,
+)
 
 UNCERTAIN_PATTERNS = re.compile(r"\b(accepts?|graciously|seems? (pleased|satisfied))\b", re.I)
 _PROSE = re.compile(r"[a-z]{2,}.*\s.*[a-z]{2,}")
@@ -70,7 +77,7 @@ class RuleBasedSummarizer(ISummarizer):
                 should_remember=True,
                 category=MemoryCategory.SUCCESS,
                 memory_title=f"Scored {o.score_delta} by '{o.action}'",
-                memory_text=_with_steps(
+                memory_text=with_steps(
                     f"'{o.action}' gained {o.score_delta} points: {gist}", steps
                 ),
                 importance=800,
@@ -93,7 +100,7 @@ class RuleBasedSummarizer(ISummarizer):
                 should_remember=True,
                 category=MemoryCategory.SUCCESS if steps else MemoryCategory.NOTE,
                 memory_title=f"'{o.action}' leads to {where}",
-                memory_text=_with_steps(
+                memory_text=with_steps(
                     f"'{o.action}' from here reaches {where} (L{o.location_after}).", steps
                 ),
                 importance=600 if steps else 300,
@@ -177,13 +184,6 @@ def _procedure(history: Sequence[TurnOutcome], outcome: TurnOutcome) -> list[str
     return list(dict.fromkeys(steps))
 
 
-def _with_steps(text: str, steps: list[str]) -> str:
-    if not steps:
-        return text
-    numbered = ", ".join(f"({i}) {s}" for i, s in enumerate(steps, 1))
-    return f"{text} Steps first: {numbered}."
-
-
 def _inventory_decision(o: TurnOutcome, gist: str) -> SynthesisDecision:
     gained = sorted(set(o.inventory_after) - set(o.inventory_before))
     lost = sorted(set(o.inventory_before) - set(o.inventory_after))
@@ -191,7 +191,7 @@ def _inventory_decision(o: TurnOutcome, gist: str) -> SynthesisDecision:
         return SynthesisDecision(
             should_remember=True,
             category=MemoryCategory.SUCCESS,
-            memory_title=f"Got {', '.join(gained)}",
+            memory_title=got_title(gained),
             memory_text=f"'{o.action}' got {', '.join(gained)}. {gist}",
             importance=550,
             reasoning="items found here",
