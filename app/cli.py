@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from app.errors import CairnError
+from app.models.kinds import PromptKind
 from app.models.memory import MemoryEntry, MemoryScope
 from app.settings import CairnSettings, load_settings
 
@@ -181,7 +182,7 @@ def demo(workdir: Path | None, store: str | None) -> None:
     for e in mem_store.entries():
         click.echo(f"({e.place}) {format_entry(e)}")
     request = ContextRequest.from_game_state(gs)
-    prompt = container.context_service().assemble("narrative", request)
+    prompt = container.context_service().assemble(PromptKind.NARRATIVE, request)
     click.echo("\n# Narrative prompt\n")
     click.echo(prompt.text)
     click.echo(

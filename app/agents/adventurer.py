@@ -16,6 +16,7 @@ from app.agents.research import MemoryToolbox, research
 from app.errors import LLMError
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from app.models.kinds import Role
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ class AdventurerAgent(IAgent):
             decision, _ = complete_structured(
                 self._client,
                 LLMRequest(
-                    role="adventurer",
+                    role=Role.ADVENTURER,
                     system=system,
                     messages=[LLMMessage(role="user", content=user)],
                     max_tokens=self._max_tokens,

@@ -16,6 +16,7 @@ from app.interfaces.llm import (
     ToolSpec,
     assistant_message,
 )
+from app.models.kinds import Role
 from app.services.memory_query import MemoryQueryTools
 
 log = logging.getLogger(__name__)
@@ -97,7 +98,7 @@ def research(
     context: str,
     toolbox: MemoryToolbox,
     *,
-    role: str = "adventurer",
+    role: str = Role.ADVENTURER,
     max_rounds: int = 4,
     max_tokens: int = 1024,
 ) -> LLMResponse:

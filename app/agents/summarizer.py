@@ -10,6 +10,7 @@ from app.errors import LLMError, SummarizerError
 from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
 from app.models.game import GameState, Message, NPCInstance, TurnOutcome
+from app.models.kinds import WorldEvent
 from app.models.memory import SynthesisDecision
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ class SummarizerAgent(ISummarizer):
     def summarize_world_update(
         self,
         game_state: GameState,
-        event_kind: str,
+        event_kind: WorldEvent,
         messages: Sequence[Message],
         related: Mapping[str, str | list[str]],
     ) -> str:

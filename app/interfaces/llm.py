@@ -10,8 +10,9 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.errors import ConfigError, LLMBadResponseError
+from app.models.kinds import Role
 
-ROLES: tuple[str, ...] = ("adventurer", "synthesis", "summary", "objective", "query")
+ROLES: tuple[str, ...] = tuple(Role)
 """The roles an LLM call is made for; each role is configured with its own model."""
 
 M = TypeVar("M", bound=BaseModel)

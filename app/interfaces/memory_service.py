@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
 from app.models.game import GameState, TurnOutcome
+from app.models.kinds import WorldEvent
 from app.models.memory import LocationRecord, MemoryEntry
 
 
@@ -29,7 +30,7 @@ class IMemoryService(ABC):
     def on_world_event(
         self,
         game_state: GameState,
-        event_kind: str,
+        event_kind: WorldEvent,
         tags: list[str] | None = None,
         related: Mapping[str, str | list[str]] | None = None,
         title: str | None = None,

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.models.game import GameState, Message, NPCInstance, TurnOutcome
+from app.models.kinds import WorldEvent
 from app.models.memory import MemoryEntry, SynthesisDecision
 
 
@@ -45,7 +46,7 @@ class ISummarizer(ABC):
     def summarize_world_update(
         self,
         game_state: GameState,
-        event_kind: str,
+        event_kind: WorldEvent,
         messages: Sequence[Message],
         related: Mapping[str, str | list[str]],
     ) -> str:

@@ -36,6 +36,7 @@ from app.agents.explorer import normalize, remembered_dangers
 from app.errors import LLMError
 from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
 from app.interfaces.memory_service import IMemoryService
+from app.models.kinds import PromptKind, Role
 from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from app.services.context.builders import ContextRequest
 from app.services.context.context_service import ContextService
@@ -269,7 +270,7 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
         )
         extra["knowledge"] = data.knowledge
         request = data.request.model_copy(update={"extra_sections": extra})
-        prompt = self._context.assemble("objective", request)
+        prompt = self._context.assemble(PromptKind.OBJECTIVE, request)
         user = (
             f"{prompt.text}\n\n## Recent gameplay\n{data.recent_gameplay}\n\n"
             f"Score: {data.score}. Location: {here}. Inventory: {', '.join(data.inventory)}.\n"
@@ -280,7 +281,7 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
             answer, _ = complete_structured(
                 self._client,
                 LLMRequest(
-                    role="objective",
+                    role=Role.OBJECTIVE,
                     system="You discover objectives for a text-adventure agent.",
                     messages=[LLMMessage(role="user", content=user)],
                     max_tokens=600,

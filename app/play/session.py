@@ -16,6 +16,7 @@ from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.interfaces.game import GameObservation, IGame
 from app.interfaces.memory_service import IMemoryService
 from app.models.game import GameState, TurnOutcome
+from app.models.kinds import PromptKind
 from app.play.knowledge import KnowledgeBase
 from app.play.metrics import EpisodeStats
 from app.play.objectives import ObjectiveInput, ObjectiveTracker
@@ -276,7 +277,7 @@ class PlaySession:
 
     def _prompt(self, ep: _Episode, obs: GameObservation) -> AssembledPrompt:
         # the baseline's context service reads NoMemory (container wiring): same request
-        return self._context.assemble("adventurer", self._request(ep, obs))
+        return self._context.assemble(PromptKind.ADVENTURER, self._request(ep, obs))
 
     def _view(
         self, ep: _Episode, obs: GameObservation, prompt: AssembledPrompt, turn: int

@@ -15,6 +15,7 @@ from app.interfaces.memory_service import IMemoryService
 from app.interfaces.store import IMemoryStore, StoreTransaction
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
 from app.models.game import GameState, Message, NPCInstance, TurnOutcome
+from app.models.kinds import WorldEvent
 from app.models.memory import (
     LocationRecord,
     MemoryCategory,
@@ -222,7 +223,7 @@ class MemoryService(IMemoryService):
     def on_world_event(
         self,
         game_state: GameState,
-        event_kind: str,
+        event_kind: WorldEvent,
         tags: list[str] | None = None,
         related: Mapping[str, str | list[str]] | None = None,
         title: str | None = None,
@@ -254,7 +255,9 @@ class MemoryService(IMemoryService):
             entry = self._new_entry(
                 scope=MemoryScope.WORLD,
                 category=(
-                    MemoryCategory.DANGER if event_kind == "player_died" else MemoryCategory.NOTE
+                    MemoryCategory.DANGER
+                    if event_kind == WorldEvent.PLAYER_DIED
+                    else MemoryCategory.NOTE
                 ),
                 title=title or _world_title(event_kind, related, game_state),
                 text=summary,
@@ -507,13 +510,13 @@ class MemoryService(IMemoryService):
         if final.won:
             title = f"Won the game{where} at turn {final.turn}"
             category = MemoryCategory.SUCCESS
-            kind = "game_won"
+            kind = WorldEvent.GAME_WON
         else:
             cause = death_cause(final.action, final.response)
             how = f"by '{action}'" if cause is DeathCause.COMMAND else f"({CAUSE_WORDS[cause]})"
             title = f"Died{where} at turn {final.turn} {how}"
             category = MemoryCategory.DANGER
-            kind = "player_died"
+            kind = WorldEvent.PLAYER_DIED
         entry = self._new_entry(
             scope=MemoryScope.WORLD,
             category=category,
@@ -696,7 +699,7 @@ def _mention_window(
 
 
 def _world_title(
-    event_kind: str, related: Mapping[str, str | list[str]], game_state: GameState
+    event_kind: WorldEvent, related: Mapping[str, str | list[str]], game_state: GameState
 ) -> str:
     """"Quest completed: rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
     head = event_kind.replace("_", " ").capitalize()

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from app.errors import ConfigError
 from app.interfaces.memory_service import IMemoryService
 from app.models.game import GameState, TurnOutcome
+from app.models.kinds import WorldEvent
 from app.models.memory import LocationRecord, MemoryEntry
 
 
@@ -32,7 +33,7 @@ class NoMemory(IMemoryService):
     def on_world_event(
         self,
         game_state: GameState,
-        event_kind: str,
+        event_kind: WorldEvent,
         tags: list[str] | None = None,
         related: Mapping[str, str | list[str]] | None = None,
         title: str | None = None,

@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 from app.models.game import TurnOutcome
+from app.models.kinds import Trigger
 
-SCORE = "score_changed"
-LOCATION = "location_changed"
-INVENTORY = "inventory_changed"
-DEATH = "death"
-FIRST_VISIT = "first_visit"
-LONG_RESPONSE = "long_response"
+SCORE = Trigger.SCORE
+LOCATION = Trigger.LOCATION
+INVENTORY = Trigger.INVENTORY
+DEATH = Trigger.DEATH
+FIRST_VISIT = Trigger.FIRST_VISIT
+LONG_RESPONSE = Trigger.LONG_RESPONSE
 
 
 def detect_triggers(
     outcome: TurnOutcome, *, first_visit: bool, long_response_chars: int = 100
-) -> list[str]:
-    """Return the names of the triggers this turn fires (empty: no synthesis).
+) -> list[Trigger]:
+    """Return the triggers this turn fires (empty: no synthesis).
 
     `first_visit` means the player reached a location for the first time EVER (across
     episodes), not "a location with no memory yet" (PITFALLS: that made every move call the LLM).
     """
-    fired: list[str] = []
+    fired: list[Trigger] = []
     if outcome.score_delta != 0:
         fired.append(SCORE)
     if outcome.moved:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from app.errors import SummarizerError
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
 from app.models.game import GameState, Message, NPCInstance
+from app.models.kinds import WorldEvent
 from app.models.memory import SynthesisDecision
 
 
@@ -55,7 +56,7 @@ class FakeSummarizer(ISummarizer):
     def summarize_world_update(
         self,
         game_state: GameState,
-        event_kind: str,
+        event_kind: WorldEvent,
         messages: Sequence[Message],
         related: Mapping[str, str | list[str]],
     ) -> str:

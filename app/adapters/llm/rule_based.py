@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
 from app.models.game import GameState, Message, NPCInstance, TurnOutcome
+from app.models.kinds import WorldEvent
 from app.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
 from app.services.endings import ending_text
 from app.services.map_graph import normalize_direction
@@ -148,7 +149,7 @@ class RuleBasedSummarizer(ISummarizer):
     def summarize_world_update(
         self,
         game_state: GameState,
-        event_kind: str,
+        event_kind: WorldEvent,
         messages: Sequence[Message],
         related: Mapping[str, str | list[str]],
     ) -> str:

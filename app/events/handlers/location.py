@@ -10,6 +10,7 @@ from app.events.commands import ChangeLocation, UpdateLocationState
 from app.events.publisher import EventPublisher
 from app.interfaces.memory_service import IMemoryService
 from app.models.game import LocationState
+from app.models.kinds import WorldEvent
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ class LocationHandler:
             if command.danger_level.upper() == "CLEARED":
                 self._memory.on_world_event(
                     state,
-                    "location_cleared",
+                    WorldEvent.LOCATION_CLEARED,
                     tags=[f"location:{loc_id}"],
                     related={"location_id": str(loc_id)},
                 )
@@ -72,7 +73,7 @@ class LocationHandler:
                 location.completed_encounters.append(command.complete_encounter)
             self._memory.on_world_event(
                 state,
-                "encounter_completed",
+                WorldEvent.ENCOUNTER_COMPLETED,
                 tags=[f"location:{loc_id}", f"encounter:{command.complete_encounter}"],
                 related={"location_id": str(loc_id), "encounter_id": command.complete_encounter},
             )

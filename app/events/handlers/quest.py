@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.events.commands import CompleteObjective, CompleteQuest, ProgressAct
 from app.interfaces.memory_service import IMemoryService
+from app.models.kinds import WorldEvent
 
 
 class QuestHandler:
@@ -20,7 +21,7 @@ class QuestHandler:
             scenario.completed_objectives.append(key)
         self._memory.on_world_event(
             command.game_state,
-            "objective_completed",
+            WorldEvent.OBJECTIVE_COMPLETED,
             tags=list(command.tags),
             related={"quest_id": command.quest_id, "objective_id": command.objective_id},
             title=command.title or None,
@@ -33,7 +34,7 @@ class QuestHandler:
             scenario.completed_quests.append(command.quest_id)
         self._memory.on_world_event(
             command.game_state,
-            "quest_completed",
+            WorldEvent.QUEST_COMPLETED,
             tags=list(command.tags),
             related={"quest_id": command.quest_id},
         )
@@ -43,7 +44,7 @@ class QuestHandler:
         command.game_state.scenario.current_act = command.act_id
         self._memory.on_world_event(
             command.game_state,
-            "act_progressed",
+            WorldEvent.ACT_PROGRESSED,
             tags=list(command.tags),
             related={"act_id": command.act_id},
         )

@@ -6,6 +6,7 @@ from app.events import events
 from app.events.commands import EndEpisode, RecordTurn, RememberNote
 from app.events.publisher import EventPublisher
 from app.interfaces.memory_service import IMemoryService
+from app.models.kinds import WorldEvent
 from app.models.memory import MemoryEntry
 
 
@@ -53,7 +54,7 @@ class EpisodeHandler:
             )
             self._memory.record_ending(state, final)
         elif command.won or command.died:
-            kind = "game_won" if command.won else "player_died"
+            kind = WorldEvent.GAME_WON if command.won else WorldEvent.PLAYER_DIED
             self._memory.on_world_event(
                 state,
                 kind,

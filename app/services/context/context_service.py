@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from app.errors import CairnError, ConfigError, UnknownPromptError
 from app.interfaces.memory_service import IMemoryService
+from app.models.kinds import PromptKind
 from app.services.context.builders import ContextBuilder, ContextRequest, Section
 from app.services.context.map_builders import CurrentLocationBuilder, NearbyMapBuilder
 from app.services.context.memory_builders import (
@@ -41,7 +42,7 @@ MEMORY_SECTIONS = frozenset(
 )
 """The sections that show memories (left out of the baseline's prompts)."""
 
-PROMPT_KINDS: tuple[str, ...] = ("adventurer", "narrative", "objective")
+PROMPT_KINDS: tuple[str, ...] = tuple(PromptKind)
 """The prompt kinds ``default_builders`` wires."""
 
 
@@ -242,9 +243,17 @@ def default_builders(
     else:
         objective.append(extra("map", 40))
     if not with_memory:  # the baseline: the same prompts without any memory section
-        kinds = {"adventurer": adventurer, "narrative": narrative, "objective": objective}
+        kinds = {
+            PromptKind.ADVENTURER: adventurer,
+            PromptKind.NARRATIVE: narrative,
+            PromptKind.OBJECTIVE: objective,
+        }
         return {
             kind: [b for b in builders if b.name not in MEMORY_SECTIONS]
             for kind, builders in kinds.items()
         }
-    return {"adventurer": adventurer, "narrative": narrative, "objective": objective}
+    return {
+        PromptKind.ADVENTURER: adventurer,
+        PromptKind.NARRATIVE: narrative,
+        PromptKind.OBJECTIVE: objective,
+    }

@@ -1,0 +1,47 @@
+"""The closed vocabularies of cairn as StrEnums: triggers, world events, LLM roles, prompt
+kinds. Each member is also its string, so files and logs read the same as before."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Trigger(StrEnum):
+    """Seed 002's significance triggers: Z-machine facts that may ask for synthesis."""
+
+    SCORE = "score_changed"
+    LOCATION = "location_changed"
+    INVENTORY = "inventory_changed"
+    DEATH = "death"
+    FIRST_VISIT = "first_visit"
+    LONG_RESPONSE = "long_response"
+
+
+class WorldEvent(StrEnum):
+    """Story events that make a world memory (tagged `world:<kind>`)."""
+
+    OBJECTIVE_COMPLETED = "objective_completed"
+    QUEST_COMPLETED = "quest_completed"
+    ACT_PROGRESSED = "act_progressed"
+    LOCATION_CLEARED = "location_cleared"
+    ENCOUNTER_COMPLETED = "encounter_completed"
+    GAME_WON = "game_won"
+    PLAYER_DIED = "player_died"
+
+
+class Role(StrEnum):
+    """What a model call is for; each role has its configured model."""
+
+    ADVENTURER = "adventurer"
+    SYNTHESIS = "synthesis"
+    SUMMARY = "summary"
+    OBJECTIVE = "objective"
+    QUERY = "query"
+
+
+class PromptKind(StrEnum):
+    """The prompts the context service assembles."""
+
+    ADVENTURER = "adventurer"
+    NARRATIVE = "narrative"
+    OBJECTIVE = "objective"
