@@ -9,6 +9,7 @@ from dependency_injector import containers, providers
 
 from app.adapters.llm.factory import build_llm_client, build_summarizer
 from app.adapters.llm.usage import UsageMeter
+from app.adapters.storage.map_repository import load_map
 from app.adapters.storage.markdown_store import MarkdownMemoryStore
 from app.adapters.storage.sqlite_store import SqliteMemoryStore
 from app.agents.memory_retriever import build_memory_retriever
@@ -24,7 +25,6 @@ from app.events.handlers import (
 from app.events.publisher import EventPublisher
 from app.services.clock import DeterministicClock, SystemClock
 from app.services.context import ContextService, default_builders
-from app.services.map_graph import MapGraph
 from app.services.memory_query import MemoryQueryTools
 from app.services.memory_service import MemoryService
 from app.services.no_memory import NoMemory
@@ -108,7 +108,7 @@ class Container(containers.DeclarativeContainer):
     clock = providers.Singleton(make_clock, config.deterministic_seed)
 
     map_graph = providers.Singleton(
-        MapGraph.load, providers.Callable(_file_in, config.workdir, config.map_file)
+        load_map, providers.Callable(_file_in, config.workdir, config.map_file)
     )
 
     policy = providers.Singleton(MemoryPolicy.from_settings, config)

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from app.adapters.storage.map_repository import load_map
 from app.errors import CairnError
 from app.models.kinds import PromptKind
 from app.models.memory import MemoryEntry, MemoryScope
@@ -315,10 +316,9 @@ def _clear_run_files(settings: CairnSettings) -> None:
 @workdir_option
 def map_command(fmt: str, workdir: Path | None) -> None:
     """Print the map learned so far (Mermaid with L{id} nodes, or Graphviz dot)."""
-    from app.services.map_graph import MapGraph
 
     settings = load_settings(workdir=workdir)
-    graph = MapGraph.load(settings.workdir / settings.map_file)
+    graph = load_map(settings.workdir / settings.map_file)
     click.echo(graph.render_mermaid() if fmt == "mermaid" else graph.render_dot())
 
 

@@ -43,7 +43,7 @@ from collections.abc import Callable
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.interfaces.game import GameObservation
 from app.models.memory import MemoryCategory, MemoryEntry
-from app.services.map_graph import DIRECTIONS as MAP_DIRECTIONS
+from app.services.map import DIRECTIONS as MAP_DIRECTIONS
 from app.services.outcomes import got_items, procedure_steps, quoted_commands
 
 DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))

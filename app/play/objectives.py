@@ -40,7 +40,7 @@ from app.models.kinds import PromptKind, Role
 from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from app.services.context.builders import ContextRequest
 from app.services.context.context_service import ContextService
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.services.outcomes import quoted_commands
 
 log = logging.getLogger(__name__)

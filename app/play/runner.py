@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.adapters.files import atomic_write_text
+from app.adapters.storage.map_repository import save_map
 from app.agents.adventurer import AdventurerAgent
 from app.agents.explorer import ExplorerAgent
 from app.agents.research import MemoryToolbox
@@ -28,7 +29,7 @@ from app.play.objectives import (
     ObjectiveTracker,
 )
 from app.play.session import PlayOptions, PlaySession, transcript_path
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.settings import CairnSettings
 
 TurnCallback = Callable[[int, int, GameObservation], None]
@@ -150,7 +151,7 @@ def run_play(
 
 
 def _save_map(map_graph: Any, workdir: Path, settings: CairnSettings) -> None:
-    map_graph.save(workdir / settings.map_file)
+    save_map(map_graph, workdir / settings.map_file)
     atomic_write_text(workdir / "map.mmd", map_graph.render_mermaid() + "\n")
 
 

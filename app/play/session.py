@@ -24,7 +24,7 @@ from app.play.reasoning import extract_reasoning
 from app.play.translator import StepTranslator
 from app.services.context.builders import ContextRequest
 from app.services.context.context_service import AssembledPrompt, ContextService
-from app.services.map_graph import MapGraph, exits_in_text, normalize_direction
+from app.services.map import MapGraph, exits_in_text, normalize_direction
 from app.services.outcomes import is_failure
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from app.models.memory import (
 from app.services import policy as pruning
 from app.services.clock import SystemClock
 from app.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.services.outcomes import (
     changes_state,
     failed_commands,

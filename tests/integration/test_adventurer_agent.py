@@ -105,7 +105,7 @@ def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
     from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
     from app.play.knowledge import KnowledgeBase
     from app.play.metrics import EpisodeStats
-    from app.services.map_graph import MapGraph
+    from app.services.map import MapGraph
     from app.services.memory_service import MemoryService
     from app.services.policy import MemoryPolicy
     from app.testing import FakeSummarizer

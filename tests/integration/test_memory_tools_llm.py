@@ -17,7 +17,7 @@ from app.events.publisher import EventPublisher
 from app.interfaces.llm import ROLES
 from app.models.game import GameState
 from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.services.memory_query import MemoryQueryTools
 from app.services.memory_service import MemoryService
 from app.services.policy import MemoryPolicy

@@ -11,7 +11,7 @@ import pytest
 from app.adapters.game.jericho_game import JerichoGame
 from app.models.game import GameState
 from app.services.context import ContextRequest
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.settings import load_settings
 from container import build_container
 

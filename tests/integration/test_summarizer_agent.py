@@ -20,7 +20,7 @@ from app.interfaces.store import IMemoryStore
 from app.models.game import GameState, TurnOutcome
 from app.models.memory import MemoryCategory, MemoryScope, MemoryStatus
 from app.services.clock import DeterministicClock
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.services.memory_query import MemoryQueryTools
 from app.services.memory_service import MemoryService
 from app.services.policy import MemoryPolicy

@@ -28,7 +28,7 @@ from app.play.objectives import (
 )
 from app.play.reasoning import extract_reasoning
 from app.services.context.builders import ContextRequest
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.services.memory_service import MemoryService
 from app.services.outcomes import procedure_steps, quoted_commands
 from app.services.policy import MemoryPolicy

@@ -18,7 +18,7 @@ from app.play.objectives import (
 )
 from app.play.runner import run_play
 from app.services.context.builders import ContextRequest
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.settings import load_settings
 from app.testing.fake_game import FakeGame, FakeRoom, FakeWorld
 

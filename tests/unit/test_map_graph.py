@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from app.adapters.storage.map_repository import load_map, map_from_dict, map_to_dict, save_map
 from app.errors import CairnError, InvalidLocationError, MapFileError
-from app.services.map_graph import (
+from app.services.map import (
     MapEdge,
     MapGraph,
     exits_in_text,
@@ -424,10 +425,10 @@ def full_map() -> MapGraph:
 
 def test_dict_round_trip_keeps_everything() -> None:
     g = full_map()
-    data = g.to_dict()
+    data = map_to_dict(g)
     assert json.loads(json.dumps(data)) == data
-    again = MapGraph.from_dict(data)
-    assert again.to_dict() == data
+    again = map_from_dict(data)
+    assert map_to_dict(again) == data
     assert again.render_mermaid() == g.render_mermaid()
     assert again.visit_count(WEST_OF_HOUSE) == 2
     assert again.failed_exits(WEST_OF_HOUSE) == ["east"]
@@ -439,32 +440,32 @@ def test_a_failed_action_that_is_also_a_known_edge_survives_a_round_trip() -> No
     g = MapGraph()
     g.add_connection(1, 2, action="north")
     g.mark_failed_exit(1, "north")  # e.g. a door closed since
-    assert MapGraph.from_dict(g.to_dict()).failed_exits(1) == ["north"]
+    assert map_from_dict(map_to_dict(g)).failed_exits(1) == ["north"]
 
 
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "map.json"
     g = full_map()
-    g.save(path)
-    assert MapGraph.load(path).to_dict() == g.to_dict()
+    save_map(g, path)
+    assert map_to_dict(load_map(path)) == map_to_dict(g)
     assert [p.name for p in path.parent.iterdir()] == ["map.json"]  # no temp file left
     g.add_connection(KITCHEN, 2, action="west")
-    g.save(path)  # replaces
-    assert MapGraph.load(path).exits_from(KITCHEN) == {"west": 2}
+    save_map(g, path)  # replaces
+    assert load_map(path).exits_from(KITCHEN) == {"west": 2}
 
 
 def test_loading_a_missing_file_gives_an_empty_map(tmp_path: Path) -> None:
-    g = MapGraph.load(tmp_path / "nothing.json")
+    g = load_map(tmp_path / "nothing.json")
     assert g.location_ids() == [] and g.edges() == []
 
 
 def test_a_truncated_file_gives_map_file_error_naming_the_path(tmp_path: Path) -> None:
     path = tmp_path / "map.json"
-    full_map().save(path)
+    save_map(full_map(), path)
     text = path.read_text(encoding="utf-8")
     path.write_text(text[: len(text) // 2], encoding="utf-8")
     with pytest.raises(MapFileError) as caught:
-        MapGraph.load(path)
+        load_map(path)
     assert caught.value.path == path
     assert str(path) in str(caught.value)
     assert "JSON" in str(caught.value)
@@ -489,12 +490,12 @@ def test_a_truncated_file_gives_map_file_error_naming_the_path(tmp_path: Path) -
 )
 def test_invalid_data_names_the_field(data: Any, field: str, tmp_path: Path) -> None:
     with pytest.raises(MapFileError) as caught:
-        MapGraph.from_dict(data)
+        map_from_dict(data)
     assert field in str(caught.value)
     path = tmp_path / "map.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(MapFileError) as from_file:
-        MapGraph.load(path)
+        load_map(path)
     assert str(path) in str(from_file.value) and field in str(from_file.value)
 
 
@@ -502,9 +503,9 @@ def test_an_unreadable_file_gives_map_file_error(tmp_path: Path) -> None:
     path = tmp_path / "map.json"
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(MapFileError, match=r"map\.json"):
-        MapGraph.load(path)
+        load_map(path)
     with pytest.raises(MapFileError, match="cannot read"):
-        MapGraph.load(tmp_path)  # a directory
+        load_map(tmp_path)  # a directory
 
 
 # -- ids ------------------------------------------------------------------------------------------

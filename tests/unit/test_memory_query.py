@@ -16,7 +16,7 @@ from app.errors import LLMError, LLMUnavailableError, StoreError
 from app.events.publisher import EventPublisher
 from app.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, ToolCall, Usage
 from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.services.memory_query import (
     IMemoryRetriever,
     MemoryQueryTools,

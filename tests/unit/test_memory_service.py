@@ -15,7 +15,7 @@ from app.models.memory import (
     MemoryStatus,
     SynthesisDecision,
 )
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 from app.services.memory_service import MemoryService
 from app.services.policy import MemoryPolicy
 from app.testing import FakeSummarizer

@@ -15,7 +15,7 @@ from app.models.game import GameState, Message, NPCInstance, TurnOutcome
 from app.models.kinds import WorldEvent
 from app.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
 from app.services.endings import ending_text
-from app.services.map_graph import normalize_direction
+from app.services.map import normalize_direction
 from app.services.outcomes import (
     FAILURE_PATTERNS,
     changes_state,

@@ -26,7 +26,7 @@ from app.services.context.turn_builders import (
     RecentActionsBuilder,
     RecentReasoningBuilder,
 )
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.interfaces.memory_service import IMemoryService
 from app.services.context.builders import ContextRequest, Section, SectionBuilder
-from app.services.map_graph import MapGraph
+from app.services.map import MapGraph
 
 
 class CurrentLocationBuilder(SectionBuilder):
