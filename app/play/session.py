@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.adapters.llm.usage import UsageMeter
 from app.events import commands as c
 from app.events.bus import MessageBus
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.interfaces.game import GameObservation, IGame
 from app.interfaces.memory_service import IMemoryService
+from app.interfaces.metrics import UsageReader
 from app.models.game import GameState, TurnOutcome
 from app.models.kinds import PromptKind
 from app.play.knowledge import KnowledgeBase
@@ -74,7 +74,7 @@ class PlaySession:
         objectives: ObjectiveTracker,
         knowledge: KnowledgeBase,
         options: PlayOptions,
-        meter: UsageMeter | None = None,
+        meter: UsageReader | None = None,
         transcript: TextIO | None = None,
         summarizer_counts: Callable[[], dict[str, int]] = dict,
         episode_map: MapGraph | None = None,
