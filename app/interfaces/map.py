@@ -15,3 +15,15 @@ class IMapView(ABC):
     @abstractmethod
     def name_of(self, location_id: int) -> str | None:
         """The display name of a location, when known."""
+
+
+class IMapRecorder(IMapView):
+    """The map as the memory service keeps it: names and moves learned, adjacency read."""
+
+    @abstractmethod
+    def set_name(self, location_id: int, name: str) -> None:
+        """Remember a location's display name."""
+
+    @abstractmethod
+    def add_connection(self, from_id: int, to_id: int, *, action: str | None = None) -> None:
+        """Learn that a move from `from_id` (by `action`, when known) reached `to_id`."""

@@ -1,4 +1,5 @@
-"""IMemoryService: the port handlers call; location, NPC and world scopes with cursors."""
+"""IMemoryService: the port handlers call (location, NPC and world scopes with cursors), and
+IMemoryReader, its read-only half for prompts, the knowledge base and the query tools."""
 
 from __future__ import annotations
 
@@ -10,8 +11,37 @@ from app.models.kinds import WorldEvent
 from app.models.memory import LocationRecord, MemoryEntry
 
 
-class IMemoryService(ABC):
-    """Creates, supersedes, prunes and queries memories."""
+class IMemoryReader(ABC):
+    """The read-only view of memory: what context builders, the knowledge base and the query
+    tools get (they can never write)."""
+
+    @abstractmethod
+    def location_memories(self, location_id: int) -> list[MemoryEntry]:
+        """Visible memories of a location, oldest first."""
+
+    @abstractmethod
+    def adjacent_memories(self, location_id: int) -> dict[int, list[MemoryEntry]]:
+        """Visible memories of the locations next to this one, by id."""
+
+    @abstractmethod
+    def npc_memories(self, npc_id: str) -> list[MemoryEntry]:
+        """Visible memories of an NPC, oldest first."""
+
+    @abstractmethod
+    def world_memories(self) -> list[MemoryEntry]:
+        """Visible world memories, oldest first."""
+
+    @abstractmethod
+    def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
+        """Visible memories by importance, highest first."""
+
+    @abstractmethod
+    def location_record(self, location_id: int) -> LocationRecord | None:
+        """Name, visit count and episodes of a location, when known."""
+
+
+class IMemoryService(IMemoryReader):
+    """Creates, supersedes and prunes memories (and reads them, as IMemoryReader)."""
 
     @abstractmethod
     def on_location_exit(self, game_state: GameState) -> None:
@@ -71,27 +101,3 @@ class IMemoryService(ABC):
     @abstractmethod
     def prune(self) -> list[str]:
         """Apply the pruning policy; return a line per memory it retired or removed."""
-
-    @abstractmethod
-    def location_memories(self, location_id: int) -> list[MemoryEntry]:
-        """Visible memories of a location, oldest first."""
-
-    @abstractmethod
-    def adjacent_memories(self, location_id: int) -> dict[int, list[MemoryEntry]]:
-        """Visible memories of the locations next to this one, by id."""
-
-    @abstractmethod
-    def npc_memories(self, npc_id: str) -> list[MemoryEntry]:
-        """Visible memories of an NPC, oldest first."""
-
-    @abstractmethod
-    def world_memories(self) -> list[MemoryEntry]:
-        """Visible world memories, oldest first."""
-
-    @abstractmethod
-    def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
-        """Visible memories by importance, highest first."""
-
-    @abstractmethod
-    def location_record(self, location_id: int) -> LocationRecord | None:
-        """Name, visit count and episodes of a location, when known."""

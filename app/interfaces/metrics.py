@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 
@@ -10,4 +11,18 @@ class UsageReader(Protocol):
 
     def snapshot(self) -> dict[str, Any]:
         """Totals so far."""
+        ...
+
+
+class SummarizerCounts(Protocol):
+    """The memory service's summarizer figures: calls by kind, and failures."""
+
+    @property
+    def summarizer_calls(self) -> Mapping[str, int]:
+        """Calls so far by kind: synthesis, location, npc, world."""
+        ...
+
+    @property
+    def summary_failures(self) -> int:
+        """Summarizer calls that failed (nothing stored, cursor kept)."""
         ...

@@ -17,7 +17,7 @@ from app.adapters.files import atomic_write_text
 from app.agents.prompt_files import render
 from app.errors import LLMError
 from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
-from app.interfaces.memory_service import IMemoryService
+from app.interfaces.memory_service import IMemoryReader
 from app.models.memory import MemoryCategory, MemoryEntry
 from app.play.metrics import EpisodeStats
 
@@ -40,7 +40,7 @@ class KnowledgeBase:
             return "No strategic knowledge available."
         return self.path.read_text(encoding="utf-8")
 
-    def update(self, memory: IMemoryService, episode: EpisodeStats, game: str) -> None:
+    def update(self, memory: IMemoryReader, episode: EpisodeStats, game: str) -> None:
         """Rewrite the file from the memories and append this episode's line."""
         top = memory.top_memories(limit=200)
         lines = [f"# Knowledge base: {game}", ""]

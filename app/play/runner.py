@@ -20,6 +20,7 @@ from app.agents.explorer import ExplorerAgent
 from app.agents.research import MemoryToolbox
 from app.interfaces.agent import IAgent
 from app.interfaces.game import GameObservation, IGame
+from app.interfaces.metrics import SummarizerCounts
 from app.play.knowledge import KnowledgeBase
 from app.play.metrics import EpisodeStats, totals
 from app.play.objectives import (
@@ -77,6 +78,7 @@ def run_play(
     workdir.mkdir(parents=True, exist_ok=True)
     game = game or open_game(settings, game_path, seed)
     memory = container.memory_service()
+    counts: SummarizerCounts = memory
     map_graph = container.map_graph()
     meter = container.usage_meter()
     client = container.llm_client()
@@ -120,7 +122,7 @@ def run_play(
                 options=options,
                 meter=meter,
                 transcript=transcript,
-                summarizer_counts=lambda: dict(getattr(memory, "summarizer_calls", {})),
+                summarizer_counts=lambda: dict(counts.summarizer_calls),
                 episode_map=episode_map,
                 on_turn=on_turn,
             )
@@ -142,7 +144,7 @@ def run_play(
         "episodes": [e.model_dump() for e in stats],
         "total": totals(stats, session.visited_ids, remembered),
         "llm_usage": meter.snapshot(),
-        "summary_failures": int(getattr(memory, "summary_failures", 0)),
+        "summary_failures": counts.summary_failures,
         "query_tool_failures": container.memory_query_tools().failures,
     }
     report_path = workdir / settings.report_file

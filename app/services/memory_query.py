@@ -1,4 +1,4 @@
-"""Seed-003 memory query tools over IMemoryService: a query model when given, else lexical."""
+"""Seed-003 memory query tools over IMemoryReader: a query model when given, else lexical."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.errors import CairnError
-from app.interfaces.memory_service import IMemoryService
+from app.interfaces.memory_service import IMemoryReader
 from app.models.memory import MemoryEntry
 
 log = logging.getLogger(__name__)
@@ -144,7 +144,7 @@ class MemoryQueryTools:
 
     def __init__(
         self,
-        memory: IMemoryService,
+        memory: IMemoryReader,
         retriever: IMemoryRetriever | None = None,
         *,
         candidate_limit: int = 30,

@@ -11,6 +11,8 @@ from typing import Any
 from app.errors import SummarizerError
 from app.events import events
 from app.events.publisher import EventPublisher
+from app.interfaces.clock import IClock
+from app.interfaces.map import IMapRecorder
 from app.interfaces.memory_service import IMemoryService
 from app.interfaces.store import IMemoryStore, StoreTransaction
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
@@ -26,7 +28,6 @@ from app.models.memory import (
 from app.services import policy as pruning
 from app.services.clock import SystemClock
 from app.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
-from app.services.map import MapGraph
 from app.services.outcomes import (
     changes_state,
     failed_commands,
@@ -67,9 +68,9 @@ class MemoryService(IMemoryService):
         store: IMemoryStore,
         summarizer: ISummarizer,
         publisher: EventPublisher,
-        map_graph: MapGraph,
+        map_graph: IMapRecorder,
         policy: MemoryPolicy,
-        clock: SystemClock | None = None,
+        clock: IClock | None = None,
     ) -> None:
         self._store = store
         self._clock = clock or SystemClock()

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from app.errors import CairnError, ConfigError, UnknownPromptError
-from app.interfaces.memory_service import IMemoryService
+from app.interfaces.memory_service import IMemoryReader
 from app.models.kinds import PromptKind
 from app.services.context.builders import ContextBuilder, ContextRequest, Section
 from app.services.context.map_builders import CurrentLocationBuilder, NearbyMapBuilder
@@ -174,7 +174,7 @@ def _check_budget(budget_tokens: int) -> None:
 
 
 def default_builders(
-    memory: IMemoryService,
+    memory: IMemoryReader,
     *,
     max_successes_shown: int = 5,
     max_failures_shown: int = 12,

@@ -3,7 +3,7 @@ compressed around the player (every room within N moves, then a count of the res
 
 from __future__ import annotations
 
-from app.interfaces.memory_service import IMemoryService
+from app.interfaces.memory_service import IMemoryReader
 from app.services.context.builders import ContextRequest, Section, SectionBuilder
 from app.services.map import MapGraph
 
@@ -18,7 +18,7 @@ class CurrentLocationBuilder(SectionBuilder):
     def __init__(
         self,
         map_graph: MapGraph,
-        memory: IMemoryService,
+        memory: IMemoryReader,
         *,
         priority: int | None = None,
         title: str | None = None,

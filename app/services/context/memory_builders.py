@@ -1,10 +1,10 @@
-"""Builders that read memories through IMemoryService: location, adjacent, NPC, world, top."""
+"""Builders that read memories through IMemoryReader: location, adjacent, NPC, world, top."""
 
 from __future__ import annotations
 
 import re
 
-from app.interfaces.memory_service import IMemoryService
+from app.interfaces.memory_service import IMemoryReader
 from app.models.memory import LocationRecord, MemoryCategory, MemoryEntry
 from app.services.context.builders import (
     ContextRequest,
@@ -80,7 +80,7 @@ class LocationMemoryBuilder(SectionBuilder):
 
     def __init__(
         self,
-        memory: IMemoryService,
+        memory: IMemoryReader,
         *,
         max_successes: int = 5,
         max_failures: int = 12,
@@ -174,7 +174,7 @@ class AdjacentMemoryBuilder(SectionBuilder):
 
     def __init__(
         self,
-        memory: IMemoryService,
+        memory: IMemoryReader,
         *,
         max_rooms: int = 5,
         per_room: int = 3,
@@ -222,7 +222,7 @@ class _LastEntriesBuilder(SectionBuilder):
 
     def __init__(
         self,
-        memory: IMemoryService,
+        memory: IMemoryReader,
         *,
         last_n: int = 3,
         max_chars: int = 200,
@@ -303,7 +303,7 @@ class TopNotesBuilder(SectionBuilder):
 
     def __init__(
         self,
-        memory: IMemoryService,
+        memory: IMemoryReader,
         *,
         limit: int = 5,
         max_chars: int = 200,

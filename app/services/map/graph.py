@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.errors import InvalidLocationError
-from app.interfaces.map import IMapView
+from app.interfaces.map import IMapRecorder
 from app.services.map import render
 from app.services.map.directions import (
     OPPOSITE,
@@ -65,7 +65,7 @@ def _check_id(value: object, argument: str) -> int:
 # -- the map ------------------------------------------------------------------------------------
 
 
-class MapGraph(IMapView):
+class MapGraph(IMapRecorder):
     """Rooms, directed moves between them, exits seen and refused; see the module docstring."""
 
     def __init__(self) -> None:
