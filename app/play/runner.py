@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from app.adapters.files import atomic_write_text
+from app.adapters.game.opening import open_game
 from app.adapters.storage.map_repository import save_map
 from app.agents.adventurer import AdventurerAgent
 from app.agents.explorer import ExplorerAgent
@@ -45,17 +46,10 @@ class PlayResult:
     run_dir: Path
 
 
-def open_game(settings: CairnSettings, game_path: Path | None, seed: int) -> IGame:
-    """The story file given, else the demo world (compiled into the workdir's cache)."""
-    from app.adapters.game.jericho_game import JerichoGame
-
-    if game_path is None:
-        from app.adapters.game.demo_world import DEMO_NPCS, build_demo_world
-
-        path = build_demo_world(settings.workdir / ".cairn-cache", seed=settings.demo_seed)
-        return JerichoGame(path, npc_names=DEMO_NPCS, seed=seed)
-    npcs = settings.game_npcs.get(game_path.stem, [])
-    return JerichoGame(game_path, npc_names=npcs, seed=seed)
+def open_play_game(settings: CairnSettings, game_path: Path | None, seed: int) -> IGame:
+    """The story file given, else the demo world (see `app/adapters/game/opening.py`)."""
+    npcs = settings.game_npcs.get(game_path.stem) if game_path is not None else None
+    return open_game(game_path, npc_names=npcs, seed=seed, demo_seed=settings.demo_seed)
 
 
 def run_play(
@@ -76,7 +70,7 @@ def run_play(
     container = build_container(settings)
     workdir = settings.workdir
     workdir.mkdir(parents=True, exist_ok=True)
-    game = game or open_game(settings, game_path, seed)
+    game = game or open_play_game(settings, game_path, seed)
     memory = container.memory_service()
     counts: SummarizerCounts = memory
     map_graph = container.map_graph()

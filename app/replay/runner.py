@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from app.adapters.game.opening import open_game
 from app.errors import CairnError, ScenarioError
 from app.events import commands as c
 from app.events.bus import MessageBus
@@ -261,15 +262,9 @@ def open_story(
 ) -> IGame:
     """The scenario's story file in Jericho, with the NPC names to detect (the scenario's
     `npcs`, else `game_npcs` for the story's stem). `story: demo:SEED` is the built-in demo
-    world, compiled on first use into the user's cache folder."""
-    from app.adapters.game.jericho_game import JerichoGame
-
+    world, compiled on first use into cairn's cache folder (the same one `cairn play` uses)."""
     if spec.story.startswith("demo:"):
-        from app.adapters.game.demo_world import DEMO_NPCS, build_demo_world
-
-        seed = int(spec.story.removeprefix("demo:") or 1)
-        cache = Path.home() / ".cache" / "cairn"
-        return JerichoGame(build_demo_world(cache, seed=seed), npc_names=DEMO_NPCS)
+        return open_game(None, demo_seed=int(spec.story.removeprefix("demo:") or 1))
     path = find_story(document, roms)
     if path is None:
         where = f"{document.base_dir} or {roms or DEFAULT_ROMS}"
@@ -277,7 +272,7 @@ def open_story(
 
     known = game_npcs if game_npcs is not None else ReplaySettings().game_npcs
     names = spec.npcs if spec.npcs is not None else known.get(path.stem, [])
-    return JerichoGame(path, npc_names=names)
+    return open_game(path, npc_names=names)
 
 
 # -- narrative --------------------------------------------------------------------------------

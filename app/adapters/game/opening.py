@@ -1,0 +1,42 @@
+"""Opening a game, in one place for play and replay: a story file, or the built-in demo world.
+
+The demo world is compiled once per seed into one cache folder shared by every workdir and
+replay: `$CAIRN_CACHE_DIR`, else `$XDG_CACHE_HOME/cairn`, else `~/.cache/cairn`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from app.interfaces.game import IGame
+
+
+def cache_dir() -> Path:
+    """Where compiled demo worlds are kept (see the module docstring)."""
+    if os.environ.get("CAIRN_CACHE_DIR"):
+        return Path(os.environ["CAIRN_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cairn"
+
+
+def open_game(
+    story: Path | None,
+    *,
+    npc_names: list[str] | None = None,
+    seed: int | None = None,
+    demo_seed: int = 1,
+) -> IGame:
+    """The story file in Jericho, or (`story` None) the demo world built with `demo_seed`.
+
+    `seed` None is the walkthrough's seed (replays); NPC names default to the demo's own.
+    """
+    from app.adapters.game.jericho_game import JerichoGame
+
+    if story is None:
+        from app.adapters.game.demo_world import DEMO_NPCS, build_demo_world
+
+        path = build_demo_world(cache_dir(), seed=demo_seed)
+        names = DEMO_NPCS if npc_names is None else npc_names
+        return JerichoGame(path, npc_names=names, seed=seed)
+    return JerichoGame(story, npc_names=npc_names or [], seed=seed)
