@@ -12,7 +12,10 @@ from app.adapters.llm.usage import UsageMeter
 from app.adapters.storage.map_repository import load_map
 from app.adapters.storage.markdown_store import MarkdownMemoryStore
 from app.adapters.storage.sqlite_store import SqliteMemoryStore
+from app.agents.adventurer import AdventurerAgent
+from app.agents.explorer import ExplorerAgent
 from app.agents.memory_retriever import build_memory_retriever
+from app.agents.research import MemoryToolbox
 from app.events import commands
 from app.events.bus import MessageBus
 from app.events.handlers import (
@@ -23,8 +26,11 @@ from app.events.handlers import (
     TurnHandler,
 )
 from app.events.publisher import EventPublisher
+from app.play.knowledge import KnowledgeBase
+from app.play.objectives import LLMObjectiveDiscoverer, MemoryObjectiveDiscoverer, ObjectiveTracker
 from app.services.clock import DeterministicClock, SystemClock
 from app.services.context import ContextService, default_builders
+from app.services.map import MapGraph
 from app.services.memory_query import MemoryQueryTools
 from app.services.memory_service import MemoryService
 from app.services.no_memory import NoMemory
@@ -39,6 +45,16 @@ def _file_in(workdir: str, name: str) -> Path:
 def make_clock(seed: int | None) -> SystemClock:
     """Random ids and wall-clock time, or a DeterministicClock when a seed is configured."""
     return SystemClock() if seed is None else DeterministicClock(seed)
+
+
+def llm_kind(mode: str) -> str:
+    """"offline" or "llm": what the LLM-mode Selectors switch on."""
+    return "offline" if mode == "offline" else "llm"
+
+
+def memory_kind(use_memory: bool) -> str:
+    """"memory" or "baseline": what the memory Selectors switch on."""
+    return "memory" if use_memory else "baseline"
 
 
 def _context(config: Any, reader: Any, map_view: Any, *, with_memory: bool = True) -> Any:
@@ -160,6 +176,49 @@ class Container(containers.DeclarativeContainer):
     # nothing) and no cross-episode map, so no baseline prompt can show a memory.
     baseline_context_service = _context(
         config, providers.Singleton(NoMemory), None, with_memory=False
+    )
+
+    # -- one play run: agent, objectives, knowledge base, chosen by the LLM mode and memory ----
+    _llm = providers.Callable(llm_kind, config.llm)
+    _memory = providers.Callable(memory_kind, config.use_memory)
+    run_context = providers.Selector(
+        _memory, memory=context_service, baseline=baseline_context_service
+    )
+    episode_map = providers.Singleton(MapGraph)
+    """The map that lives one episode: the baseline's objectives route over it."""
+    objective_map = providers.Selector(_memory, memory=map_graph, baseline=episode_map)
+    explorer = providers.Factory(ExplorerAgent, seed=config.play_seed)
+    toolbox = providers.Selector(
+        _memory,
+        memory=providers.Factory(MemoryToolbox, memory_query_tools),
+        baseline=providers.Object(None),
+    )
+    agent = providers.Selector(
+        _llm,
+        offline=explorer,
+        llm=providers.Factory(AdventurerAgent, llm_client, fallback=explorer, toolbox=toolbox),
+    )
+    _rule_objectives = providers.Factory(
+        MemoryObjectiveDiscoverer,
+        providers.Selector(_memory, memory=memory_service, baseline=providers.Object(None)),
+        objective_map,
+    )
+    objective_discoverer = providers.Selector(
+        _llm,
+        offline=_rule_objectives,
+        llm=providers.Factory(
+            LLMObjectiveDiscoverer,
+            llm_client,
+            run_context,
+            objective_map,
+            fallback=_rule_objectives,
+        ),
+    )
+    objective_tracker = providers.Factory(ObjectiveTracker, objective_discoverer)
+    knowledge_base = providers.Factory(
+        KnowledgeBase,
+        providers.Callable(_file_in, config.workdir, config.knowledge_file),
+        client=llm_client,
     )
 
 

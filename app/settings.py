@@ -72,6 +72,10 @@ class CairnSettings(BaseSettings):
     map_file: str = "map.json"
     knowledge_file: str = "knowledgebase.md"
     report_file: str = "report.json"
+    use_memory: bool = True
+    """False is the --no-memory baseline: the same run with no memory in any prompt."""
+    play_seed: int = 0
+    """The offline player's seed (and the game's, when the game takes one)."""
     play_episodes: int = Field(3, ge=1)
     play_max_turns: int = Field(100, ge=1)
     objective_every: int = Field(20, ge=1)

@@ -16,22 +16,11 @@ from typing import Any
 from app.adapters.files import atomic_write_text
 from app.adapters.game.opening import open_game
 from app.adapters.storage.map_repository import save_map
-from app.agents.adventurer import AdventurerAgent
-from app.agents.explorer import ExplorerAgent
-from app.agents.research import MemoryToolbox
 from app.interfaces.agent import IAgent
 from app.interfaces.game import GameObservation, IGame
 from app.interfaces.metrics import SummarizerCounts
-from app.play.knowledge import KnowledgeBase
 from app.play.metrics import EpisodeStats, totals
-from app.play.objectives import (
-    IObjectiveDiscoverer,
-    LLMObjectiveDiscoverer,
-    MemoryObjectiveDiscoverer,
-    ObjectiveTracker,
-)
 from app.play.session import PlayOptions, PlaySession, transcript_path
-from app.services.map import MapGraph
 from app.settings import CairnSettings
 
 TurnCallback = Callable[[int, int, GameObservation], None]
@@ -67,6 +56,9 @@ def run_play(
     """Play `episodes` episodes and write the run's files; return the report."""
     from container import build_container
 
+    # every part of the run comes from the composition root; the run's own choices (memory
+    # or the baseline, the player's seed) are settings, so its Selectors see them
+    settings = settings.model_copy(update={"use_memory": use_memory, "play_seed": seed})
     container = build_container(settings)
     workdir = settings.workdir
     workdir.mkdir(parents=True, exist_ok=True)
@@ -74,24 +66,6 @@ def run_play(
     memory = container.memory_service()
     counts: SummarizerCounts = memory
     map_graph = container.map_graph()
-    meter = container.usage_meter()
-    client = container.llm_client()
-    # the baseline is wiring: builders that read nothing (NoMemory), not a doctored request
-    context = container.context_service() if use_memory else container.baseline_context_service()
-    explorer = ExplorerAgent(seed=seed)
-    player: IAgent = agent or explorer
-    # the baseline's objectives route over the episode's own map, never the persistent one
-    episode_map = MapGraph()
-    objective_map = map_graph if use_memory else episode_map
-    discoverer: IObjectiveDiscoverer = MemoryObjectiveDiscoverer(
-        memory if use_memory else None, objective_map
-    )
-    if client is not None:
-        toolbox = MemoryToolbox(container.memory_query_tools()) if use_memory else None
-        player = agent or AdventurerAgent(client, fallback=explorer, toolbox=toolbox)
-        discoverer = LLMObjectiveDiscoverer(
-            client, context, objective_map, fallback=discoverer
-        )
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-s{seed}"
     transcript_file = transcript_path(workdir, run_id)
     transcript_file.parent.mkdir(parents=True, exist_ok=True)
@@ -106,18 +80,18 @@ def run_play(
         with transcript_file.open("w", encoding="utf-8") as transcript:
             session = PlaySession(
                 game=game,
-                agent=player,
+                agent=agent or container.agent(),
                 bus=container.bus(),
                 memory=memory,
-                context=context,
+                context=container.run_context(),
                 map_graph=map_graph,
-                objectives=ObjectiveTracker(discoverer),
-                knowledge=KnowledgeBase(workdir / settings.knowledge_file, client=client),
+                objectives=container.objective_tracker(),
+                knowledge=container.knowledge_base(),
                 options=options,
-                meter=meter,
+                meter=container.usage_meter(),
                 transcript=transcript,
                 summarizer_counts=lambda: dict(counts.summarizer_calls),
-                episode_map=episode_map,
+                episode_map=container.episode_map(),
                 on_turn=on_turn,
             )
             for number in range(1, options.episodes + 1):
@@ -137,7 +111,7 @@ def run_play(
         "run_id": run_id,
         "episodes": [e.model_dump() for e in stats],
         "total": totals(stats, session.visited_ids, remembered),
-        "llm_usage": meter.snapshot(),
+        "llm_usage": container.usage_meter().snapshot(),
         "summary_failures": counts.summary_failures,
         "query_tool_failures": container.memory_query_tools().failures,
     }
