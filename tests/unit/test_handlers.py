@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import logging
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
+from dependency_injector import providers
 from pytest_mock import MockerFixture
 
 from app.adapters.storage.memory_store import InMemoryStore
 from app.errors import InvalidLocationError, UnknownCommandError
 from app.events import commands as c
 from app.events.bus import MessageBus
-from app.events.handlers import (
-    EpisodeHandler,
-    LocationHandler,
-    NoteHandler,
-    QuestHandler,
-    TurnHandler,
-)
-from app.events.publisher import EventPublisher
 from app.interfaces.memory_service import IMemoryService
 from app.models.game import GameState, LocationState, TurnOutcome
+from app.settings import load_settings
+from container import build_container
 
 
 @pytest.fixture
@@ -38,21 +35,13 @@ def state() -> GameState:
 
 
 def make_bus(memory: Any) -> MessageBus:
-    pub = EventPublisher()
-    loc, quest = LocationHandler(memory, pub), QuestHandler(memory)
-    return MessageBus(
-        {
-            c.ChangeLocation: loc.change_location,
-            c.UpdateLocationState: loc.update_location_state,
-            c.CompleteObjective: quest.complete_objective,
-            c.CompleteQuest: quest.complete_quest,
-            c.ProgressAct: quest.progress_act,
-            c.RecordTurn: TurnHandler(memory).record_turn,
-            c.RememberNote: NoteHandler(memory).remember_note,
-            c.EndEpisode: EpisodeHandler(memory, pub).end_episode,
-        },
-        InMemoryStore(),
-    )
+    """The container's real bus and handlers, with the memory service replaced by `memory`
+    (an autospec mock) and the store by an in-memory one: the wiring is tested too."""
+    container = build_container(load_settings(workdir=Path(tempfile.mkdtemp())))
+    container.store.override(providers.Object(InMemoryStore()))
+    container.memory_service.override(providers.Object(memory))
+    bus: MessageBus = container.bus()
+    return bus
 
 
 def test_exit_summary_is_requested_before_the_move(memory: Any, state: GameState) -> None:
