@@ -7,7 +7,13 @@ uses with it: the commands it sends, the state it owns, what it reads back, and 
 from app.errors import CairnError
 from app.events import commands
 from app.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
+from app.models.memory import (
+    MemoryCategory,
+    MemoryEntry,
+    MemoryScope,
+    MemorySource,
+    MemoryStatus,
+)
 
 __all__ = [
     "CairnError",
@@ -16,6 +22,7 @@ __all__ = [
     "MemoryCategory",
     "MemoryEntry",
     "MemoryScope",
+    "MemorySource",
     "MemoryStatus",
     "Message",
     "NPCInstance",

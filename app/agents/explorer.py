@@ -42,7 +42,7 @@ from collections.abc import Callable
 
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.interfaces.game import GameObservation
-from app.models.memory import MemoryCategory, MemoryEntry
+from app.models.memory import MemoryCategory, MemoryEntry, MemorySource
 from app.services.map import DIRECTIONS as MAP_DIRECTIONS
 from app.services.outcomes import got_items, procedure_steps, quoted_commands
 
@@ -187,7 +187,7 @@ def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
     for memory in memories:
         if memory.category is MemoryCategory.FAILURE:
             failed.update(_player_commands(f"{memory.title}\n{memory.text}"))
-        elif "note" in memory.tags and "does not work" in memory.text:
+        elif memory.source is MemorySource.NOTE and "does not work" in memory.text:
             failed.update(quoted_commands(memory.title + " " + memory.text)[:1])
     return failed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
@@ -49,6 +49,48 @@ class MemoryStatus(StrEnum):
     SUPERSEDED = "SUPERSEDED"
 
 
+class MemorySource(StrEnum):
+    """What made a memory (typed, instead of telling by tags)."""
+
+    ACTION = "action"
+    """Synthesis of an action's outcome (the default)."""
+    FAILURE = "failure"
+    """The failure ledger: every command that failed on one object in one room."""
+    MOVE = "move"
+    """A new way into a room already seen (a map fact)."""
+    ENDING = "ending"
+    """How an episode ended (a win, a death)."""
+    VISIT = "visit"
+    """A summary of a visit to a location."""
+    NPC = "npc"
+    """A summary of an NPC's interactions."""
+    WORLD = "world"
+    """A story event (objective, quest, act...)."""
+    NOTE = "note"
+    """An agent's own note (`remember`)."""
+
+
+_SOURCE_TAGS = {
+    "note": MemorySource.NOTE,
+    "session": MemorySource.VISIT,
+    "npc-session": MemorySource.NPC,
+    "ending": MemorySource.ENDING,
+    "ending:won": MemorySource.ENDING,
+}
+
+
+def source_of_tags(tags: list[str]) -> MemorySource | None:
+    """The source older files told by tags (None: the tags say nothing)."""
+    for tag in tags:
+        if tag in _SOURCE_TAGS:
+            return _SOURCE_TAGS[tag]
+    if any(t.startswith("object:") for t in tags):
+        return MemorySource.FAILURE
+    if any(t.startswith("world:") for t in tags):
+        return MemorySource.WORLD
+    return None
+
+
 class MemoryEntry(BaseModel):
     """One memory, in any scope. Location memories are keyed by integer location id."""
 
@@ -76,6 +118,17 @@ class MemoryEntry(BaseModel):
     since_timestamp: datetime | None = None
     created_at: datetime = Field(default_factory=utc_now)
     superseded_by: str | None = None
+    source: MemorySource = MemorySource.ACTION
+
+    @model_validator(mode="before")
+    @classmethod
+    def _source_from_older_tags(cls, data: Any) -> Any:
+        """Memories written before `source` existed told notes and summaries by tags."""
+        if isinstance(data, dict) and "source" not in data:
+            source = source_of_tags(list(data.get("tags") or ()))
+            if source is not None:
+                return {**data, "source": source}
+        return data
 
     @model_validator(mode="after")
     def _scope_keys(self) -> MemoryEntry:

@@ -23,6 +23,7 @@ from app.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,
+    MemorySource,
     MemoryStatus,
 )
 from app.services import policy as pruning
@@ -152,6 +153,7 @@ class MemoryService(IMemoryService):
             text=summary,
             importance=VISIT_IMPORTANCE,
             tags=["session"],
+            source=MemorySource.VISIT,
             location_id=loc_id,
             location_name=name or None,
             **_span(game_state, visit),
@@ -185,6 +187,7 @@ class MemoryService(IMemoryService):
             title=f"{npc.name} at {where}",
             text=summary,
             tags=["npc-session", f"location:{loc_id}", f"npc:{npc_id}"],
+            source=MemorySource.NPC,
             npc_ids=[npc_id],
             location_id=loc_id,
             **_span(game_state, window),
@@ -263,6 +266,7 @@ class MemoryService(IMemoryService):
                 title=title or _world_title(event_kind, related, game_state),
                 text=summary,
                 tags=[f"world:{event_kind}", *(tags or [])],
+                source=MemorySource.WORLD,
                 quest_id=_str_or_none(related.get("quest_id")),
                 encounter_id=_str_or_none(related.get("encounter_id")),
                 location_id=location_id,
@@ -415,6 +419,7 @@ class MemoryService(IMemoryService):
             text=f"'{action}' from here reaches {where} (L{outcome.location_after}).",
             importance=300,
             tags=[move_tag],
+            source=MemorySource.MOVE,
         )
 
     def _add_at_source(self, outcome: TurnOutcome, **fields: Any) -> MemoryEntry:
@@ -468,6 +473,7 @@ class MemoryService(IMemoryService):
                     category=MemoryCategory.FAILURE,
                     importance=400,
                     tags=[tag],
+                    source=MemorySource.FAILURE,
                     episode=outcome.episode,
                     turn_start=outcome.turn,
                     turn_end=outcome.turn,
@@ -497,6 +503,7 @@ class MemoryService(IMemoryService):
             text=f"'{action}' here won the game: {words}",
             importance=1000,
             tags=["ending:won"],
+            source=MemorySource.ENDING,
         )
 
     def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
@@ -526,6 +533,7 @@ class MemoryService(IMemoryService):
             importance=1000 if final.won else 900,
             tags=[f"world:{kind}", "ending", f"episode:{final.episode}"]
             + ([] if final.won else [f"cause:{cause.value}"]),
+            source=MemorySource.ENDING,
             episode=final.episode,
             turn_start=final.turn,
             turn_end=final.turn,
@@ -560,7 +568,7 @@ class MemoryService(IMemoryService):
             for note in self._store.entries(statuses=VISIBLE):
                 if note.location_id != location_id:
                     continue
-                if "note" in note.tags and is_similar(text, note.text):
+                if note.source is MemorySource.NOTE and is_similar(text, note.text):
                     if importance > note.importance:
                         tx.update(note.model_copy(update={"importance": importance}))
                     return None
@@ -571,6 +579,7 @@ class MemoryService(IMemoryService):
                 text=text,
                 importance=importance,
                 tags=["note"],
+                source=MemorySource.NOTE,
                 episode=game_state.episode,
                 turn_start=game_state.turn,
                 turn_end=game_state.turn,

@@ -8,7 +8,13 @@ from collections.abc import Iterable, Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.interfaces.store import StoreTransaction
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
+from app.models.memory import (
+    MemoryCategory,
+    MemoryEntry,
+    MemoryScope,
+    MemorySource,
+    MemoryStatus,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +67,7 @@ _KIND_ORDER = {
 
 def _usefulness(entry: MemoryEntry) -> int:
     """How much a memory is worth keeping by its kind: a visit summary least, a danger most."""
-    return 0 if "session" in entry.tags else _KIND_ORDER[entry.category]
+    return 0 if entry.source is MemorySource.VISIT else _KIND_ORDER[entry.category]
 
 
 def prune(entries: Iterable[MemoryEntry], policy: MemoryPolicy, tx: StoreTransaction) -> list[str]:

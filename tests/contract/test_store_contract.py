@@ -23,6 +23,7 @@ from app.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,
+    MemorySource,
     MemoryStatus,
 )
 from tests.contract.conftest import (
@@ -95,6 +96,7 @@ def full_entries() -> list[MemoryEntry]:
         since_message_index=42,
         since_timestamp=datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=UTC),
         created_at=datetime(2023, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
+        source=MemorySource.FAILURE,
     )
     npc = MemoryEntry(
         id="m-full-npc",

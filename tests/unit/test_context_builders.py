@@ -15,6 +15,7 @@ from app.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,
+    MemorySource,
     MemoryStatus,
 )
 from app.services.context import (
@@ -288,7 +289,7 @@ def test_token_cap_drops_least_important_then_oldest_and_says_so(memory: Any) ->
 
 def visit(n: int) -> MemoryEntry:
     entry = mem(f"Visit to Living Room #{n}", f"You wander about ({n}).", importance=200, turn=n)
-    return entry.model_copy(update={"tags": ["session"]})
+    return entry.model_copy(update={"tags": ["session"], "source": MemorySource.VISIT})
 
 
 def test_visit_summaries_never_displace_action_memories(memory: Any) -> None:

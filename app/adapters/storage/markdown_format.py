@@ -94,6 +94,7 @@ from app.models.memory import (
     MemoryScope,
     MemoryStatus,
     ParseProblem,
+    source_of_tags,
     utc_now,
 )
 
@@ -271,6 +272,11 @@ def _comment(entry: MemoryEntry, section_name: str | None) -> dict[str, Any]:
             data["location_name"] = entry.location_name
     if entry.scope is MemoryScope.NPC and entry.npc_ids == [section_name]:
         data.pop("npc_ids", None)
+    implied = source_of_tags(entry.tags)
+    if implied is entry.source:
+        data.pop("source", None)  # the tags already say it
+    elif implied is not None:
+        data["source"] = entry.source.value  # the tags would say otherwise
     return data
 
 

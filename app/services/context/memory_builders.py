@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from app.interfaces.memory_service import IMemoryReader
-from app.models.memory import LocationRecord, MemoryCategory, MemoryEntry
+from app.models.memory import LocationRecord, MemoryCategory, MemoryEntry, MemorySource
 from app.services.context.builders import (
     ContextRequest,
     Section,
@@ -38,7 +38,7 @@ def _by_importance_then_recency(item: _Ranked) -> tuple[int, int]:
 
 def is_visit_summary(entry: MemoryEntry) -> bool:
     """A "Visit to ..." summary of the messages at a location (not an action's memory)."""
-    return "session" in entry.tags
+    return entry.source is MemorySource.VISIT
 
 
 class _Group:

@@ -1,0 +1,54 @@
+"""Memories say what made them (`source`), also when they come from files written before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.adapters.storage.markdown_store import MarkdownMemoryStore
+from app.models.memory import MemoryEntry, MemoryScope, MemorySource
+
+
+def test_older_entries_get_their_source_from_their_tags() -> None:
+    note = MemoryEntry.model_validate(
+        {"scope": "world", "title": "Words", "tags": ["note"], "text": "x"}
+    )
+    visit = MemoryEntry.model_validate(
+        {"scope": "location", "location_id": 1, "title": "Visit to Hall", "tags": ["session"]}
+    )
+    plain = MemoryEntry.model_validate({"scope": "world", "title": "Anything"})
+    assert (note.source, visit.source, plain.source) == (
+        MemorySource.NOTE,
+        MemorySource.VISIT,
+        MemorySource.ACTION,
+    )
+
+
+def test_a_source_the_tags_would_contradict_survives_the_markdown_file(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    odd = MemoryEntry(
+        id="m-odd",
+        scope=MemoryScope.LOCATION,
+        location_id=3,
+        title="Tagged 'note' by a person, made by synthesis",
+        tags=["note"],
+        source=MemorySource.ACTION,
+    )
+    usual = MemoryEntry(
+        id="m-usual",
+        scope=MemoryScope.LOCATION,
+        location_id=3,
+        title="A note",
+        tags=["note"],
+        source=MemorySource.NOTE,
+    )
+    with store.transaction() as tx:
+        tx.add(odd)
+        tx.add(usual)
+    store.close()
+    text = path.read_text()
+    assert '"source": "action"' in text and text.count('"source"') == 1
+    again = MarkdownMemoryStore(path)
+    assert again.get("m-odd").source is MemorySource.ACTION  # type: ignore[union-attr]
+    assert again.get("m-usual").source is MemorySource.NOTE  # type: ignore[union-attr]
+    again.close()
