@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -29,6 +28,19 @@ from app.models.memory import (
 from app.services import policy as pruning
 from app.services.clock import SystemClock
 from app.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
+from app.services.memory_rules import (
+    adds_content,
+    int_or_none,
+    location_name,
+    mention_window,
+    move_tag,
+    norm,
+    npcs_in,
+    plain_failure,
+    span,
+    str_or_none,
+    world_title,
+)
 from app.services.outcomes import (
     changes_state,
     failed_commands,
@@ -37,7 +49,6 @@ from app.services.outcomes import (
     is_failure,
     ledger_key,
     normalize_command,
-    unknown_word,
 )
 from app.services.policy import MemoryPolicy
 from app.services.similarity import is_similar, short_title
@@ -112,13 +123,13 @@ class MemoryService(IMemoryService):
         # summary is asked for only when something else happened, or the room has no memory.
         uncovered = [m for m in visit if (m.episode, m.index) not in self._covered]
         seen = self._summarized.setdefault(loc_id, set())
-        news = [m for m in uncovered if m.role != "player" and _norm(m.text) not in seen]
+        news = [m for m in uncovered if m.role != "player" and norm(m.text) not in seen]
         with self._store.transaction() as tx:
             if visit and (news or not self.location_memories(loc_id)):
                 if self._summarize_location(
                     game_state, tx, loc_id, name, uncovered if news else visit, visit[-1].index
                 ):
-                    seen.update(_norm(m.text) for m in visit)
+                    seen.update(norm(m.text) for m in visit)
             elif visit:
                 last = visit[-1].index
                 tx.after_commit(
@@ -126,7 +137,7 @@ class MemoryService(IMemoryService):
                         loc_id, last
                     )
                 )
-            for npc_id in _npcs_in(here, game_state):
+            for npc_id in npcs_in(here, game_state):
                 # every mention since the NPC's cursor, wherever it was: a summary that failed
                 # elsewhere is retried here, so moving the cursor never skips it
                 self._summarize_npc(game_state, npc_id, game_state.conversation_history, loc_id)
@@ -156,7 +167,7 @@ class MemoryService(IMemoryService):
             source=MemorySource.VISIT,
             location_id=loc_id,
             location_name=name or None,
-            **_span(game_state, visit),
+            **span(game_state, visit),
         )
         tx.add(entry)
         tx.after_commit(
@@ -169,7 +180,7 @@ class MemoryService(IMemoryService):
         self, game_state: GameState, npc_id: str, visit: list[Message], loc_id: int
     ) -> None:
         since = game_state.scenario.last_npc_message_index.get(npc_id, -1)
-        window = _mention_window(visit, npc_id, since, game_state)
+        window = mention_window(visit, npc_id, since, game_state)
         if not window:
             return
         npc = game_state.npcs.get(npc_id) or NPCInstance(instance_id=npc_id, name=npc_id)
@@ -180,7 +191,7 @@ class MemoryService(IMemoryService):
             return
         places = dict.fromkeys(m.location_id for m in window if m.location_id is not None)
         where = " and ".join(
-            _location_name(game_state, p) or f"location {p}" for p in (places or {loc_id: None})
+            location_name(game_state, p) or f"location {p}" for p in (places or {loc_id: None})
         )
         entry = self._new_entry(
             scope=MemoryScope.NPC,
@@ -190,7 +201,7 @@ class MemoryService(IMemoryService):
             source=MemorySource.NPC,
             npc_ids=[npc_id],
             location_id=loc_id,
-            **_span(game_state, window),
+            **span(game_state, window),
         )
         last = window[-1].index
         with self._store.transaction() as tx:
@@ -255,7 +266,7 @@ class MemoryService(IMemoryService):
             )
             if not summary:
                 return
-            location_id = _int_or_none(related.get("location_id"))
+            location_id = int_or_none(related.get("location_id"))
             entry = self._new_entry(
                 scope=MemoryScope.WORLD,
                 category=(
@@ -263,14 +274,14 @@ class MemoryService(IMemoryService):
                     if event_kind == WorldEvent.PLAYER_DIED
                     else MemoryCategory.NOTE
                 ),
-                title=title or _world_title(event_kind, related, game_state),
+                title=title or world_title(event_kind, related, game_state),
                 text=summary,
                 tags=[f"world:{event_kind}", *(tags or [])],
                 source=MemorySource.WORLD,
-                quest_id=_str_or_none(related.get("quest_id")),
-                encounter_id=_str_or_none(related.get("encounter_id")),
+                quest_id=str_or_none(related.get("quest_id")),
+                encounter_id=str_or_none(related.get("encounter_id")),
                 location_id=location_id,
-                **_span(game_state, window),
+                **span(game_state, window),
             )
             tx.add(entry)
             last = window[-1].index
@@ -298,7 +309,7 @@ class MemoryService(IMemoryService):
             return self._record_win_here(outcome)
         if outcome.died and death_cause(outcome.action, outcome.response) is not DeathCause.COMMAND:
             return None  # the world's ending, remembered by record_ending, not this command's
-        if _plain_failure(outcome):
+        if plain_failure(outcome):
             return self._record_failure(outcome)
         record = (
             self._store.location(outcome.location_after)
@@ -310,15 +321,15 @@ class MemoryService(IMemoryService):
             outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
         )
         existing = self.location_memories(source)
-        move_tag = _move_tag(outcome)
-        if move_tag and not first_visit and any(move_tag in e.tags for e in existing):
+        tag = move_tag(outcome)
+        if tag and not first_visit and any(tag in e.tags for e in existing):
             # A move already remembered from here: the room text that follows is old news.
             triggers = [t for t in triggers if t not in (LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER)]
         if not triggers:
             return None
-        plain_move = move_tag and not first_visit and set(triggers) <= _MOVE_TRIGGERS
-        if plain_move and move_tag and not self._failed_here(existing, outcome.action):
-            return self._record_move(outcome, move_tag)
+        plain_move = tag and not first_visit and set(triggers) <= _MOVE_TRIGGERS
+        if plain_move and tag and not self._failed_here(existing, outcome.action):
+            return self._record_move(outcome, tag)
         request = SynthesisRequest(
             outcome=outcome, triggers=triggers, existing=existing, history=history
         )
@@ -342,7 +353,7 @@ class MemoryService(IMemoryService):
             if e.title.strip().lower() == decision.memory_title.strip().lower()
             and e.category is decision.category
         ]
-        if same and not any(_adds_content(text, e.text) for e in same):
+        if same and not any(adds_content(text, e.text) for e in same):
             log.info(
                 "synthesis repeated an existing memory title %r; skipped", decision.memory_title
             )
@@ -357,7 +368,7 @@ class MemoryService(IMemoryService):
             title=decision.memory_title.strip(),
             text=text,
             importance=decision.importance,
-            tags=[move_tag] if move_tag else [],  # triggers are logged, not stored
+            tags=[tag] if tag else [],  # triggers are logged, not stored
             episode=outcome.episode,
             turn_start=first_turn if decision.multi_step else outcome.turn,
             turn_end=outcome.turn,
@@ -584,7 +595,7 @@ class MemoryService(IMemoryService):
                 turn_start=game_state.turn,
                 turn_end=game_state.turn,
                 location_id=location_id,
-                location_name=_location_name(game_state, location_id),
+                location_name=location_name(game_state, location_id),
             )
             tx.add(entry)
             self._announce(tx, entry)
@@ -655,118 +666,3 @@ class MemoryService(IMemoryService):
 
     def _announce(self, tx: StoreTransaction, entry: MemoryEntry) -> None:
         tx.after_commit(lambda: self._publisher.publish(events.memory_recorded, self, entry=entry))
-
-
-def _span(game_state: GameState, messages: Sequence[Message]) -> dict[str, object]:
-    turns = [m.turn for m in messages if m.turn is not None]
-    return {
-        "episode": game_state.episode,
-        "turn_start": min(turns) if turns else None,
-        "turn_end": max(turns) if turns else None,
-        "since_message_index": messages[-1].index,
-        "since_timestamp": messages[0].timestamp,
-    }
-
-
-def _npcs_in(messages: Sequence[Message], game_state: GameState) -> list[str]:
-    """NPC ids present in or mentioned by a message after that NPC's cursor, first seen first."""
-    cursors = game_state.scenario.last_npc_message_index
-    seen: dict[str, None] = {}
-    for m in messages:
-        for npc_id in [*m.npcs_present, *m.npcs_mentioned, *_named_in(m, game_state)]:
-            if m.index > cursors.get(npc_id, -1):
-                seen.setdefault(npc_id, None)
-    return list(seen)
-
-
-def _named_in(message: Message, game_state: GameState) -> list[str]:
-    """NPCs named in the text by a whole word or phrase: "Ed" is not in "opened"."""
-    return [
-        npc_id
-        for npc_id, npc in game_state.npcs.items()
-        if any(_mentions(message.text, name) for name in (npc.name, *npc.aliases) if name)
-    ]
-
-
-def _mentions(text: str, name: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
-
-
-def _mention_window(
-    visit: list[Message], npc_id: str, since: int, game_state: GameState
-) -> list[Message]:
-    """Messages naming the NPC after its cursor, with one message of context either side."""
-    fresh = [m for m in visit if m.index > since]
-    keep: set[int] = set()
-    for pos, m in enumerate(fresh):
-        if (
-            npc_id in m.npcs_present
-            or npc_id in m.npcs_mentioned
-            or npc_id in _named_in(m, game_state)
-        ):
-            keep.update(p for p in (pos - 1, pos, pos + 1) if 0 <= p < len(fresh))
-    return [fresh[p] for p in sorted(keep)]
-
-
-def _world_title(
-    event_kind: WorldEvent, related: Mapping[str, str | list[str]], game_state: GameState
-) -> str:
-    """"Quest completed: rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
-    head = event_kind.replace("_", " ").capitalize()
-    location = _int_or_none(related.get("location_id"))
-    names = [
-        _location_name(game_state, location) or f"location {location}"
-        if key == "location_id" and location is not None
-        else str(value).replace("_", " ")
-        for key in ("objective_id", "quest_id", "act_id", "encounter_id", "location_id")
-        if isinstance(value := related.get(key), str) and value
-    ]
-    if not names:
-        return head
-    detail = names[0] + (f" ({', '.join(names[1:])})" if len(names) > 1 else "")
-    return f"{head}: {detail}"
-
-
-def _str_or_none(value: str | list[str] | None) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _int_or_none(value: str | list[str] | None) -> int | None:
-    if isinstance(value, str) and value.lstrip("-").isdigit():
-        return int(value)
-    return None
-
-
-def _location_name(game_state: GameState, location_id: int | None) -> str | None:
-    if location_id is None:
-        return None
-    location = game_state.locations.get(location_id)
-    return location.name if location and location.name else None
-
-
-def _adds_content(new: str, old: str) -> bool:
-    """Whether `new` says at least a few things `old` does not (a procedure that gained steps)."""
-    old_words = set(re.findall(r"[a-z0-9']+", old.lower()))
-    added = {w for w in re.findall(r"[a-z0-9']+", new.lower()) if w not in old_words}
-    return len(added) >= _NEW_WORDS
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def _plain_failure(outcome: TurnOutcome) -> bool:
-    """A refusal that changed nothing (no move, score or inventory change, no ending), about
-    this room: "I don't know the word X" is about the game's vocabulary, not the room."""
-    if outcome.moved or outcome.score_delta != 0 or outcome.inventory_changed:
-        return False
-    if outcome.died or outcome.won or "'" in outcome.action:
-        return False
-    return is_failure(outcome.response) and unknown_word(outcome.response) is None
-
-
-def _move_tag(outcome: TurnOutcome) -> str | None:
-    """`move:<action>-><destination id>` for a turn that changed location, else None."""
-    if not outcome.moved or outcome.location_after is None:
-        return None
-    return f"move:{' '.join(outcome.action.lower().split())}->{outcome.location_after}"

@@ -1,0 +1,129 @@
+"""The memory service's rules over messages and turns: NPC mentions, message spans, world
+titles, and which turns are plain failures, moves or news. Pure functions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from app.models.game import GameState, Message, TurnOutcome
+from app.models.kinds import WorldEvent
+from app.services.outcomes import is_failure, unknown_word
+
+_NEW_WORDS = 3
+"""A same-titled memory replaces the old one when it brings at least this many new words."""
+
+
+def span(game_state: GameState, messages: Sequence[Message]) -> dict[str, object]:
+    turns = [m.turn for m in messages if m.turn is not None]
+    return {
+        "episode": game_state.episode,
+        "turn_start": min(turns) if turns else None,
+        "turn_end": max(turns) if turns else None,
+        "since_message_index": messages[-1].index,
+        "since_timestamp": messages[0].timestamp,
+    }
+
+
+def npcs_in(messages: Sequence[Message], game_state: GameState) -> list[str]:
+    """NPC ids present in or mentioned by a message after that NPC's cursor, first seen first."""
+    cursors = game_state.scenario.last_npc_message_index
+    seen: dict[str, None] = {}
+    for m in messages:
+        for npc_id in [*m.npcs_present, *m.npcs_mentioned, *named_in(m, game_state)]:
+            if m.index > cursors.get(npc_id, -1):
+                seen.setdefault(npc_id, None)
+    return list(seen)
+
+
+def named_in(message: Message, game_state: GameState) -> list[str]:
+    """NPCs named in the text by a whole word or phrase: "Ed" is not in "opened"."""
+    return [
+        npc_id
+        for npc_id, npc in game_state.npcs.items()
+        if any(mentions(message.text, name) for name in (npc.name, *npc.aliases) if name)
+    ]
+
+
+def mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def mention_window(
+    visit: list[Message], npc_id: str, since: int, game_state: GameState
+) -> list[Message]:
+    """Messages naming the NPC after its cursor, with one message of context either side."""
+    fresh = [m for m in visit if m.index > since]
+    keep: set[int] = set()
+    for pos, m in enumerate(fresh):
+        if (
+            npc_id in m.npcs_present
+            or npc_id in m.npcs_mentioned
+            or npc_id in named_in(m, game_state)
+        ):
+            keep.update(p for p in (pos - 1, pos, pos + 1) if 0 <= p < len(fresh))
+    return [fresh[p] for p in sorted(keep)]
+
+
+def world_title(
+    event_kind: WorldEvent, related: Mapping[str, str | list[str]], game_state: GameState
+) -> str:
+    """"Quest completed: rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
+    head = event_kind.replace("_", " ").capitalize()
+    location = int_or_none(related.get("location_id"))
+    names = [
+        location_name(game_state, location) or f"location {location}"
+        if key == "location_id" and location is not None
+        else str(value).replace("_", " ")
+        for key in ("objective_id", "quest_id", "act_id", "encounter_id", "location_id")
+        if isinstance(value := related.get(key), str) and value
+    ]
+    if not names:
+        return head
+    detail = names[0] + (f" ({', '.join(names[1:])})" if len(names) > 1 else "")
+    return f"{head}: {detail}"
+
+
+def str_or_none(value: str | list[str] | None) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def int_or_none(value: str | list[str] | None) -> int | None:
+    if isinstance(value, str) and value.lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def location_name(game_state: GameState, location_id: int | None) -> str | None:
+    if location_id is None:
+        return None
+    location = game_state.locations.get(location_id)
+    return location.name if location and location.name else None
+
+
+def adds_content(new: str, old: str) -> bool:
+    """Whether `new` says at least a few things `old` does not (a procedure that gained steps)."""
+    old_words = set(re.findall(r"[a-z0-9']+", old.lower()))
+    added = {w for w in re.findall(r"[a-z0-9']+", new.lower()) if w not in old_words}
+    return len(added) >= _NEW_WORDS
+
+
+def norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def plain_failure(outcome: TurnOutcome) -> bool:
+    """A refusal that changed nothing (no move, score or inventory change, no ending), about
+    this room: "I don't know the word X" is about the game's vocabulary, not the room."""
+    if outcome.moved or outcome.score_delta != 0 or outcome.inventory_changed:
+        return False
+    if outcome.died or outcome.won or "'" in outcome.action:
+        return False
+    return is_failure(outcome.response) and unknown_word(outcome.response) is None
+
+
+def move_tag(outcome: TurnOutcome) -> str | None:
+    """`move:<action>-><destination id>` for a turn that changed location, else None."""
+    if not outcome.moved or outcome.location_after is None:
+        return None
+    return f"move:{' '.join(outcome.action.lower().split())}->{outcome.location_after}"
