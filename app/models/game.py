@@ -64,50 +64,6 @@ class ScenarioInstance(BaseModel):
     tags: list[str] = Field(default_factory=list)
 
 
-class GameState(BaseModel):
-    """Everything the memory service reads about the running game."""
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-    scenario: ScenarioInstance = Field(default_factory=ScenarioInstance)
-    locations: dict[int, LocationState] = Field(default_factory=dict)
-    npcs: dict[str, NPCInstance] = Field(default_factory=dict)
-    conversation_history: list[Message] = Field(default_factory=list)
-    episode: int = 1
-    turn: int = 0
-
-    def add_message(
-        self,
-        text: str,
-        *,
-        role: str = "narrator",
-        npcs_present: list[str] | None = None,
-        npcs_mentioned: list[str] | None = None,
-    ) -> Message:
-        """Append a message at the current location and return it."""
-        loc_id = self.scenario.current_location_id
-        loc = self.locations.get(loc_id) if loc_id is not None else None
-        message = Message(
-            index=len(self.conversation_history),
-            role=role,
-            text=text,
-            location_id=loc_id,
-            location_name=loc.name if loc else None,
-            npcs_present=list(npcs_present or []),
-            npcs_mentioned=list(npcs_mentioned or []),
-            turn=self.turn,
-            episode=self.episode,
-        )
-        self.conversation_history.append(message)
-        return message
-
-    @property
-    def current_location(self) -> LocationState | None:
-        """The location the player is in, or None when unknown."""
-        loc_id = self.scenario.current_location_id
-        return self.locations.get(loc_id) if loc_id is not None else None
-
-
 class TurnOutcome(BaseModel):
     """What one game turn did: the Z-machine ground truth the triggers read (seed 002)."""
 
@@ -148,3 +104,58 @@ class TurnOutcome(BaseModel):
     def inventory_changed(self) -> bool:
         """Whether an item was gained or lost."""
         return sorted(self.inventory_before) != sorted(self.inventory_after)
+
+
+RECENT_TURNS = 50
+"""Turns of history a GameState keeps (synthesis reads a few; prerequisites a few more)."""
+
+
+class GameState(BaseModel):
+    """Everything the memory service reads about the running game."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    scenario: ScenarioInstance = Field(default_factory=ScenarioInstance)
+    locations: dict[int, LocationState] = Field(default_factory=dict)
+    npcs: dict[str, NPCInstance] = Field(default_factory=dict)
+    conversation_history: list[Message] = Field(default_factory=list)
+    episode: int = 1
+    turn: int = 0
+    turns: list[TurnOutcome] = Field(default_factory=list)
+    """The episode's recorded turns, newest last (at most `RECENT_TURNS`): the history that
+    synthesis reads travels with the game, not in the memory service."""
+
+    def record_turn(self, outcome: TurnOutcome) -> None:
+        """Keep `outcome` as the newest recorded turn of the episode."""
+        self.turns = [*self.turns, outcome][-RECENT_TURNS:]
+
+    def add_message(
+        self,
+        text: str,
+        *,
+        role: str = "narrator",
+        npcs_present: list[str] | None = None,
+        npcs_mentioned: list[str] | None = None,
+    ) -> Message:
+        """Append a message at the current location and return it."""
+        loc_id = self.scenario.current_location_id
+        loc = self.locations.get(loc_id) if loc_id is not None else None
+        message = Message(
+            index=len(self.conversation_history),
+            role=role,
+            text=text,
+            location_id=loc_id,
+            location_name=loc.name if loc else None,
+            npcs_present=list(npcs_present or []),
+            npcs_mentioned=list(npcs_mentioned or []),
+            turn=self.turn,
+            episode=self.episode,
+        )
+        self.conversation_history.append(message)
+        return message
+
+    @property
+    def current_location(self) -> LocationState | None:
+        """The location the player is in, or None when unknown."""
+        loc_id = self.scenario.current_location_id
+        return self.locations.get(loc_id) if loc_id is not None else None

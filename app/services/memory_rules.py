@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 
 from app.models.game import GameState, Message, TurnOutcome
 from app.models.kinds import WorldEvent
-from app.services.outcomes import is_failure, unknown_word
+from app.services.outcomes import changes_state, is_failure, unknown_word
 
+_MAX_PREREQUISITES = 5
 _NEW_WORDS = 3
 """A same-titled memory replaces the old one when it brings at least this many new words."""
 
@@ -127,3 +128,15 @@ def move_tag(outcome: TurnOutcome) -> str | None:
     if not outcome.moved or outcome.location_after is None:
         return None
     return f"move:{' '.join(outcome.action.lower().split())}->{outcome.location_after}"
+
+
+def prerequisites(turns: Sequence[TurnOutcome]) -> list[TurnOutcome]:
+    """Short state-changing answers ("Opened.") since the last move or death: candidate steps
+    for the next success here (at most the last five)."""
+    found: list[TurnOutcome] = []
+    for turn in reversed(turns):
+        if turn.moved or turn.died:
+            break
+        if changes_state(turn.action) and not is_failure(turn.response):
+            found.insert(0, turn)
+    return found[-_MAX_PREREQUISITES:]

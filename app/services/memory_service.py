@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -37,16 +37,15 @@ from app.services.memory_rules import (
     norm,
     npcs_in,
     plain_failure,
+    prerequisites,
     span,
     str_or_none,
     world_title,
 )
 from app.services.outcomes import (
-    changes_state,
     failed_commands,
     failure_text,
     failure_title,
-    is_failure,
     ledger_key,
     normalize_command,
 )
@@ -63,7 +62,6 @@ VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
 VISIT_IMPORTANCE = 200
 """Visit summaries rank below every action memory (notes 300, failures 400, successes 550+)."""
 _NEW_WORDS = 3
-_MAX_PREREQUISITES = 5
 _MOVE_TRIGGERS = frozenset({LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER})
 """A same-titled memory replaces the old one when it brings at least this many new words."""
 
@@ -90,8 +88,6 @@ class MemoryService(IMemoryService):
         self._publisher = publisher
         self._map = map_graph
         self._policy = policy
-        self._history: deque[TurnOutcome] = deque(maxlen=policy.memory_history_window)
-        self._prerequisites: list[TurnOutcome] = []
         """State-changing turns that worked at the current location since arriving there."""
         self._covered: set[tuple[int | None, int]] = set()
         """(episode, message index) of messages an action outcome already read."""
@@ -293,13 +289,15 @@ class MemoryService(IMemoryService):
     def record_action_outcome(
         self, game_state: GameState, outcome: TurnOutcome
     ) -> MemoryEntry | None:
-        # the recent turns, plus what was done here since arriving that may have opened the way
+        # the recent turns, plus what was done here since arriving that may have opened the way;
+        # both read from the game state, which carries the episode's turns
+        earlier = game_state.turns
+        recent = earlier[-self._policy.memory_history_window :] if earlier else []
         history = sorted(
-            {t.turn: t for t in [*self._prerequisites, *self._history]}.values(),
+            {t.turn: t for t in [*prerequisites(earlier), *recent]}.values(),
             key=lambda t: (t.episode, t.turn),
         )
-        self._history.append(outcome)
-        self._track_prerequisites(outcome)
+        game_state.record_turn(outcome)
         self._cover(game_state, outcome)
         source = outcome.location_before
         if source is None:
@@ -389,13 +387,6 @@ class MemoryService(IMemoryService):
                     tx.supersede(old_id, None)
             self._announce(tx, entry)
         return entry
-
-    def _track_prerequisites(self, outcome: TurnOutcome) -> None:
-        """Keep short state-changing answers ("Opened.") as steps for the next success here."""
-        if outcome.moved or outcome.died:
-            self._prerequisites = []
-        elif changes_state(outcome.action) and not is_failure(outcome.response):
-            self._prerequisites = [*self._prerequisites, outcome][-_MAX_PREREQUISITES:]
 
     def _cover(self, game_state: GameState, outcome: TurnOutcome) -> None:
         """Mark the turn's own messages (its command and the game's answer) as read."""
@@ -602,8 +593,7 @@ class MemoryService(IMemoryService):
         return entry
 
     def end_episode(self, game_state: GameState) -> None:
-        self._history.clear()
-        self._prerequisites = []
+        game_state.turns = []
         self.prune()
 
     def prune(self) -> list[str]:

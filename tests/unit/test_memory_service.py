@@ -443,3 +443,19 @@ def test_a_programming_error_in_the_summarizer_is_not_swallowed(env: Env) -> Non
     with pytest.raises(TypeError):
         env.service.on_location_exit(env.gs)
     assert env.service.summary_failures == 0
+
+
+def test_the_synthesis_history_travels_with_each_game_not_with_the_service(env: Env) -> None:
+    """Two games sharing one service (two tables of a narrative server) never mix turns."""
+    long = "You look closely. " * 10
+    other = GameState()
+    env.service.record_action_outcome(env.gs, outcome(1, "examine window", long))
+    env.service.record_action_outcome(env.gs, outcome(2, "open window", long))
+    env.service.record_action_outcome(other, outcome(1, "examine rug", long))
+    assert [h.action for h in env.summarizer.requests[-1].history] == []
+    env.service.record_action_outcome(env.gs, outcome(3, "read sign", long))
+    assert [h.action for h in env.summarizer.requests[-1].history] == [
+        "examine window",
+        "open window",
+    ]
+    assert [t.action for t in other.turns] == ["examine rug"]
