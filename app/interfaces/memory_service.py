@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
 from app.models.game import GameState, TurnOutcome
-from app.models.kinds import WorldEvent
+from app.models.kinds import EventRelated, WorldEvent
 from app.models.memory import LocationRecord, MemoryEntry
 
 
@@ -62,7 +62,7 @@ class IMemoryService(IMemoryReader):
         game_state: GameState,
         event_kind: WorldEvent,
         tags: list[str] | None = None,
-        related: Mapping[str, str | list[str]] | None = None,
+        related: EventRelated | Mapping[str, str] | None = None,
         title: str | None = None,
     ) -> None:
         """Summarize story progress since the world cursor into one world memory.

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from pydantic import BaseModel, ConfigDict, StrictInt
+
 
 class Trigger(StrEnum):
     """Seed 002's significance triggers: Z-machine facts that may ask for synthesis."""
@@ -45,3 +47,20 @@ class PromptKind(StrEnum):
     ADVENTURER = "adventurer"
     NARRATIVE = "narrative"
     OBJECTIVE = "objective"
+
+
+class EventRelated(BaseModel):
+    """What a world event is about, typed (no location id stringified and parsed back)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    quest_id: str | None = None
+    objective_id: str | None = None
+    act_id: str | None = None
+    encounter_id: str | None = None
+    location_id: StrictInt | None = None
+    episode: int | None = None
+
+    def as_mapping(self) -> dict[str, str]:
+        """The set fields as strings, for summarizers and event receivers."""
+        return {k: str(v) for k, v in self.model_dump(exclude_none=True).items()}

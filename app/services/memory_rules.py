@@ -4,10 +4,10 @@ titles, and which turns are plain failures, moves or news. Pure functions."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from app.models.game import GameState, Message, TurnOutcome
-from app.models.kinds import WorldEvent
+from app.models.kinds import EventRelated, WorldEvent
 from app.services.outcomes import changes_state, is_failure, unknown_word
 
 _MAX_PREREQUISITES = 5
@@ -66,33 +66,21 @@ def mention_window(
     return [fresh[p] for p in sorted(keep)]
 
 
-def world_title(
-    event_kind: WorldEvent, related: Mapping[str, str | list[str]], game_state: GameState
-) -> str:
+def world_title(event_kind: WorldEvent, related: EventRelated, game_state: GameState) -> str:
     """"Quest completed: rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
     head = event_kind.replace("_", " ").capitalize()
-    location = int_or_none(related.get("location_id"))
     names = [
-        location_name(game_state, location) or f"location {location}"
-        if key == "location_id" and location is not None
-        else str(value).replace("_", " ")
-        for key in ("objective_id", "quest_id", "act_id", "encounter_id", "location_id")
-        if isinstance(value := related.get(key), str) and value
+        str(value).replace("_", " ")
+        for value in (related.objective_id, related.quest_id, related.act_id, related.encounter_id)
+        if value
     ]
+    if related.location_id is not None:
+        room = location_name(game_state, related.location_id)
+        names.append(room or f"location {related.location_id}")
     if not names:
         return head
     detail = names[0] + (f" ({', '.join(names[1:])})" if len(names) > 1 else "")
     return f"{head}: {detail}"
-
-
-def str_or_none(value: str | list[str] | None) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def int_or_none(value: str | list[str] | None) -> int | None:
-    if isinstance(value, str) and value.lstrip("-").isdigit():
-        return int(value)
-    return None
 
 
 def location_name(game_state: GameState, location_id: int | None) -> str | None:

@@ -16,7 +16,7 @@ from app.interfaces.memory_service import IMemoryService
 from app.interfaces.store import IMemoryStore, StoreTransaction
 from app.interfaces.summarizer import ISummarizer, SynthesisRequest
 from app.models.game import GameState, Message, NPCInstance, TurnOutcome
-from app.models.kinds import WorldEvent
+from app.models.kinds import EventRelated, WorldEvent
 from app.models.memory import (
     LocationRecord,
     MemoryCategory,
@@ -30,7 +30,6 @@ from app.services.clock import SystemClock
 from app.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
 from app.services.memory_rules import (
     adds_content,
-    int_or_none,
     location_name,
     mention_window,
     move_tag,
@@ -39,7 +38,6 @@ from app.services.memory_rules import (
     plain_failure,
     prerequisites,
     span,
-    str_or_none,
     world_title,
 )
 from app.services.outcomes import (
@@ -236,10 +234,15 @@ class MemoryService(IMemoryService):
         game_state: GameState,
         event_kind: WorldEvent,
         tags: list[str] | None = None,
-        related: Mapping[str, str | list[str]] | None = None,
+        related: EventRelated | Mapping[str, str] | None = None,
         title: str | None = None,
     ) -> None:
-        related = dict(related or {})
+        about = (
+            related
+            if isinstance(related, EventRelated)
+            else EventRelated.model_validate(dict(related or {}))
+        )
+        mapping = about.as_mapping()
         since = game_state.scenario.last_world_message_index
         history = game_state.conversation_history
         fresh = [m for m in history if m.index > since]
@@ -252,17 +255,17 @@ class MemoryService(IMemoryService):
             summary = self._ask(
                 "world",
                 lambda: self._summarizer.summarize_world_update(
-                    game_state, event_kind, window, related
+                    game_state, event_kind, window, mapping
                 ),
             )
             tx.after_commit(
                 lambda: self._publisher.publish(
-                    events.world_event_recorded, self, event_kind=event_kind, related=related
+                    events.world_event_recorded, self, event_kind=event_kind, related=mapping
                 )
             )
             if not summary:
                 return
-            location_id = int_or_none(related.get("location_id"))
+            location_id = about.location_id
             entry = self._new_entry(
                 scope=MemoryScope.WORLD,
                 category=(
@@ -270,12 +273,12 @@ class MemoryService(IMemoryService):
                     if event_kind == WorldEvent.PLAYER_DIED
                     else MemoryCategory.NOTE
                 ),
-                title=title or world_title(event_kind, related, game_state),
+                title=title or world_title(event_kind, about, game_state),
                 text=summary,
                 tags=[f"world:{event_kind}", *(tags or [])],
                 source=MemorySource.WORLD,
-                quest_id=str_or_none(related.get("quest_id")),
-                encounter_id=str_or_none(related.get("encounter_id")),
+                quest_id=about.quest_id,
+                encounter_id=about.encounter_id,
                 location_id=location_id,
                 **span(game_state, window),
             )

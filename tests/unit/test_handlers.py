@@ -113,7 +113,9 @@ def test_each_story_command_creates_a_world_event(
     memory.on_world_event.assert_called_once()
     args, kwargs = memory.on_world_event.call_args
     assert args[0] is state and args[1] == kind
-    assert kwargs["related"] == related
+    assert kwargs["related"].as_mapping() == related  # typed: the location id is an int
+    if "location_id" in related:
+        assert kwargs["related"].location_id == 1
 
 
 def test_danger_level_other_than_cleared_is_no_world_event(memory: Any, state: GameState) -> None:

@@ -10,7 +10,7 @@ from app.events.commands import ChangeLocation, UpdateLocationState
 from app.events.publisher import EventPublisher
 from app.interfaces.memory_service import IMemoryService
 from app.models.game import LocationState
-from app.models.kinds import WorldEvent
+from app.models.kinds import EventRelated, WorldEvent
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class LocationHandler:
                     state,
                     WorldEvent.LOCATION_CLEARED,
                     tags=[f"location:{loc_id}"],
-                    related={"location_id": str(loc_id)},
+                    related=EventRelated(location_id=loc_id),
                 )
         if command.complete_encounter is not None:
             if command.complete_encounter not in location.completed_encounters:
@@ -75,5 +75,7 @@ class LocationHandler:
                 state,
                 WorldEvent.ENCOUNTER_COMPLETED,
                 tags=[f"location:{loc_id}", f"encounter:{command.complete_encounter}"],
-                related={"location_id": str(loc_id), "encounter_id": command.complete_encounter},
+                related=EventRelated(
+                    location_id=loc_id, encounter_id=command.complete_encounter
+                ),
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.events.commands import CompleteObjective, CompleteQuest, ProgressAct
 from app.interfaces.memory_service import IMemoryService
-from app.models.kinds import WorldEvent
+from app.models.kinds import EventRelated, WorldEvent
 
 
 class QuestHandler:
@@ -23,7 +23,7 @@ class QuestHandler:
             command.game_state,
             WorldEvent.OBJECTIVE_COMPLETED,
             tags=list(command.tags),
-            related={"quest_id": command.quest_id, "objective_id": command.objective_id},
+            related=EventRelated(quest_id=command.quest_id, objective_id=command.objective_id),
             title=command.title or None,
         )
 
@@ -36,7 +36,7 @@ class QuestHandler:
             command.game_state,
             WorldEvent.QUEST_COMPLETED,
             tags=list(command.tags),
-            related={"quest_id": command.quest_id},
+            related=EventRelated(quest_id=command.quest_id),
         )
 
     def progress_act(self, command: ProgressAct) -> None:
@@ -46,5 +46,5 @@ class QuestHandler:
             command.game_state,
             WorldEvent.ACT_PROGRESSED,
             tags=list(command.tags),
-            related={"act_id": command.act_id},
+            related=EventRelated(act_id=command.act_id),
         )

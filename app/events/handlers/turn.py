@@ -6,7 +6,7 @@ from app.events import events
 from app.events.commands import EndEpisode, RecordTurn, RememberNote
 from app.events.publisher import EventPublisher
 from app.interfaces.memory_service import IMemoryService
-from app.models.kinds import WorldEvent
+from app.models.kinds import EventRelated, WorldEvent
 from app.models.memory import MemoryEntry
 
 
@@ -59,7 +59,7 @@ class EpisodeHandler:
                 state,
                 kind,
                 tags=[f"episode:{state.episode}"],
-                related={"episode": str(state.episode)},
+                related=EventRelated(episode=state.episode),
             )
         self._memory.end_episode(state)
         self._publisher.publish(
