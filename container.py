@@ -9,6 +9,7 @@ from dependency_injector import containers, providers
 
 from app.adapters.llm.factory import build_llm_client, build_summarizer
 from app.adapters.llm.usage import UsageMeter
+from app.adapters.storage.knowledge_file import KnowledgeBase
 from app.adapters.storage.map_repository import load_map
 from app.adapters.storage.markdown_store import MarkdownMemoryStore
 from app.adapters.storage.sqlite_store import SqliteMemoryStore
@@ -26,7 +27,6 @@ from app.events.handlers import (
     TurnHandler,
 )
 from app.events.publisher import EventPublisher
-from app.play.knowledge import KnowledgeBase
 from app.play.objectives import LLMObjectiveDiscoverer, MemoryObjectiveDiscoverer, ObjectiveTracker
 from app.services.clock import DeterministicClock, SystemClock
 from app.services.context import ContextService, default_builders

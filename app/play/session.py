@@ -13,11 +13,11 @@ from app.events import commands as c
 from app.events.bus import MessageBus
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.interfaces.game import GameObservation, IGame
-from app.interfaces.memory_service import IMemoryService
+from app.interfaces.knowledge import IKnowledgeBase
+from app.interfaces.memory_service import IMemoryReader
 from app.interfaces.metrics import UsageReader
 from app.models.game import GameState, TurnOutcome
 from app.models.kinds import PromptKind
-from app.play.knowledge import KnowledgeBase
 from app.play.metrics import EpisodeStats
 from app.play.objectives import ObjectiveInput, ObjectiveTracker
 from app.play.reasoning import extract_reasoning
@@ -68,11 +68,11 @@ class PlaySession:
         game: IGame,
         agent: IAgent,
         bus: MessageBus,
-        memory: IMemoryService,
+        memory: IMemoryReader,
         context: ContextService,
         map_graph: MapGraph,
         objectives: ObjectiveTracker,
-        knowledge: KnowledgeBase,
+        knowledge: IKnowledgeBase,
         options: PlayOptions,
         meter: UsageReader | None = None,
         transcript: TextIO | None = None,

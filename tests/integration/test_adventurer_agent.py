@@ -100,10 +100,10 @@ def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
 def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
     server: FakeMessagesServer, tmp_path: Path
 ) -> None:
+    from app.adapters.storage.knowledge_file import KnowledgeBase
     from app.adapters.storage.memory_store import InMemoryStore
     from app.events.publisher import EventPublisher
     from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-    from app.play.knowledge import KnowledgeBase
     from app.play.metrics import EpisodeStats
     from app.services.map import MapGraph
     from app.services.memory_service import MemoryService

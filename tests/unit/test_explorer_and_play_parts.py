@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.adapters.storage.knowledge_file import KnowledgeBase
 from app.adapters.storage.memory_store import InMemoryStore
 from app.agents.explorer import (
     ExplorerAgent,
@@ -17,7 +18,6 @@ from app.interfaces.agent import AgentView
 from app.interfaces.game import GameObservation
 from app.models.game import GameState
 from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.play.knowledge import KnowledgeBase
 from app.play.metrics import EpisodeStats
 from app.play.objectives import (
     MemoryObjectiveDiscoverer,

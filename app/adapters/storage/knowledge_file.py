@@ -16,6 +16,7 @@ from pathlib import Path
 from app.adapters.files import atomic_write_text
 from app.agents.prompt_files import render
 from app.errors import LLMError
+from app.interfaces.knowledge import IKnowledgeBase
 from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from app.interfaces.memory_service import IMemoryReader
 from app.models.memory import MemoryCategory, MemoryEntry
@@ -25,7 +26,7 @@ _EPISODES_HEADER = "## Episodes"
 log = logging.getLogger(__name__)
 
 
-class KnowledgeBase:
+class KnowledgeBase(IKnowledgeBase):
     """The strategic knowledge file of a workdir."""
 
     def __init__(self, path: Path, max_items: int = 12, client: ILLMClient | None = None) -> None:
