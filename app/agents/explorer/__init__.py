@@ -1,0 +1,26 @@
+"""ExplorerAgent, the offline player (`agent.py`), and how it reads words and memories
+(`words.py`). HEURISTICS, not a model: see `agent.py`'s docstring."""
+
+from app.agents.explorer.agent import ExplorerAgent
+from app.agents.explorer.words import (
+    DIRECTIONS,
+    game_object_nouns,
+    normalize,
+    remembered_bad,
+    remembered_dangers,
+    remembered_failures,
+    remembered_procedures,
+    visible_objects,
+)
+
+__all__ = [
+    "DIRECTIONS",
+    "ExplorerAgent",
+    "game_object_nouns",
+    "normalize",
+    "remembered_bad",
+    "remembered_dangers",
+    "remembered_failures",
+    "remembered_procedures",
+    "visible_objects",
+]

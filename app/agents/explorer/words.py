@@ -1,0 +1,244 @@
+"""How the explorer reads words: commands, the nouns of things, and what memory says."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from app.interfaces.game import GameObservation
+from app.models.memory import MemoryCategory, MemoryEntry, MemorySource
+from app.services.map import DIRECTIONS as MAP_DIRECTIONS
+from app.services.outcomes import got_items, procedure_steps, quoted_commands
+
+DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
+_Check = Callable[[str], bool]
+_GAME_WORDS = re.compile(r'"[^"]*"|\b(?:Last answer|The game said):.*$', re.DOTALL)
+_ARTICLE_PHRASE = re.compile(
+    r"\b(?:an?|the|some)\s+((?:[a-z\-]+\s+){0,3}?[a-z\-]+)"
+    r"(?=\s*(?:[.,;:!?)]|\s(?:here|on|in|is|are|lies|lying|sits|sitting|with|which|that|"
+    r"leading|to|by|and|of|from|hangs|rests|stands|stand|opens)\b))",
+    re.IGNORECASE,
+)
+_ASKED_FIRST = re.compile(
+    r"\byou(?:'ll| will)? (?:have|need) to ((?:[a-z]+ ){0,5}[a-z]+) first\b", re.IGNORECASE
+)
+_WORD = re.compile(r"[a-z][a-z\-]*")
+_NO_SUCH_THING = re.compile(
+    r"can'?t see any|don'?t see (?:any|that|the)|no such thing|\b(?:is|are) no [\w ]+ here|"
+    r"(?:is|are)n'?t here|don'?t know the word|can'?t use the word|not a word i know|"
+    r"don'?t recogni[sz]e|need to refer to",
+    re.IGNORECASE,
+)
+"""Replies saying the thing a command named is not here at all (the noun was a guess)."""
+_SCENERY = frozenset(
+    [
+        "way",
+        "path",
+        "forest",
+        "house",
+        "room",
+        "wall",
+        "walls",
+        "floor",
+        "ground",
+        "ceiling",
+        "sky",
+        "exit",
+        "exits",
+        "passage",
+        "trees",
+        "tree",
+        "clearing",
+        "corridor",
+        "hall",
+        "area",
+        "north",
+        "south",
+        "east",
+        "west",
+        "up",
+        "down",
+        "side",
+        "direction",
+        "distance",
+        "moment",
+        "time",
+        "rest",
+        "end",
+        "middle",
+        "top",
+        "bottom",
+        "kind",
+        "sort",
+        "lot",
+        "bit",
+        "game",
+        "score",
+        "adventure",
+        "sunlight",
+        "light",
+        "darkness",
+        "dark",
+        "place",
+        "world",
+        "entrance",
+        "opening",
+        "out",
+    ]
+)
+_FIXED_VERBS = frozenset(["take", "get", "eat", "read"])
+"""Verbs whose failure a change to the thing does not undo (a fixed door stays fixed)."""
+_LOCKABLE = frozenset(["door", "gate", "chest", "box", "cabinet", "safe", "grate", "hatch"])
+_ADJECTIVE_WORDS = frozenset(
+    ["closed", "open", "locked", "unlocked", "small", "large", "big", "old", "new"]
+)
+_ARTICLES = frozenset(["the", "a", "an", "some", "your", "my"])
+_PRONOUNS = frozenset(["it", "them", "him", "her", "you", "me", "us", "this", "that", "others"])
+
+
+def _player_commands(text: str) -> list[str]:
+    """Quoted commands outside the game's own words (its answer is quoted in double quotes or
+    follows "Last answer:"/"The game said:", and may itself quote a word: 'xyzzy')."""
+    return quoted_commands(_GAME_WORDS.sub(" ", text))
+
+
+def remembered_procedures(memories: list[MemoryEntry], inventory: list[str]) -> list[str]:
+    """Commands worth repeating here, most important memory first: steps, then the action."""
+    commands: list[str] = []
+    for memory in sorted(memories, key=lambda m: -m.importance):
+        if memory.category is not MemoryCategory.SUCCESS:
+            continue
+        got = got_items(memory.title)
+        if got:
+            missing = [i for i in got if i not in inventory]
+            commands.extend(f"take {item}" for item in missing)
+            continue
+        quoted = quoted_commands(memory.text)
+        if quoted and ((memory.score_delta or 0) > 0 or procedure_steps(memory.text)):
+            commands.extend([*procedure_steps(memory.text), quoted[0]])
+    return list(dict.fromkeys(c for command in commands if (c := normalize(command))))
+
+
+def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
+    """Commands memory says failed here: every command a FAILURE memory quotes (outside the
+    game's quoted answer), and the first of an older "'x' does not work here." note."""
+    failed: set[str] = set()
+    for memory in memories:
+        if memory.category is MemoryCategory.FAILURE:
+            failed.update(_player_commands(f"{memory.title}\n{memory.text}"))
+        elif memory.source is MemorySource.NOTE and "does not work" in memory.text:
+            failed.update(quoted_commands(memory.title + " " + memory.text)[:1])
+    return failed
+
+
+def remembered_dangers(memories: list[MemoryEntry]) -> set[str]:
+    """The first quoted command of each DANGER memory here (a death or a penalty it caused)."""
+    dangers: set[str] = set()
+    for memory in memories:
+        if memory.category is MemoryCategory.DANGER:
+            dangers.update(_player_commands(f"{memory.title}\n{memory.text}")[:1])
+    return dangers
+
+
+def remembered_bad(memories: list[MemoryEntry]) -> set[str]:
+    """Commands memory marks as failing or dangerous here."""
+    return remembered_failures(memories) | remembered_dangers(memories)
+
+
+
+def tool_of(command: str) -> str | None:
+    """The item a command uses (`unlock door with key` -> key), if any."""
+    found = re.search(r"\bwith (?:the )?([a-z\-]+)$", command)
+    return found.group(1) if found else None
+
+
+def _noun(command: str) -> str | None:
+    words = command.split()
+    return words[1] if len(words) > 1 and words[0] not in DIRECTIONS else None
+
+
+def _object_noun(command: str) -> str | None:
+    """The thing a command acts on: the last word before any `with` clause."""
+    words = command.split(" with ")[0].split()
+    return words[-1] if len(words) > 1 and words[0] not in DIRECTIONS else None
+
+
+def holding(item: str, inventory: list[str]) -> bool:
+    """Whether an inventory item's name contains the word `item`."""
+    return any(item in name.lower().split() for name in inventory)
+
+
+
+_UNKNOWN_WORD = re.compile(r"""I don't know the word ["'](\w+)["']""", re.IGNORECASE)
+_UNKNOWN_NOTE = re.compile(r"does not know the word '(\w+)'")
+
+
+def unknown_words(world_notes: list[MemoryEntry]) -> set[str]:
+    """Words the game said it does not know, from world notes."""
+    return {m.group(1) for n in world_notes if (m := _UNKNOWN_NOTE.search(n.text))}
+
+
+
+def visible_objects(text: str) -> list[str]:
+    """Nouns of the things a room text mentions (`There is a small mailbox here` -> mailbox)."""
+    nouns: list[str] = []
+    for match in _ARTICLE_PHRASE.finditer(text):
+        words = [w.lower() for w in match.group(1).split()]
+        noun = words[-1]
+        if noun in _SCENERY or noun in _ADJECTIVE_WORDS or len(noun) < 3:
+            continue
+        nouns.append(noun)
+    return list(dict.fromkeys(nouns))
+
+
+def head_noun(name: str) -> str | None:
+    """The noun of a thing's name: its last word before any `with ...` clause ("spider web
+    with writing on it" -> web); None for a name that reads as a sentence, or a pronoun."""
+    text = str(name).lower()
+    words: list[str] = _WORD.findall(text.split(" with ")[0])
+    if "," in text or not words or words[-1] in _PRONOUNS or len(words[-1]) < 2:
+        return None
+    return words[-1]
+
+
+def game_object_nouns(obs: GameObservation) -> list[str]:
+    """The nouns of the game's own names for the things here (`objects`)."""
+    names = getattr(obs, "objects", None) or []
+    return list(dict.fromkeys(n for name in names if (n := head_noun(name))))
+
+
+def normalize(command: str) -> str:
+    """A command as the session records it: lower case, single spaces, no stray symbols."""
+    return " ".join(re.sub(r"[^a-z0-9 \-]", " ", command.lower()).split())
+
+
+def _entered(obs: GameObservation) -> bool:
+    """Whether the reply opens with the room's own header: a move that stayed in the same room
+    id (a maze of look-alike rooms: "In the Desert") still moved the player."""
+    first = obs.text.strip().split("\n", 1)[0].strip().lower()
+    name = obs.location_name.strip().lower()
+    return bool(name) and first.startswith(name)
+
+
+def asked_first(text: str) -> str | None:
+    """What the game says must be done first ("You'll have to get out of the bed first.")."""
+    found = _ASKED_FIRST.search(text)
+    if not found:
+        return None
+    words = [w for w in found.group(1).lower().split() if w not in _ARTICLES]
+    return " ".join(words) or None
+
+
+def object_commands(text: str, inventory: list[str], nouns: list[str] | None = None) -> list[str]:
+    """Commands to try on what is here: `nouns` when given, else nouns seen in `text`."""
+    commands: list[str] = []
+    keys = [item for item in inventory if "key" in item.lower().split()]
+    lowered = text.lower()
+    for noun in visible_objects(text) if nouns is None else nouns:
+        lockable = noun in _LOCKABLE or re.search(rf"\blocked\b[^.]*\b{re.escape(noun)}\b", lowered)
+        if keys and lockable:
+            commands.append(f"unlock {noun} with {keys[0].lower().split()[-1]}")
+        commands.extend((f"open {noun}", f"take {noun}"))
+    return commands
+
+
