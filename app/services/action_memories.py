@@ -1,0 +1,364 @@
+"""Action outcomes: endings, the failure ledger, map facts, synthesis, notes and pruning."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.errors import SummarizerError
+from app.events import events
+from app.interfaces.summarizer import SynthesisRequest
+from app.models.game import GameState, TurnOutcome
+from app.models.kinds import WorldEvent
+from app.models.memory import (
+    MemoryCategory,
+    MemoryEntry,
+    MemoryScope,
+    MemorySource,
+)
+from app.services import policy as pruning
+from app.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
+from app.services.memory_core import VISIBLE, MemoryCore, log
+from app.services.memory_rules import (
+    adds_content,
+    location_name,
+    move_tag,
+    plain_failure,
+    prerequisites,
+)
+from app.services.outcomes import (
+    failed_commands,
+    failure_text,
+    failure_title,
+    ledger_key,
+    normalize_command,
+)
+from app.services.similarity import is_similar, short_title
+from app.services.supersession import resolve
+from app.services.triggers import LOCATION as LOCATION_TRIGGER
+from app.services.triggers import LONG_RESPONSE as LONG_RESPONSE_TRIGGER
+from app.services.triggers import detect_triggers
+
+_MOVE_TRIGGERS = frozenset({LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER})
+"""Triggers a new way into a known room fires: a map fact, no summarizer call."""
+
+
+class ActionMemories(MemoryCore):
+    """What one turn, an agent's note or the end of an episode leaves in memory."""
+
+    # -- action outcomes (seeds 001, 002) ----------------------------------------------------
+
+    def record_action_outcome(
+        self, game_state: GameState, outcome: TurnOutcome
+    ) -> MemoryEntry | None:
+        # the recent turns, plus what was done here since arriving that may have opened the way;
+        # both read from the game state, which carries the episode's turns
+        earlier = game_state.turns
+        recent = earlier[-self._policy.memory_history_window :] if earlier else []
+        history = sorted(
+            {t.turn: t for t in [*prerequisites(earlier), *recent]}.values(),
+            key=lambda t: (t.episode, t.turn),
+        )
+        game_state.record_turn(outcome)
+        self._cover(game_state, outcome)
+        source = outcome.location_before
+        if source is None:
+            log.warning("turn %s: location before the action is unknown; not stored", outcome.turn)
+            return None
+        if outcome.won:
+            return self._record_win_here(outcome)
+        if outcome.died and death_cause(outcome.action, outcome.response) is not DeathCause.COMMAND:
+            return None  # the world's ending, remembered by record_ending, not this command's
+        if plain_failure(outcome):
+            return self._record_failure(outcome)
+        record = (
+            self._store.location(outcome.location_after)
+            if outcome.location_after is not None
+            else None
+        )
+        first_visit = outcome.moved and (record is None or record.visits <= 1)
+        triggers = detect_triggers(
+            outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
+        )
+        existing = self.location_memories(source)
+        tag = move_tag(outcome)
+        if tag and not first_visit and any(tag in e.tags for e in existing):
+            # A move already remembered from here: the room text that follows is old news.
+            triggers = [t for t in triggers if t not in (LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER)]
+        if not triggers:
+            return None
+        plain_move = tag and not first_visit and set(triggers) <= _MOVE_TRIGGERS
+        if plain_move and tag and not self._failed_here(existing, outcome.action):
+            return self._record_move(outcome, tag)
+        request = SynthesisRequest(
+            outcome=outcome, triggers=triggers, existing=existing, history=history
+        )
+        self.summarizer_calls["synthesis"] += 1
+        log.debug("turn %s: synthesis for triggers %s", outcome.turn, ", ".join(triggers))
+        try:
+            decision = self._summarizer.synthesize(request)
+        except SummarizerError as exc:  # a programming error is not a summary that failed
+            self._failed("synthesis", exc)
+            return None
+        if not decision.should_remember or not decision.memory_title.strip():
+            return None
+        text = decision.memory_text.strip()
+        if outcome.died:
+            words = ending_text(outcome.response)
+            if words and words not in text:
+                text = f'{text} The game said: "{words}"'
+        same = [
+            e
+            for e in existing
+            if e.title.strip().lower() == decision.memory_title.strip().lower()
+            and e.category is decision.category
+        ]
+        if same and not any(adds_content(text, e.text) for e in same):
+            log.info(
+                "synthesis repeated an existing memory title %r; skipped", decision.memory_title
+            )
+            return None
+        first_turn = min(
+            (h.turn for h in history if h.location_before == source), default=outcome.turn
+        )
+        entry = self._new_entry(
+            scope=MemoryScope.LOCATION,
+            category=decision.category,
+            status=decision.status,
+            title=decision.memory_title.strip(),
+            text=text,
+            importance=decision.importance,
+            tags=[tag] if tag else [],  # triggers are logged, not stored
+            episode=outcome.episode,
+            turn_start=first_turn if decision.multi_step else outcome.turn,
+            turn_end=outcome.turn,
+            score_delta=outcome.score_delta,
+            location_id=source,
+            location_name=outcome.location_before_name or None,
+        )
+        resolution = resolve(decision, existing, self._policy.max_supersessions)
+        # the same title with more to say (a procedure that now has its steps) replaces the old
+        supersede = list(dict.fromkeys([*resolution.supersede, *(e.id for e in same)]))
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            for old_id in supersede:
+                tx.supersede(old_id, entry.id)
+                tx.after_commit(self._superseded_callback(old_id, entry.id))
+            for old_id in resolution.invalidate:
+                if old_id not in supersede:
+                    tx.supersede(old_id, None)
+            self._announce(tx, entry)
+        return entry
+
+    def _cover(self, game_state: GameState, outcome: TurnOutcome) -> None:
+        """Mark the turn's own messages (its command and the game's answer) as read."""
+        for message in reversed(game_state.conversation_history[-4:]):
+            if message.turn != outcome.turn:
+                break
+            if message.text == outcome.response or message.text == f"> {outcome.action}":
+                self._covered.add((message.episode, message.index))
+
+    @staticmethod
+    def _failed_here(existing: Sequence[MemoryEntry], action: str) -> bool:
+        command = normalize_command(action)
+        return any(
+            e.category is MemoryCategory.FAILURE and command in failed_commands(e.text)
+            for e in existing
+        )
+
+    def _record_move(self, outcome: TurnOutcome, move_tag: str) -> MemoryEntry:
+        """A new way between rooms already seen: a fact of the map, remembered with no
+        summarizer call (a first visit, a score or a way that failed before still asks)."""
+        source = outcome.location_before
+        assert source is not None
+        action = normalize_command(outcome.action)
+        after = outcome.location_after
+        record = self._store.location(after) if after is not None else None
+        known = record.name if record is not None else ""
+        where = outcome.location_after_name or known or f"location {after}"
+        return self._add_at_source(
+            outcome,
+            category=MemoryCategory.NOTE,
+            title=f"'{action}' leads to {where}",
+            text=f"'{action}' from here reaches {where} (L{outcome.location_after}).",
+            importance=300,
+            tags=[move_tag],
+            source=MemorySource.MOVE,
+        )
+
+    def _add_at_source(self, outcome: TurnOutcome, **fields: Any) -> MemoryEntry:
+        """Store one memory of this turn at the room where it was taken, in its own unit."""
+        entry = self._new_entry(
+            scope=MemoryScope.LOCATION,
+            episode=outcome.episode,
+            turn_start=outcome.turn,
+            turn_end=outcome.turn,
+            score_delta=outcome.score_delta,
+            location_id=outcome.location_before,
+            location_name=outcome.location_before_name or None,
+            **fields,
+        )
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            self._announce(tx, entry)
+        return entry
+
+    def _record_failure(self, outcome: TurnOutcome) -> MemoryEntry | None:
+        """One FAILURE memory per (room, object), listing every command that failed on it.
+
+        No summarizer call: the game's refusal is the fact. A new command on the same object
+        updates that memory in place (same id); a command already listed changes nothing.
+        """
+        source = outcome.location_before
+        assert source is not None
+        command = normalize_command(outcome.action)
+        thing = ledger_key(command)
+        tag = f"object:{thing}" if thing else "object:-"
+        current = next(
+            (
+                e
+                for e in self.location_memories(source)
+                if e.category is MemoryCategory.FAILURE and tag in e.tags
+            ),
+            None,
+        )
+        commands = failed_commands(current.text) if current is not None else []
+        if command in commands:
+            return None
+        commands.append(command)
+        fields: dict[str, Any] = {
+            "title": failure_title(commands),
+            "text": failure_text(commands, outcome.response),
+        }
+        with self._store.transaction() as tx:
+            if current is None:
+                entry = self._new_entry(
+                    scope=MemoryScope.LOCATION,
+                    category=MemoryCategory.FAILURE,
+                    importance=400,
+                    tags=[tag],
+                    source=MemorySource.FAILURE,
+                    episode=outcome.episode,
+                    turn_start=outcome.turn,
+                    turn_end=outcome.turn,
+                    location_id=source,
+                    location_name=outcome.location_before_name or None,
+                    **fields,
+                )
+                tx.add(entry)
+            else:
+                if current.episode == outcome.episode:
+                    fields["turn_end"] = outcome.turn
+                entry = current.model_copy(update=fields)
+                tx.update(entry)
+            self._announce(tx, entry)
+        return entry
+
+    def _record_win_here(self, outcome: TurnOutcome) -> MemoryEntry:
+        """The winning command, at the room where it won, in the game's words."""
+        source = outcome.location_before
+        assert source is not None
+        words = ending_text(outcome.response)
+        action = normalize_command(outcome.action)
+        return self._add_at_source(
+            outcome,
+            category=MemoryCategory.SUCCESS,
+            title=f"Won the game by '{action}'",
+            text=f"'{action}' here won the game: {words}",
+            importance=1000,
+            tags=["ending:won"],
+            source=MemorySource.ENDING,
+        )
+
+    def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
+        if not (final.won or final.died):
+            return None
+        room = final.location_before_name or (
+            f"location {final.location_before}" if final.location_before is not None else ""
+        )
+        where = f" in {room}" if room else ""
+        words = ending_text(final.response) or final.response.strip()
+        action = normalize_command(final.action)
+        if final.won:
+            title = f"Won the game{where} at turn {final.turn}"
+            category = MemoryCategory.SUCCESS
+            kind = WorldEvent.GAME_WON
+        else:
+            cause = death_cause(final.action, final.response)
+            how = f"by '{action}'" if cause is DeathCause.COMMAND else f"({CAUSE_WORDS[cause]})"
+            title = f"Died{where} at turn {final.turn} {how}"
+            category = MemoryCategory.DANGER
+            kind = WorldEvent.PLAYER_DIED
+        entry = self._new_entry(
+            scope=MemoryScope.WORLD,
+            category=category,
+            title=title,
+            text=words,
+            importance=1000 if final.won else 900,
+            tags=[f"world:{kind}", "ending", f"episode:{final.episode}"]
+            + ([] if final.won else [f"cause:{cause.value}"]),
+            source=MemorySource.ENDING,
+            episode=final.episode,
+            turn_start=final.turn,
+            turn_end=final.turn,
+            score_delta=final.score_delta,
+            location_id=final.location_before,
+        )
+        last = game_state.conversation_history[-1].index if game_state.conversation_history else -1
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
+            tx.after_commit(
+                lambda: self._publisher.publish(
+                    events.world_event_recorded, self, event_kind=kind, related={}
+                )
+            )
+            self._announce(tx, entry)
+        return entry
+
+    def remember(
+        self,
+        game_state: GameState,
+        text: str,
+        importance: int,
+        location_id: int | None = None,
+    ) -> MemoryEntry | None:
+        text = text.strip()
+        if not text:
+            return None
+        importance = max(1, min(1000, int(importance)))
+        with self._store.transaction() as tx:
+            # the same words about another place are another note: dedupe per location
+            for note in self._store.entries(statuses=VISIBLE):
+                if note.location_id != location_id:
+                    continue
+                if note.source is MemorySource.NOTE and is_similar(text, note.text):
+                    if importance > note.importance:
+                        tx.update(note.model_copy(update={"importance": importance}))
+                    return None
+            entry = self._new_entry(
+                scope=MemoryScope.LOCATION if location_id is not None else MemoryScope.WORLD,
+                category=MemoryCategory.NOTE,
+                title=short_title(text),
+                text=text,
+                importance=importance,
+                tags=["note"],
+                source=MemorySource.NOTE,
+                episode=game_state.episode,
+                turn_start=game_state.turn,
+                turn_end=game_state.turn,
+                location_id=location_id,
+                location_name=location_name(game_state, location_id),
+            )
+            tx.add(entry)
+            self._announce(tx, entry)
+        return entry
+
+    def end_episode(self, game_state: GameState) -> None:
+        game_state.turns = []
+        self.prune()
+
+    def prune(self) -> list[str]:
+        with self._store.transaction() as tx:
+            return pruning.prune(self._store.entries(), self._policy, tx)
+

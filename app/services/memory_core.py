@@ -1,0 +1,119 @@
+"""MemoryCore: what every part of the memory service shares: the store, the summarizer, the
+publisher, the map and the policy; queries; and the helpers that make and announce entries."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from app.errors import SummarizerError
+from app.events import events
+from app.events.publisher import EventPublisher
+from app.interfaces.clock import IClock
+from app.interfaces.map import IMapRecorder
+from app.interfaces.store import IMemoryStore, StoreTransaction
+from app.interfaces.summarizer import ISummarizer
+from app.models.memory import (
+    LocationRecord,
+    MemoryEntry,
+    MemoryScope,
+    MemoryStatus,
+)
+from app.services.clock import SystemClock
+from app.services.policy import MemoryPolicy
+
+log = logging.getLogger("app.services.memory_service")
+
+VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+
+
+class MemoryCore:
+    """The shared state and queries of the memory service (see `memory_service.py`)."""
+
+    def __init__(
+        self,
+        store: IMemoryStore,
+        summarizer: ISummarizer,
+        publisher: EventPublisher,
+        map_graph: IMapRecorder,
+        policy: MemoryPolicy,
+        clock: IClock | None = None,
+    ) -> None:
+        self._store = store
+        self._clock = clock or SystemClock()
+        self._summarizer = summarizer
+        self._publisher = publisher
+        self._map = map_graph
+        self._policy = policy
+        """State-changing turns that worked at the current location since arriving there."""
+        self._covered: set[tuple[int | None, int]] = set()
+        """(episode, message index) of messages an action outcome already read."""
+        self._summarized: dict[int, set[str]] = {}
+        self.summary_failures = 0
+        self.summarizer_calls: Counter[str] = Counter()
+        """Summarizer calls by kind: synthesis, location, npc, world."""
+
+    @property
+    def synthesis_calls(self) -> int:
+        """Synthesis calls so far (one kind of `summarizer_calls`)."""
+        return self.summarizer_calls["synthesis"]
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def location_memories(self, location_id: int) -> list[MemoryEntry]:
+        return self._store.entries(
+            scope=MemoryScope.LOCATION, location_id=location_id, statuses=VISIBLE
+        )
+
+    def adjacent_memories(self, location_id: int) -> dict[int, list[MemoryEntry]]:
+        return {n: self.location_memories(n) for n in self._map.neighbors(location_id)}
+
+    def npc_memories(self, npc_id: str) -> list[MemoryEntry]:
+        return self._store.entries(scope=MemoryScope.NPC, npc_id=npc_id, statuses=VISIBLE)
+
+    def world_memories(self) -> list[MemoryEntry]:
+        return self._store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE)
+
+    def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
+        ranked = sorted(
+            self._store.entries(statuses=VISIBLE),
+            key=lambda e: (e.importance, e.created_at),
+            reverse=True,
+        )
+        return ranked[: max(0, limit)]
+
+    def location_record(self, location_id: int) -> LocationRecord | None:
+        return self._store.location(location_id)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _ask(self, scope: str, call: Callable[[], str]) -> str:
+        self.summarizer_calls[scope] += 1
+        try:
+            return call().strip()
+        except SummarizerError as exc:
+            self._failed(scope, exc)
+            return ""
+
+    def _failed(self, scope: str, exc: SummarizerError) -> None:
+        self.summary_failures += 1
+        log.warning("%s summarizer failed (%s); nothing stored, cursor kept", scope, exc)
+        self._publisher.publish(events.summary_failed, self, scope=scope, error=str(exc))
+
+    def _new_entry(self, **fields: Any) -> MemoryEntry:
+        return MemoryEntry(
+            id=self._clock.new_id(str(fields.get("title", ""))),
+            created_at=self._clock.now(),
+            **fields,
+        )
+
+    def _superseded_callback(self, old_id: str, new_id: str) -> Callable[[], None]:
+        return lambda: self._publisher.publish(
+            events.memory_superseded, self, old_id=old_id, new_id=new_id
+        )
+
+    def _announce(self, tx: StoreTransaction, entry: MemoryEntry) -> None:
+        tx.after_commit(lambda: self._publisher.publish(events.memory_recorded, self, entry=entry))
+

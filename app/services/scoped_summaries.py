@@ -1,0 +1,220 @@
+"""Scoped summaries: a location's visit, its NPCs and world events, each with its cursor."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from app.events import events
+from app.interfaces.store import StoreTransaction
+from app.models.game import GameState, Message, NPCInstance
+from app.models.kinds import EventRelated, WorldEvent
+from app.models.memory import (
+    MemoryCategory,
+    MemoryScope,
+    MemorySource,
+)
+from app.services.memory_core import MemoryCore, log
+from app.services.memory_rules import (
+    location_name,
+    mention_window,
+    norm,
+    npcs_in,
+    span,
+    world_title,
+)
+
+VISIT_IMPORTANCE = 200
+"""Visit summaries rank below every action memory (notes 300, failures 400, successes 550+)."""
+
+
+class ScopedSummaries(MemoryCore):
+    """Location, NPC and world summaries; cursors advance only after the memory is stored."""
+
+    # -- scoped summaries (seed 004) -------------------------------------------------------
+
+    def on_location_exit(self, game_state: GameState) -> None:
+        loc_id = game_state.scenario.current_location_id
+        if loc_id is None:
+            log.warning("on_location_exit with no current location: nothing summarized")
+            return
+        here = [m for m in game_state.conversation_history if m.location_id == loc_id]
+        since = game_state.scenario.last_location_message_index.get(loc_id, -1)
+        visit = [m for m in here if m.index > since]
+        location = game_state.locations.get(loc_id)
+        name = location.name if location and location.name else ""
+        if not name and here:
+            name = here[-1].location_name or ""
+        # Turns the action-outcome path already read are covered by its memories; a visit
+        # summary is asked for only when something else happened, or the room has no memory.
+        uncovered = [m for m in visit if (m.episode, m.index) not in self._covered]
+        seen = self._summarized.setdefault(loc_id, set())
+        news = [m for m in uncovered if m.role != "player" and norm(m.text) not in seen]
+        with self._store.transaction() as tx:
+            if visit and (news or not self.location_memories(loc_id)):
+                if self._summarize_location(
+                    game_state, tx, loc_id, name, uncovered if news else visit, visit[-1].index
+                ):
+                    seen.update(norm(m.text) for m in visit)
+            elif visit:
+                last = visit[-1].index
+                tx.after_commit(
+                    lambda: game_state.scenario.last_location_message_index.__setitem__(
+                        loc_id, last
+                    )
+                )
+            for npc_id in npcs_in(here, game_state):
+                # every mention since the NPC's cursor, wherever it was: a summary that failed
+                # elsewhere is retried here, so moving the cursor never skips it
+                self._summarize_npc(game_state, npc_id, game_state.conversation_history, loc_id)
+
+    def _summarize_location(
+        self,
+        game_state: GameState,
+        tx: StoreTransaction,
+        loc_id: int,
+        name: str,
+        visit: list[Message],
+        upto: int,
+    ) -> bool:
+        """Store a visit summary; False when the summarizer gave none (its cursor stays)."""
+        summary = self._ask(
+            "location",
+            lambda: self._summarizer.summarize_location_session(game_state, loc_id, visit),
+        )
+        if not summary:
+            return False
+        entry = self._new_entry(
+            scope=MemoryScope.LOCATION,
+            title=f"Visit to {name or f'location {loc_id}'}",
+            text=summary,
+            importance=VISIT_IMPORTANCE,
+            tags=["session"],
+            source=MemorySource.VISIT,
+            location_id=loc_id,
+            location_name=name or None,
+            **span(game_state, visit),
+        )
+        tx.add(entry)
+        tx.after_commit(
+            lambda: game_state.scenario.last_location_message_index.__setitem__(loc_id, upto)
+        )
+        self._announce(tx, entry)
+        return True
+
+    def _summarize_npc(
+        self, game_state: GameState, npc_id: str, visit: list[Message], loc_id: int
+    ) -> None:
+        since = game_state.scenario.last_npc_message_index.get(npc_id, -1)
+        window = mention_window(visit, npc_id, since, game_state)
+        if not window:
+            return
+        npc = game_state.npcs.get(npc_id) or NPCInstance(instance_id=npc_id, name=npc_id)
+        summary = self._ask(
+            "npc", lambda: self._summarizer.summarize_npc_interactions(game_state, npc, window)
+        )
+        if not summary:
+            return
+        places = dict.fromkeys(m.location_id for m in window if m.location_id is not None)
+        where = " and ".join(
+            location_name(game_state, p) or f"location {p}" for p in (places or {loc_id: None})
+        )
+        entry = self._new_entry(
+            scope=MemoryScope.NPC,
+            title=f"{npc.name} at {where}",
+            text=summary,
+            tags=["npc-session", f"location:{loc_id}", f"npc:{npc_id}"],
+            source=MemorySource.NPC,
+            npc_ids=[npc_id],
+            location_id=loc_id,
+            **span(game_state, window),
+        )
+        last = window[-1].index
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            tx.after_commit(
+                lambda: game_state.scenario.last_npc_message_index.__setitem__(npc_id, last)
+            )
+            self._announce(tx, entry)
+
+    def on_location_enter(
+        self, game_state: GameState, from_location_id: int | None, via: str | None = None
+    ) -> None:
+        to_id = game_state.scenario.current_location_id
+        if to_id is None:
+            return
+        location = game_state.locations.get(to_id)
+        name = location.name if location else ""
+        self._map.set_name(to_id, name)
+        if from_location_id is not None:
+            self._map.add_connection(from_location_id, to_id, action=via)
+        record = self._store.location(to_id)
+        with self._store.transaction() as tx:
+            tx.record_visit(to_id, name, game_state.episode)
+            if name and record is not None and record.name and record.name != name:
+                self._rename(tx, to_id, record.name, name)
+
+    def _rename(self, tx: StoreTransaction, location_id: int, old: str, new: str) -> None:
+        """A better name for a room: every memory that showed the old one shows the new one."""
+        log.info("location %d renamed %r -> %r", location_id, old, new)
+        for entry in self._store.entries(location_id=location_id):
+            if entry.location_name == old:
+                tx.update(entry.model_copy(update={"location_name": new}))
+
+    def on_world_event(
+        self,
+        game_state: GameState,
+        event_kind: WorldEvent,
+        tags: list[str] | None = None,
+        related: EventRelated | Mapping[str, str] | None = None,
+        title: str | None = None,
+    ) -> None:
+        about = (
+            related
+            if isinstance(related, EventRelated)
+            else EventRelated.model_validate(dict(related or {}))
+        )
+        mapping = about.as_mapping()
+        since = game_state.scenario.last_world_message_index
+        history = game_state.conversation_history
+        fresh = [m for m in history if m.index > since]
+        if not history:
+            return
+        # An event that shares its messages with the one before (an objective and the quest it
+        # ends) is still remembered: it is summarized from the latest messages.
+        window = (fresh or history[-1:])[-self._policy.world_message_window :]
+        with self._store.transaction() as tx:
+            summary = self._ask(
+                "world",
+                lambda: self._summarizer.summarize_world_update(
+                    game_state, event_kind, window, mapping
+                ),
+            )
+            tx.after_commit(
+                lambda: self._publisher.publish(
+                    events.world_event_recorded, self, event_kind=event_kind, related=mapping
+                )
+            )
+            if not summary:
+                return
+            location_id = about.location_id
+            entry = self._new_entry(
+                scope=MemoryScope.WORLD,
+                category=(
+                    MemoryCategory.DANGER
+                    if event_kind == WorldEvent.PLAYER_DIED
+                    else MemoryCategory.NOTE
+                ),
+                title=title or world_title(event_kind, about, game_state),
+                text=summary,
+                tags=[f"world:{event_kind}", *(tags or [])],
+                source=MemorySource.WORLD,
+                quest_id=about.quest_id,
+                encounter_id=about.encounter_id,
+                location_id=location_id,
+                **span(game_state, window),
+            )
+            tx.add(entry)
+            last = window[-1].index
+            tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
+            self._announce(tx, entry)
+
