@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -79,6 +80,9 @@ _SOURCE_TAGS = {
 }
 
 
+_MOVE_TAG = re.compile(r"^move:(.+)->(-?\d+)$")
+
+
 def source_of_tags(tags: list[str]) -> MemorySource | None:
     """The source older files told by tags (None: the tags say nothing)."""
     for tag in tags:
@@ -119,15 +123,26 @@ class MemoryEntry(BaseModel):
     created_at: datetime = Field(default_factory=utc_now)
     superseded_by: str | None = None
     source: MemorySource = MemorySource.ACTION
+    via: str | None = None
+    """For a move: the command that made it (`north`, `enter window`)."""
+    leads_to: LocationId | None = None
+    """For a move: the location it reached."""
 
     @model_validator(mode="before")
     @classmethod
     def _source_from_older_tags(cls, data: Any) -> Any:
         """Memories written before `source` existed told notes and summaries by tags."""
-        if isinstance(data, dict) and "source" not in data:
-            source = source_of_tags(list(data.get("tags") or ()))
-            if source is not None:
-                return {**data, "source": source}
+        if not isinstance(data, dict):
+            return data
+        tags = list(data.get("tags") or ())
+        if "source" not in data and (source := source_of_tags(tags)) is not None:
+            data = {**data, "source": source}
+        if "via" not in data:  # older moves kept "move:<command>-><id>" in a tag
+            for tag in tags:
+                found = _MOVE_TAG.match(tag) if isinstance(tag, str) else None
+                if found:
+                    data = {**data, "via": found.group(1), "leads_to": int(found.group(2))}
+                    break
         return data
 
     @model_validator(mode="after")

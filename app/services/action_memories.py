@@ -22,7 +22,7 @@ from app.services.memory_core import VISIBLE, MemoryCore, log
 from app.services.memory_rules import (
     adds_content,
     location_name,
-    move_tag,
+    move_of,
     plain_failure,
     prerequisites,
 )
@@ -81,15 +81,18 @@ class ActionMemories(MemoryCore):
             outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
         )
         existing = self.location_memories(source)
-        tag = move_tag(outcome)
-        if tag and not first_visit and any(tag in e.tags for e in existing):
+        move = move_of(outcome)
+        known = any(
+            e.via == move.get("via") and e.leads_to == move.get("leads_to") for e in existing
+        )
+        if move and not first_visit and known:
             # A move already remembered from here: the room text that follows is old news.
             triggers = [t for t in triggers if t not in (LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER)]
         if not triggers:
             return None
-        plain_move = tag and not first_visit and set(triggers) <= _MOVE_TRIGGERS
-        if plain_move and tag and not self._failed_here(existing, outcome.action):
-            return self._record_move(outcome, tag)
+        plain_move = move and not first_visit and set(triggers) <= _MOVE_TRIGGERS
+        if plain_move and not self._failed_here(existing, outcome.action):
+            return self._record_move(outcome, move)
         request = SynthesisRequest(
             outcome=outcome, triggers=triggers, existing=existing, history=history
         )
@@ -128,7 +131,7 @@ class ActionMemories(MemoryCore):
             title=decision.memory_title.strip(),
             text=text,
             importance=decision.importance,
-            tags=[tag] if tag else [],  # triggers are logged, not stored
+            **move,  # triggers are logged, not stored
             episode=outcome.episode,
             turn_start=first_turn if decision.multi_step else outcome.turn,
             turn_end=outcome.turn,
@@ -166,7 +169,7 @@ class ActionMemories(MemoryCore):
             for e in existing
         )
 
-    def _record_move(self, outcome: TurnOutcome, move_tag: str) -> MemoryEntry:
+    def _record_move(self, outcome: TurnOutcome, move: dict[str, object]) -> MemoryEntry:
         """A new way between rooms already seen: a fact of the map, remembered with no
         summarizer call (a first visit, a score or a way that failed before still asks)."""
         source = outcome.location_before
@@ -182,8 +185,8 @@ class ActionMemories(MemoryCore):
             title=f"'{action}' leads to {where}",
             text=f"'{action}' from here reaches {where} (L{outcome.location_after}).",
             importance=300,
-            tags=[move_tag],
             source=MemorySource.MOVE,
+            **move,
         )
 
     def _add_at_source(self, outcome: TurnOutcome, **fields: Any) -> MemoryEntry:

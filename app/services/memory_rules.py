@@ -111,11 +111,11 @@ def plain_failure(outcome: TurnOutcome) -> bool:
     return is_failure(outcome.response) and unknown_word(outcome.response) is None
 
 
-def move_tag(outcome: TurnOutcome) -> str | None:
-    """`move:<action>-><destination id>` for a turn that changed location, else None."""
+def move_of(outcome: TurnOutcome) -> dict[str, object]:
+    """`{"via": command, "leads_to": id}` for a turn that changed location, else {}."""
     if not outcome.moved or outcome.location_after is None:
-        return None
-    return f"move:{' '.join(outcome.action.lower().split())}->{outcome.location_after}"
+        return {}
+    return {"via": " ".join(outcome.action.lower().split()), "leads_to": outcome.location_after}
 
 
 def prerequisites(turns: Sequence[TurnOutcome]) -> list[TurnOutcome]:

@@ -97,6 +97,8 @@ def full_entries() -> list[MemoryEntry]:
         since_timestamp=datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=UTC),
         created_at=datetime(2023, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
         source=MemorySource.FAILURE,
+        via="enter window",
+        leads_to=203,
     )
     npc = MemoryEntry(
         id="m-full-npc",

@@ -425,10 +425,10 @@ def test_the_jericho_runner_sends_each_turn_through_the_bus(tmp_path: Path) -> N
         (2, "narrator", "Taken. Your score has gone up by one point."),
     ]
     assert report.outcome.visited == [1, 2, 3]
-    moves = [e for e in report.outcome.entries if any(t.startswith("move:") for t in e.tags)]
-    assert {(e.location_id, t) for e in moves for t in e.tags if t.startswith("move:")} >= {
-        (1, "move:north->2"),  # stored at the SOURCE location
-        (2, "move:east->3"),
+    moves = [e for e in report.outcome.entries if e.via is not None]
+    assert {(e.location_id, e.via, e.leads_to) for e in moves} >= {
+        (1, "north", 2),  # stored at the SOURCE location
+        (2, "east", 3),
     }
 
 

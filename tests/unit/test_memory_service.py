@@ -373,7 +373,7 @@ def test_a_move_already_remembered_from_here_does_not_call_synthesis_again(env: 
         SynthesisDecision(should_remember=True, memory_title="west leads to Kitchen")
     ]
     stored = env.service.record_action_outcome(env.gs, outcome(1, "West", room_text, after=203))
-    assert stored is not None and "move:west->203" in stored.tags
+    assert stored is not None and (stored.via, stored.leads_to) == ("west", 203)
     assert (
         env.service.record_action_outcome(env.gs, outcome(2, "west", room_text, after=203)) is None
     )

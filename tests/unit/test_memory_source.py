@@ -52,3 +52,15 @@ def test_a_source_the_tags_would_contradict_survives_the_markdown_file(tmp_path:
     assert again.get("m-odd").source is MemorySource.ACTION  # type: ignore[union-attr]
     assert again.get("m-usual").source is MemorySource.NOTE  # type: ignore[union-attr]
     again.close()
+
+
+def test_older_move_tags_become_the_typed_move() -> None:
+    old = MemoryEntry.model_validate(
+        {
+            "scope": "location",
+            "location_id": 79,
+            "title": "'west' leads to Kitchen",
+            "tags": ["location_changed", "move:west->203"],
+        }
+    )
+    assert (old.via, old.leads_to) == ("west", 203)
