@@ -303,10 +303,15 @@ def _clear_run_files(settings: CairnSettings) -> None:
         settings.knowledge_file,
         settings.report_file,
     ]
-    for name in names:
-        for path in workdir.glob(name + "*"):
-            if path.is_file():
-                path.unlink()
+    # exact names only (and the store's own backups and lock): never a user's file like
+    # Memories.md.bak, and never a pattern that an empty name would turn into "everything"
+    made = [*names, *(f"{settings.memory_file}.{n}" for n in range(1, settings.backup_count + 1))]
+    made += [f"{settings.memory_file}.lock", f"{settings.sqlite_file}-wal"]
+    made += [f"{settings.sqlite_file}-shm"]
+    for name in made:
+        path = workdir / name
+        if path.is_file() and not path.is_symlink():
+            path.unlink()
 
 
 @main.command("map")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import tomllib
 from pathlib import Path
 from typing import Literal
 
@@ -12,6 +14,7 @@ from pydantic_settings import (
     PydanticBaseSettingsSource,
     PyprojectTomlConfigSettingsSource,
     SettingsConfigDict,
+    SettingsError,
 )
 
 from app.errors import ConfigError
@@ -32,7 +35,7 @@ class CairnSettings(BaseSettings):
     store: Literal["markdown", "sqlite"] = "markdown"
     memory_file: str = "Memories.md"
     sqlite_file: str = "memories.sqlite3"
-    backup_count: int = Field(3, ge=0)
+    backup_count: int = Field(3, ge=0, le=100)
     lock_timeout: float = Field(30.0, gt=0)
     memory_history_window: int = Field(3, ge=1)
     world_message_window: int = Field(30, ge=1)
@@ -88,6 +91,16 @@ class CairnSettings(BaseSettings):
     )
     """Per-game NPC names (keyed by story file stem), matched against room objects and text."""
 
+    @field_validator(
+        "memory_file", "sqlite_file", "llm_log_file", "map_file", "knowledge_file", "report_file"
+    )
+    @classmethod
+    def _plain_file_name(cls, value: str) -> str:
+        """Files cairn writes are named inside the workdir: a plain name, never a path."""
+        if not value or value in (".", "..") or any(c in value for c in "/\\\0"):
+            raise ValueError(f"must be a plain file name inside the workdir, got {value!r}")
+        return value
+
     @field_validator("memory_history_window")
     @classmethod
     def _warn_large_window(cls, value: int) -> int:
@@ -107,11 +120,29 @@ class CairnSettings(BaseSettings):
         return (init_settings, env_settings, PyprojectTomlConfigSettingsSource(settings_cls))
 
 
+KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR"])
+"""CAIRN_ variables that are not settings but are read elsewhere (the demo-world cache)."""
+
+
 def load_settings(**overrides: object) -> CairnSettings:
-    """Build settings, turning validation errors into a ConfigError that names each field."""
+    """Build settings, turning validation errors into a ConfigError that names each field.
+
+    An unknown `CAIRN_*` variable is warned about (a typo would otherwise be silently ignored);
+    a variable or a [tool.cairn] table that cannot be parsed is a ConfigError naming it.
+    """
+    fields = {f"CAIRN_{name.upper()}" for name in CairnSettings.model_fields}
+    for name in sorted(os.environ):
+        if name.startswith("CAIRN_") and name not in fields and name not in KNOWN_ENV:
+            log.warning("%s is not a cairn setting; ignored", name)
     clean = {k: v for k, v in overrides.items() if v is not None}
     try:
         return CairnSettings(**clean)  # type: ignore[arg-type]
+    except SettingsError as exc:
+        raise ConfigError(f"cannot read the cairn settings: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"pyproject.toml: [tool.cairn] is not valid TOML: {exc}") from exc
+    except (TypeError, AttributeError) as exc:  # e.g. `[tool] cairn = 5`
+        raise ConfigError(f"pyproject.toml: [tool.cairn] must be a table: {exc}") from exc
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()

@@ -1,0 +1,85 @@
+"""Data safety of settings and --fresh, written as the attacks that broke them: an empty file
+name that made --fresh delete the workdir, a user's backup deleted, paths as file names,
+unparseable settings giving tracebacks, unknown variables ignored silently, unbounded backups."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.cli import _clear_run_files
+from app.errors import ConfigError
+from app.settings import load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cairn(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, **env}
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        cwd=cwd,
+        env={**full, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_an_empty_memory_file_name_is_refused_and_fresh_deletes_nothing(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("mine")
+    done = cairn("play", "--fresh", "--workdir", str(work), cwd=tmp_path, CAIRN_MEMORY_FILE="")
+    assert done.returncode == 2, done.stderr
+    assert "memory_file" in done.stderr and "Traceback" not in done.stderr
+    assert (work / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "../outside.md", "sub/Memories.md", "..", ""])
+def test_file_name_settings_are_plain_names(name: str) -> None:
+    with pytest.raises(ConfigError, match="plain file name"):
+        load_settings(memory_file=name) if name else load_settings(report_file="")
+
+
+def test_fresh_removes_only_the_files_cairn_made_by_exact_name(tmp_path: Path) -> None:
+    settings = load_settings(workdir=tmp_path)
+    made = ["Memories.md", "Memories.md.1", "Memories.md.lock", "map.json", "report.json"]
+    mine = ["Memories.md.bak", "Memories.md.old", "map.json.mine", "notes.txt"]
+    for name in [*made, *mine]:
+        (tmp_path / name).write_text(name)
+    _clear_run_files(settings)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(mine)
+
+
+def test_unparseable_settings_are_one_line_errors_with_exit_2(tmp_path: Path) -> None:
+    bad_env = cairn("memories", "show", "--workdir", str(tmp_path), cwd=tmp_path,
+                    CAIRN_MODELS="notjson")
+    assert bad_env.returncode == 2 and "models" in bad_env.stderr
+    assert "Traceback" not in bad_env.stderr
+    (tmp_path / "pyproject.toml").write_text("[tool.cairn\nstore = 'x'\n")
+    bad_toml = cairn("memories", "show", "--workdir", str(tmp_path), cwd=tmp_path)
+    assert bad_toml.returncode == 2 and "pyproject.toml" in bad_toml.stderr
+    (tmp_path / "pyproject.toml").write_text("[tool]\ncairn = 5\n")
+    not_table = cairn("memories", "show", "--workdir", str(tmp_path), cwd=tmp_path)
+    assert not_table.returncode == 2 and "[tool.cairn]" in not_table.stderr
+    assert "Traceback" not in bad_toml.stderr + not_table.stderr
+
+
+def test_an_unknown_cairn_variable_is_warned_about(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("CAIRN_BOGUS", "1")
+    with caplog.at_level(logging.WARNING):
+        load_settings()
+    assert "CAIRN_BOGUS is not a cairn setting" in caplog.text
+
+
+def test_backup_count_has_an_upper_bound() -> None:
+    with pytest.raises(ConfigError, match="backup_count"):
+        load_settings(backup_count=1_000_000)
