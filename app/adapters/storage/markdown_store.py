@@ -6,6 +6,7 @@ import contextlib
 import glob
 import logging
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -63,7 +64,10 @@ class MarkdownMemoryStore(CachedStore):
 
     def __init__(self, path: Path, *, backup_count: int = 3, lock_timeout: float = 30.0) -> None:
         super().__init__()
-        self._path = Path(path)
+        # a symlinked Memories.md is written where it points, so the link keeps seeing writes
+        self._path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
+        self._crlf = False
+        """The file used CRLF line ends when read: it is written back with them."""
         if backup_count < 0:
             raise StoreError(f"backup_count: must be >= 0, got {backup_count}")
         self._backup_count = backup_count
@@ -93,6 +97,9 @@ class MarkdownMemoryStore(CachedStore):
             except OSError as e:
                 raise StoreError(f"{self._path}: cannot read: {e}") from e
             modified = datetime.fromtimestamp(signature[2] / 1e9, tz=UTC)
+            self._crlf = "\r\n" in text
+            if self._crlf:
+                text = text.replace("\r\n", "\n")
             parsed = parse(text, str(self._path), created_at=modified)
             self._cache, self._raw, self._problems = parsed.cache, parsed.raw, parsed.problems
             for problem in parsed.problems:
@@ -144,6 +151,8 @@ class MarkdownMemoryStore(CachedStore):
         return cache
 
     def _write(self, text: str) -> None:
+        if self._crlf:
+            text = text.replace("\n", "\r\n")
         data = text.encode("utf-8", errors="surrogateescape")
         if not self._temps_checked:
             self._remove_stale_temps()
@@ -156,6 +165,7 @@ class MarkdownMemoryStore(CachedStore):
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
+            os.chmod(tmp, _mode_for(self._path))
             self._rotate_backups()
             os.replace(tmp, self._path)
             _fsync_dir(self._path.parent)
@@ -203,3 +213,13 @@ class MarkdownMemoryStore(CachedStore):
 
     def close(self) -> None:
         """Nothing stays open between units of work."""
+
+
+def _mode_for(path: Path) -> int:
+    """The permissions a rewrite keeps: the file's own, else what a new file would get."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

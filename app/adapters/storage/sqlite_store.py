@@ -134,6 +134,10 @@ class SqliteMemoryStore(CachedStore):
             raise StoreError(f"{self._path}: {doing}: {e}") from e
 
     def _open(self) -> sqlite3.Connection:
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)  # as the markdown store does
+        except OSError as e:
+            raise StoreError(f"{self._path.parent}: cannot create the folder: {e}") from e
         with self._sql_errors("open"):
             conn = sqlite3.connect(
                 self._path,

@@ -1,0 +1,68 @@
+"""How the stores treat the files a person owns: a symlinked Memories.md stays a link, the
+file's mode and its CRLF line ends are kept, and a missing workdir is created (SQLite too)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from app.adapters.storage.markdown_store import MarkdownMemoryStore
+from app.adapters.storage.sqlite_store import SqliteMemoryStore
+from app.models.memory import MemoryEntry, MemoryScope
+
+
+def note(title: str) -> MemoryEntry:
+    return MemoryEntry(scope=MemoryScope.WORLD, title=title, text="Something learned.")
+
+
+def add(store: MarkdownMemoryStore | SqliteMemoryStore, title: str) -> None:
+    with store.transaction() as tx:
+        tx.add(note(title))
+
+
+def test_a_symlinked_memory_file_is_written_through_the_link(tmp_path: Path) -> None:
+    target = tmp_path / "shared" / "Memories.md"
+    target.parent.mkdir()
+    add(MarkdownMemoryStore(target), "first")
+    link = tmp_path / "work" / "Memories.md"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    store = MarkdownMemoryStore(link)
+    add(store, "second")
+    store.close()
+    assert link.is_symlink()
+    assert "second" in target.read_text()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+def test_the_file_mode_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    add(MarkdownMemoryStore(path), "first")
+    path.chmod(0o640)
+    store = MarkdownMemoryStore(path)
+    add(store, "second")
+    store.close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+def test_crlf_line_ends_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    add(MarkdownMemoryStore(path), "first")
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    store = MarkdownMemoryStore(path)
+    assert [e.title for e in store.entries()] == ["first"]
+    add(store, "second")
+    store.close()
+    data = path.read_bytes()
+    assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+    assert [e.title for e in MarkdownMemoryStore(path).entries()] == ["first", "second"]
+
+
+def test_the_sqlite_store_creates_a_missing_workdir(tmp_path: Path) -> None:
+    store = SqliteMemoryStore(tmp_path / "new" / "deeper" / "memories.sqlite3")
+    add(store, "first")
+    store.close()
+    assert (tmp_path / "new" / "deeper" / "memories.sqlite3").is_file()
