@@ -136,11 +136,11 @@ def check(file: Path) -> None:
         count = len(sql.entries())
         sql.close()
     else:
-        from app.adapters.storage.markdown_format import check_memory_file
-        from app.adapters.storage.markdown_store import MarkdownMemoryStore
+        from app.adapters.storage.markdown_format import check_memory_file, parse, read_text
 
         problems = check_memory_file(file)
-        count = len(MarkdownMemoryStore(file).entries())
+        # counted by the parser, not a store: a store would log each problem a second time
+        count = len(parse(read_text(file), str(file)).cache.memories)
     for problem in problems:
         click.echo(str(problem))
     if problems:

@@ -83,3 +83,17 @@ def test_an_unknown_cairn_variable_is_warned_about(
 def test_backup_count_has_an_upper_bound() -> None:
     with pytest.raises(ConfigError, match="backup_count"):
         load_settings(backup_count=1_000_000)
+
+
+def test_check_prints_each_problem_once(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    path.write_text(
+        "# Location Memories\n\n## Location 1: Hall\n\n### Memories\n\n"
+        "**[NOPE] A broken block** *(Ep1, T1)*\nText.\n"
+    )
+    done = cairn("memories", "check", str(path), cwd=tmp_path)
+    assert done.returncode == 1
+    out = done.stdout + done.stderr
+    line = next(ln for ln in done.stdout.splitlines() if "Memories.md:" in ln)
+    problem = line.split(": ", 1)[1]
+    assert out.count(problem) == 1, out
