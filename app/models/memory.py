@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
-LocationId = StrictInt
-"""Jericho's integer location number. Strings, floats and bools are rejected."""
+LocationId = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+"""Jericho's integer location number. Strings, floats and bools are rejected, and so is a
+number no store can keep (SQLite integers are 64-bit)."""
 
 
 def new_memory_id() -> str:
@@ -144,6 +145,20 @@ class MemoryEntry(BaseModel):
                     data = {**data, "via": found.group(1), "leads_to": int(found.group(2))}
                     break
         return data
+
+    @field_validator(
+        "title", "text", "location_name", "quest_id", "encounter_id", "via", mode="before"
+    )
+    @classmethod
+    def _no_lone_surrogates(cls, value: object) -> object:
+        """Text no file can hold: a lone surrogate (U+D800-U+DFFF) is named, never written."""
+        if isinstance(value, str):
+            for position, char in enumerate(value):
+                if 0xD800 <= ord(char) <= 0xDFFF:
+                    raise ValueError(
+                        f"holds a lone surrogate U+{ord(char):04X} at position {position}"
+                    )
+        return value
 
     @model_validator(mode="after")
     def _scope_keys(self) -> MemoryEntry:

@@ -64,3 +64,22 @@ def test_older_move_tags_become_the_typed_move() -> None:
         }
     )
     assert (old.via, old.leads_to) == ("west", 203)
+
+
+def test_a_location_id_no_store_can_keep_is_refused_by_name() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="location_id"):
+        MemoryEntry(scope=MemoryScope.LOCATION, location_id=2**63, title="Far away")
+    assert MemoryEntry(scope=MemoryScope.LOCATION, location_id=2**63 - 1, title="Edge").location_id
+
+
+def test_lone_surrogates_are_refused_by_field() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    for field in ("title", "text", "quest_id"):
+        values = {"scope": MemoryScope.WORLD, "title": "Ok", field: "bad \ud83d here"}
+        with pytest.raises(ValidationError, match=rf"{field}\n[\s\S]*U\+D83D at position 4"):
+            MemoryEntry(**values)  # type: ignore[arg-type]
