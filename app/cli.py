@@ -140,7 +140,8 @@ def check(file: Path) -> None:
 
         problems = check_memory_file(file)
         # counted by the parser, not a store: a store would log each problem a second time
-        count = len(parse(read_text(file), str(file)).cache.memories)
+        text = read_text(file).removeprefix("\ufeff").replace("\r\n", "\n")
+        count = len(parse(text, str(file)).cache.memories)
     for problem in problems:
         click.echo(str(problem))
     if problems:

@@ -66,3 +66,18 @@ def test_the_sqlite_store_creates_a_missing_workdir(tmp_path: Path) -> None:
     add(store, "first")
     store.close()
     assert (tmp_path / "new" / "deeper" / "memories.sqlite3").is_file()
+
+
+def test_a_byte_order_mark_hides_no_section_and_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    with store.transaction() as tx:
+        tx.add(MemoryEntry(scope=MemoryScope.LOCATION, location_id=1, title="In the hall"))
+    store.close()
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    again = MarkdownMemoryStore(path)
+    assert [e.title for e in again.entries()] == ["In the hall"] and not again.problems()
+    add(again, "second")
+    again.close()
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert len(MarkdownMemoryStore(path).entries()) == 2

@@ -943,7 +943,7 @@ def read_text(path: Path) -> str:
 
 def check_memory_file(path: Path) -> list[ParseProblem]:
     """Every problem in a memory file, with line numbers (empty when the file is valid)."""
-    text = read_text(path)
+    text = read_text(path).removeprefix("\ufeff").replace("\r\n", "\n")
     problems = parse(text, str(path)).problems
     for number, line in enumerate(text.split("\n"), start=1):
         if any(0xDC80 <= ord(c) <= 0xDCFF for c in line):

@@ -68,6 +68,8 @@ class MarkdownMemoryStore(CachedStore):
         self._path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
         self._crlf = False
         """The file used CRLF line ends when read: it is written back with them."""
+        self._bom = False
+        """The file started with a UTF-8 byte-order mark: it is written back with one."""
         if backup_count < 0:
             raise StoreError(f"backup_count: must be >= 0, got {backup_count}")
         self._backup_count = backup_count
@@ -97,6 +99,8 @@ class MarkdownMemoryStore(CachedStore):
             except OSError as e:
                 raise StoreError(f"{self._path}: cannot read: {e}") from e
             modified = datetime.fromtimestamp(signature[2] / 1e9, tz=UTC)
+            self._bom = text.startswith("\ufeff")
+            text = text.removeprefix("\ufeff")  # an editor's byte-order mark is no text
             self._crlf = "\r\n" in text
             if self._crlf:
                 text = text.replace("\r\n", "\n")
@@ -153,6 +157,8 @@ class MarkdownMemoryStore(CachedStore):
     def _write(self, text: str) -> None:
         if self._crlf:
             text = text.replace("\n", "\r\n")
+        if self._bom:
+            text = "\ufeff" + text
         data = text.encode("utf-8", errors="surrogateescape")
         if not self._temps_checked:
             self._remove_stale_temps()
