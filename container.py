@@ -196,7 +196,13 @@ class Container(containers.DeclarativeContainer):
     agent = providers.Selector(
         _llm,
         offline=explorer,
-        llm=providers.Factory(AdventurerAgent, llm_client, fallback=explorer, toolbox=toolbox),
+        llm=providers.Factory(
+            AdventurerAgent,
+            llm_client,
+            fallback=explorer,
+            toolbox=toolbox,
+            failures=usage_meter,
+        ),
     )
     _rule_objectives = providers.Factory(
         MemoryObjectiveDiscoverer,

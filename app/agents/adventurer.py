@@ -13,9 +13,10 @@ import logging
 
 from app.agents.prompt_files import render
 from app.agents.research import MemoryToolbox, research
-from app.errors import LLMError
+from app.errors import LLMBadResponseError, LLMError
 from app.interfaces.agent import AgentDecision, AgentView, IAgent
 from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from app.interfaces.metrics import FailureRecorder
 from app.models.kinds import Role
 
 log = logging.getLogger(__name__)
@@ -30,12 +31,14 @@ class AdventurerAgent(IAgent):
         fallback: IAgent,
         toolbox: MemoryToolbox | None = None,
         max_tokens: int = 600,
+        failures: FailureRecorder | None = None,
     ) -> None:
         self._client = client
         self._fallback = fallback
         self._toolbox = toolbox
         self._max_tokens = max_tokens
         self.failures = 0
+        self._recorder = failures
 
     def new_episode(self, episode: int) -> None:
         self._fallback.new_episode(episode)
@@ -69,6 +72,17 @@ class AdventurerAgent(IAgent):
             )
         except LLMError as exc:
             self.failures += 1
+            kind = _failure_kind(exc)
+            if self._recorder is not None:
+                if isinstance(exc, LLMBadResponseError):  # the call itself was counted as answered
+                    self._recorder.record_unusable(Role.ADVENTURER, kind)
+                self._recorder.record_fallback(kind)
             log.warning("adventurer call failed (%s); the offline explorer plays this turn", exc)
             return self._fallback.decide(view)
         return decision
+
+
+def _failure_kind(exc: LLMError) -> str:
+    """A short name for the kind of failure ("bad_response", "timeout", "rate_limited")."""
+    name = type(exc).__name__.removeprefix("LLM").removesuffix("Error")
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_") or "error"

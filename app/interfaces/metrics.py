@@ -26,3 +26,15 @@ class SummarizerCounts(Protocol):
     def summary_failures(self) -> int:
         """Summarizer calls that failed (nothing stored, cursor kept)."""
         ...
+
+
+class FailureRecorder(Protocol):
+    """Where an agent reports an LLM answer it could not use, and each fallback it took."""
+
+    def record_unusable(self, role: str, kind: str) -> None:
+        """An answered call whose answer could not be used."""
+        ...
+
+    def record_fallback(self, kind: str) -> None:
+        """A turn played on the offline stand-in after a failure of `kind`."""
+        ...

@@ -139,3 +139,20 @@ def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
     text = kb.read()
     assert kb.failures == 1 and "## Dangers\n- Location 46: Deadly: west." in text
     assert "- Episode 1: 30 turns" in text and "- Episode 2: 20 turns, score 4, won." in text
+
+
+def test_answers_that_cannot_be_used_are_counted_failures_by_kind(
+    server: FakeMessagesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 200 with text where a tool call was required: the agent falls back, and it counts."""
+    for _ in range(300):
+        server.queue_text("I think I would go north, probably.")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    settings = load_settings(
+        workdir=tmp_path, llm="anthropic", llm_base_url=server.base_url, llm_max_retries=0
+    )
+    report = run_play(settings, game=FakeGame(), episodes=1, max_turns=4).report
+    kinds = report["llm_usage"]["failures_by_kind"]
+    assert kinds["fallback:bad_response"] == 4
+    assert kinds["bad_response"] >= 4
+    assert report["total"]["llm_failures"] >= 4

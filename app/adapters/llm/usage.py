@@ -46,6 +46,7 @@ class UsageMeter:
         self._lock = threading.Lock()
         self._total = _Totals()
         self._by_role: dict[str, _Totals] = {}
+        self._by_kind: dict[str, int] = {}
 
     def record_success(self, role: str, usage: Usage, latency_ms: float) -> None:
         """Count one answered call with its reported token usage."""
@@ -54,6 +55,20 @@ class UsageMeter:
     def record_failure(self, role: str, latency_ms: float) -> None:
         """Count one call that raised (no tokens are known for it)."""
         self._add(role, None, latency_ms, failed=True)
+
+    def record_unusable(self, role: str, kind: str) -> None:
+        """Count an answered call whose answer could not be used (no content, text where a
+        tool call was required, the wrong tool): a failure of kind `kind`, e.g. bad_response."""
+        with self._lock:
+            self._total.failures += 1
+            self._by_role.setdefault(role, _Totals()).failures += 1
+            self._by_kind[kind] = self._by_kind.get(kind, 0) + 1
+
+    def record_fallback(self, kind: str) -> None:
+        """Count a turn an agent played on the offline stand-in, by the failure's kind."""
+        with self._lock:
+            key = f"fallback:{kind}"
+            self._by_kind[key] = self._by_kind.get(key, 0) + 1
 
     def _add(self, role: str, usage: Usage | None, latency_ms: float, failed: bool) -> None:
         with self._lock:
@@ -65,4 +80,5 @@ class UsageMeter:
         with self._lock:
             result = self._total.as_dict()
             result["by_role"] = {role: t.as_dict() for role, t in sorted(self._by_role.items())}
+            result["failures_by_kind"] = dict(sorted(self._by_kind.items()))
             return result
