@@ -59,8 +59,9 @@ class CairnSettings(BaseSettings):
     """The objective prompt's map shows every room within this many moves, then a count."""
     llm: str = "offline"
     llm_base_url: str | None = None
-    llm_timeout: float = Field(60.0, gt=0)
-    llm_max_retries: int = Field(2, ge=0)
+    llm_timeout: float = Field(30.0, gt=0)
+    llm_max_retries: int = Field(1, ge=0)
+    """With the circuit breaker, a hanging API costs one call's timeouts, not one per turn."""
     llm_log_file: str = "llm.jsonl"
     models: dict[str, str] = Field(
         default_factory=lambda: {

@@ -111,7 +111,7 @@ def run_play(
         "run_id": run_id,
         "episodes": [e.model_dump() for e in stats],
         "total": totals(stats, session.visited_ids, remembered),
-        "llm_usage": container.usage_meter().snapshot(),
+        "llm_usage": {**container.usage_meter().snapshot(), "circuit": _circuit(container)},
         "summary_failures": counts.summary_failures,
         "query_tool_failures": container.memory_query_tools().failures,
     }
@@ -168,3 +168,15 @@ def episode_table(report: dict[str, Any]) -> str:
     return "\n".join(
         "  ".join(cell.rjust(w) for cell, w in zip(r, widths, strict=True)) for r in rows
     )
+
+
+def _circuit(container: Any) -> dict[str, object] | None:
+    """The LLM circuit breaker's state for the report (None offline)."""
+    from app.adapters.llm.breaker import CircuitBreaker
+
+    client = container.llm_client()
+    inner = getattr(client, "_inner", None)  # a recording cassette wraps the breaker
+    for candidate in (client, inner):
+        if isinstance(candidate, CircuitBreaker):
+            return candidate.snapshot()
+    return None

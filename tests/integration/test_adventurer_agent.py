@@ -89,8 +89,12 @@ def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
     )
     report = run_play(settings, game=FakeGame(), episodes=1, max_turns=6).report
     assert report["episodes"][0]["turns"] == 6
-    assert report["total"]["llm_failures"] >= 6
+    # three 500s open the circuit; every turn's fallback is counted by kind
+    assert report["total"]["llm_failures"] >= 3
     assert report["llm_usage"]["failures"] == report["total"]["llm_failures"]
+    assert sum(
+        n for k, n in report["llm_usage"]["failures_by_kind"].items() if k.startswith("fallback:")
+    ) >= 6
     assert (tmp_path / "Memories.md").exists()
     for path in tmp_path.rglob("*"):
         if path.is_file():
@@ -156,3 +160,59 @@ def test_answers_that_cannot_be_used_are_counted_failures_by_kind(
     assert kinds["fallback:bad_response"] == 4
     assert kinds["bad_response"] >= 4
     assert report["total"]["llm_failures"] >= 4
+
+
+def test_a_hanging_api_opens_the_circuit_and_play_goes_on_offline(
+    server: FakeMessagesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for _ in range(50):
+        server.queue_fault("slow", delay=1.0)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    settings = load_settings(
+        workdir=tmp_path,
+        llm="anthropic",
+        llm_base_url=server.base_url,
+        llm_max_retries=0,
+        llm_timeout=0.3,
+    )
+    report = run_play(settings, game=FakeGame(), episodes=1, max_turns=10).report
+    assert report["episodes"][0]["turns"] == 10
+    circuit = report["llm_usage"]["circuit"]
+    assert circuit["opened"] >= 1 and circuit["rejected"] >= 10
+    assert len(server.requests) <= 2  # one timeout opened it; the rest never waited
+    assert report["llm_usage"]["failures_by_kind"]["fallback:unavailable"] >= 9
+
+
+def test_the_circuit_closes_again_after_its_cooldown() -> None:
+    from app.adapters.llm.breaker import CircuitBreaker
+    from app.errors import LLMTimeoutError, LLMUnavailableError
+    from app.interfaces.llm import LLMRequest, LLMResponse, Usage
+
+    now = [0.0]
+    answers: list[object] = [LLMTimeoutError("hung"), "ok"]
+
+    class Scripted:
+        def complete(self, request: LLMRequest) -> LLMResponse:
+            answer = answers.pop(0)
+            if isinstance(answer, Exception):
+                raise answer
+            return LLMResponse(
+                text="ok",
+                tool_calls=[],
+                stop_reason="end_turn",
+                usage=Usage(input_tokens=1, output_tokens=1),
+                latency_ms=1.0,
+                model="m",
+            )
+
+    breaker = CircuitBreaker(Scripted(), cooldown=60, clock=lambda: now[0])  # type: ignore[arg-type]
+    request = LLMRequest(role="adventurer", system="s", messages=[])
+    with pytest.raises(LLMTimeoutError):
+        breaker.complete(request)
+    assert breaker.state == "open"
+    with pytest.raises(LLMUnavailableError, match="circuit open"):
+        breaker.complete(request)
+    now[0] = 61.0
+    assert breaker.state == "half-open"
+    assert breaker.complete(request).text == "ok"
+    assert breaker.snapshot() == {"state": "closed", "opened": 1, "rejected": 1}

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from app.adapters.llm.breaker import CircuitBreaker
 from app.adapters.llm.cassette import CassetteClient
 from app.adapters.llm.exchange_log import ExchangeLog
 from app.adapters.llm.rule_based import RuleBasedSummarizer
@@ -59,11 +60,12 @@ def build_llm_client(
         log=ExchangeLog(log_path, secrets=[key]),
         meter=meter,
     )
+    breaker = CircuitBreaker(client)
     if kind == "record":
         if not path:
             raise ConfigError("llm: 'record:PATH' needs the path of the file to record to")
-        return CassetteClient(Path(path), "record", models, inner=client, secrets=[key])
-    return client
+        return CassetteClient(Path(path), "record", models, inner=breaker, secrets=[key])
+    return breaker
 
 
 def build_summarizer(client: ILLMClient | None) -> ISummarizer:
