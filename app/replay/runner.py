@@ -234,12 +234,13 @@ def prepare_workdir(root: Path, name: str) -> Path:
 
 
 def replay_settings(document: ScenarioDocument, workdir: Path) -> ReplaySettings:
-    """The scenario's settings, its seed as `deterministic_seed`, a cassette path resolved."""
+    """The scenario's settings, its seed as `deterministic_seed`, a cassette path resolved
+    (inside the scenario's folder); CairnSettings keeps every `*_file` a plain name."""
     spec = document.scenario
     llm = spec.llm
-    kind, _, path = llm.partition(":")
-    if kind in ("cassette", "record"):
-        llm = f"{kind}:{document.resolve(path)}"
+    llm_path = document.llm_path()
+    if llm_path is not None:
+        llm = f"{llm.partition(':')[0]}:{llm_path}"
     return ReplaySettings(**spec.settings, workdir=workdir, deterministic_seed=spec.seed, llm=llm)
 
 

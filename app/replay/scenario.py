@@ -9,7 +9,12 @@ Two kinds share one header (`name`, `description`, `seed`, `llm`, `settings`, `e
   and `episodes`.
 
 YAML is read with PyYAML's safe loader; the composed node tree keeps each key's line, so a
-pydantic error location (`steps[3].present`) is mapped back to `file:line`.
+pydantic error location (`steps[3].present`) is mapped back to `file:line`. Anchors and
+aliases are rejected (a scenario needs none; they make billion-laughs and self-referencing
+documents), and so is nesting deeper than MAX_YAML_DEPTH.
+
+Nothing a scenario names leaves its folder: `*_file` settings are plain file names (in the
+replay workdir) and `cassette:PATH` / `record:PATH` resolve inside the scenario's folder.
 """
 
 from __future__ import annotations
@@ -43,6 +48,10 @@ Loc = tuple[str | int, ...]
 _TAG = "step:"
 RESERVED_SETTINGS = frozenset({"workdir", "deterministic_seed", "llm"})
 """Settings a scenario sets through its own fields (`seed`, `llm`) or the replay decides."""
+FILE_SETTING_SUFFIX = "_file"
+"""Settings named `*_file` (`memory_file`, `map_file`, ...) name a file in the replay workdir."""
+MAX_YAML_DEPTH = 64
+"""Deeper nesting is rejected while composing, before any recursive walk of the node tree."""
 
 
 class _Model(BaseModel):
@@ -442,9 +451,53 @@ class ScenarioDocument:
         path = Path(relative)
         return path if path.is_absolute() else self.base_dir / path
 
+    def resolve_inside(self, relative: str, loc: Sequence[str | int]) -> Path:
+        """A path relative to the scenario's folder that stays inside it (symlinks followed);
+        else a ScenarioError naming the field `loc`."""
+        path = Path(relative)
+        inside = (
+            bool(relative)
+            and not path.is_absolute()
+            and (self.base_dir / path).resolve().is_relative_to(self.base_dir.resolve())
+        )
+        if not inside:
+            raise self.error(loc, f"must be a path inside the scenario's folder, got {relative!r}")
+        return self.base_dir / path
+
+    def llm_path(self) -> Path | None:
+        """The `cassette:PATH` / `record:PATH` file, checked to be inside the scenario's folder."""
+        kind, _, path = self.scenario.llm.partition(":")
+        if kind not in ("cassette", "record"):
+            return None
+        return self.resolve_inside(path, ("llm",))
+
+
+class _ScenarioLoader(yaml.SafeLoader):
+    """The safe loader without anchors or aliases, and with nesting bounded while composing:
+    a billion-laughs or self-referencing document fails at its first anchor, in linear time."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            message = "anchors and aliases (&name, *name) are not allowed in a scenario"
+            raise yaml.composer.ComposerError(None, None, message, event.start_mark)
+        if self._depth >= MAX_YAML_DEPTH:
+            raise yaml.composer.ComposerError(
+                None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", event.start_mark
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
 
 def _compose(text: str, path: Path) -> tuple[yaml.Node | None, Any]:
-    loader = yaml.SafeLoader(text)
+    loader = _ScenarioLoader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -511,6 +564,7 @@ def parse_scenario(text: str, path: Path) -> ScenarioDocument:
         raise scenario_error(path, _problems(exc, source)) from exc
     document = ScenarioDocument(scenario, path, source)
     check_settings(document)
+    document.llm_path()
     if isinstance(scenario, NarrativeScenario):
         check_references(document, scenario)
     else:
@@ -532,11 +586,32 @@ def load_scenario(path: Path | str) -> ScenarioDocument:
 
 
 def check_settings(document: ScenarioDocument) -> None:
-    """Validate `settings` against CairnSettings now, so a bad key names its line."""
+    """Validate `settings` against CairnSettings now, so a bad key names its line; a `*_file`
+    setting must be a plain file name, so every file the replay writes is in its workdir."""
+    problems = [
+        Problem(document.line("settings", key), format_loc(("settings", key)), message)
+        for key, value in document.scenario.settings.items()
+        if key.endswith(FILE_SETTING_SUFFIX) and (message := _not_plain_name(value))
+    ]
+    if problems:
+        raise scenario_error(document.path, sorted(problems, key=lambda p: p.line))
     try:
         ReplaySettings(**document.scenario.settings)
     except ValidationError as exc:
         raise scenario_error(document.path, _problems(exc, document.source, ("settings",))) from exc
+
+
+def _not_plain_name(value: Any) -> str:
+    """Why `value` is not a plain file name ("" when it is one)."""
+    if not isinstance(value, str):
+        return f"must be a file name, got {value!r}"
+    plain = (
+        value not in ("", ".", "..")
+        and not any(c in value for c in "/\\\0:")
+        and Path(value).name == value
+        and not Path(value).is_absolute()
+    )
+    return "" if plain else f"must be a plain file name inside the workdir, got {value!r}"
 
 
 def check_references(document: ScenarioDocument, scenario: NarrativeScenario) -> None:
