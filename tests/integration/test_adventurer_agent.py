@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,20 +75,31 @@ def test_an_llm_failure_falls_back_to_the_offline_player_and_is_counted(
     assert agent.failures == 1
 
 
-def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
-    server: FakeMessagesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for _ in range(200):
-        server.queue_fault("500")
+def play_against(
+    server: FakeMessagesServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    turns: int,
+    timeout: float = 5.0,
+) -> dict[str, Any]:
+    """A FakeGame run with the Anthropic adapter against the local server (no retries)."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     settings = load_settings(
         workdir=tmp_path,
         llm="anthropic",
         llm_base_url=server.base_url,
         llm_max_retries=0,
-        llm_timeout=5.0,
+        llm_timeout=timeout,
     )
-    report = run_play(settings, game=FakeGame(), episodes=1, max_turns=6).report
+    return run_play(settings, game=FakeGame(), episodes=1, max_turns=turns).report
+
+
+def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
+    server: FakeMessagesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for _ in range(200):
+        server.queue_fault("500")
+    report = play_against(server, tmp_path, monkeypatch, turns=6)
     assert report["episodes"][0]["turns"] == 6
     # three 500s open the circuit; every turn's fallback is counted by kind
     assert report["total"]["llm_failures"] >= 3
@@ -151,11 +163,7 @@ def test_answers_that_cannot_be_used_are_counted_failures_by_kind(
     """A 200 with text where a tool call was required: the agent falls back, and it counts."""
     for _ in range(300):
         server.queue_text("I think I would go north, probably.")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    settings = load_settings(
-        workdir=tmp_path, llm="anthropic", llm_base_url=server.base_url, llm_max_retries=0
-    )
-    report = run_play(settings, game=FakeGame(), episodes=1, max_turns=4).report
+    report = play_against(server, tmp_path, monkeypatch, turns=4)
     kinds = report["llm_usage"]["failures_by_kind"]
     assert kinds["fallback:bad_response"] == 4
     assert kinds["bad_response"] >= 4
@@ -167,15 +175,7 @@ def test_a_hanging_api_opens_the_circuit_and_play_goes_on_offline(
 ) -> None:
     for _ in range(50):
         server.queue_fault("slow", delay=1.0)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    settings = load_settings(
-        workdir=tmp_path,
-        llm="anthropic",
-        llm_base_url=server.base_url,
-        llm_max_retries=0,
-        llm_timeout=0.3,
-    )
-    report = run_play(settings, game=FakeGame(), episodes=1, max_turns=10).report
+    report = play_against(server, tmp_path, monkeypatch, turns=10, timeout=0.3)
     assert report["episodes"][0]["turns"] == 10
     circuit = report["llm_usage"]["circuit"]
     assert circuit["opened"] >= 1 and circuit["rejected"] >= 10
