@@ -6,6 +6,18 @@ import os
 import tempfile
 from pathlib import Path
 
+from app.errors import StoreError
+
+
+def ensure_folder(folder: Path) -> Path:
+    """Create `folder` (and its parents) if needed; StoreError naming it when that is not
+    possible (a path under a file, /proc, a read-only file system)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"{folder}: cannot create the folder: {exc.strerror or exc}") from exc
+    return folder
+
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace `path` with `text` (UTF-8) so that readers never see a partial file."""

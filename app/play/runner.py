@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.adapters.files import atomic_write_text
+from app.adapters.files import atomic_write_text, ensure_folder
 from app.adapters.game.opening import open_game
 from app.adapters.storage.map_repository import save_map
 from app.interfaces.agent import IAgent
@@ -61,14 +61,14 @@ def run_play(
     settings = settings.model_copy(update={"use_memory": use_memory, "play_seed": seed})
     container = build_container(settings)
     workdir = settings.workdir
-    workdir.mkdir(parents=True, exist_ok=True)
+    ensure_folder(workdir)
     game = game or open_play_game(settings, game_path, seed)
     memory = container.memory_service()
     counts: SummarizerCounts = memory
     map_graph = container.map_graph()
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-s{seed}"
     transcript_file = transcript_path(workdir, run_id)
-    transcript_file.parent.mkdir(parents=True, exist_ok=True)
+    ensure_folder(transcript_file.parent)
     options = PlayOptions(
         episodes=episodes or settings.play_episodes,
         max_turns=max_turns or settings.play_max_turns,

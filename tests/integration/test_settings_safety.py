@@ -97,3 +97,17 @@ def test_check_prints_each_problem_once(tmp_path: Path) -> None:
     line = next(ln for ln in done.stdout.splitlines() if "Memories.md:" in ln)
     problem = line.split(": ", 1)[1]
     assert out.count(problem) == 1, out
+
+
+@pytest.mark.parametrize("store", ["markdown", "sqlite"])
+@pytest.mark.parametrize("command", [["play", "--episodes", "1", "--max-turns", "1"],
+                                     ["memories", "show"]])
+def test_an_impossible_workdir_is_a_one_line_error(
+    tmp_path: Path, store: str, command: list[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    done = cairn(*command, "--store", store, "--workdir", str(blocker / "sub"), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "cannot create the folder" in done.stderr and "Traceback" not in done.stderr
+    assert blocker.read_text() == "not a folder"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+from app.adapters.files import ensure_folder
 from app.adapters.storage.base import CachedStore
 from app.adapters.storage.markdown_format import (
     EntryRenderCache,
@@ -79,7 +80,7 @@ class MarkdownMemoryStore(CachedStore):
         self._signature: _Signature = None
         self._blocks = EntryRenderCache()
         self._temps_checked = False
-        self._path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_folder(self._path.parent)
         with self._lock:
             self._load()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from app.adapters.files import ensure_folder
 from app.adapters.storage.base import CachedStore
 from app.adapters.storage.ops import (
     AddOp,
@@ -134,10 +135,7 @@ class SqliteMemoryStore(CachedStore):
             raise StoreError(f"{self._path}: {doing}: {e}") from e
 
     def _open(self) -> sqlite3.Connection:
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)  # as the markdown store does
-        except OSError as e:
-            raise StoreError(f"{self._path.parent}: cannot create the folder: {e}") from e
+        ensure_folder(self._path.parent)  # as the markdown store does
         with self._sql_errors("open"):
             conn = sqlite3.connect(
                 self._path,
