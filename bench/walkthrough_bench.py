@@ -36,7 +36,6 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -45,6 +44,10 @@ from app.adapters.game.jericho_game import JerichoGame  # noqa: E402
 from app.adapters.game.rooms import find_rooms_root  # noqa: E402
 from app.adapters.game.ztree import ObjectTree, ZStory  # noqa: E402
 from app.interfaces.game import GameObservation  # noqa: E402
+from tests.integration.test_jericho_rooms import (  # noqa: E402  the tests' own oracle
+    printed_header as look_header,
+)
+from tests.integration.test_jericho_rooms import raw_look  # noqa: E402
 
 
 @dataclass
@@ -93,22 +96,6 @@ def remember(path: Path, row: Row) -> None:
     row.id_titles = sum(1 for e in entries if INTERNAL_ID.search(e.title))
 
 
-def look_header(look: str) -> str | None:
-    """The header a `look` answer plainly prints: a short capitalised first line, no sentence,
-    followed by more text (TextWorld: "-= Name =-"). None for darkness, echoes, questions."""
-    found = re.search(r"^-= (.+?) =-\s*$", look, re.MULTILINE)
-    if found:
-        return found.group(1)
-    lines = [line.strip() for line in look.splitlines() if line.strip()]
-    while lines and lines[0].startswith("(") and lines[0].endswith(")"):
-        lines.pop(0)
-    if len(lines) < 2 or len(lines[0]) > 60 or not lines[0][0].isupper():
-        return None
-    if lines[0][-1] in ".!?" or any(c in lines[0] for c in '":;') or lines[0] == "Darkness":
-        return None
-    return lines[0]
-
-
 def without_suffix(header: str, obs: GameObservation, tree_name: str) -> str:
     """ "Frigid River, in the magic boat" -> "Frigid River" when the player is inside something
     (or the part before the suffix is the room's tree name)."""
@@ -116,16 +103,6 @@ def without_suffix(header: str, obs: GameObservation, tree_name: str) -> str:
     if found and (obs.location_context or found.group(1) == tree_name):
         return found.group(1)
     return header
-
-
-def raw_look(env: Any) -> str:
-    """`look` on the raw interpreter, undone."""
-    state = env.get_state()
-    try:
-        text, *_ = env.step("look")
-    finally:
-        env.set_state(state)
-    return str(text)
 
 
 def is_object(tree: ObjectTree, loc: int, rooms_root: int | None) -> bool:

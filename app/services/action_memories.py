@@ -172,8 +172,6 @@ class ActionMemories(MemoryCore):
     def _record_move(self, outcome: TurnOutcome, move: dict[str, object]) -> MemoryEntry:
         """A new way between rooms already seen: a fact of the map, remembered with no
         summarizer call (a first visit, a score or a way that failed before still asks)."""
-        source = outcome.location_before
-        assert source is not None
         action = normalize_command(outcome.action)
         after = outcome.location_after
         record = self._store.location(after) if after is not None else None
@@ -259,8 +257,6 @@ class ActionMemories(MemoryCore):
 
     def _record_win_here(self, outcome: TurnOutcome) -> MemoryEntry:
         """The winning command, at the room where it won, in the game's words."""
-        source = outcome.location_before
-        assert source is not None
         words = ending_text(outcome.response)
         action = normalize_command(outcome.action)
         return self._add_at_source(
