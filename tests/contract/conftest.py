@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from app.adapters.storage.markdown_format import ParsedFile
 from app.adapters.storage.markdown_store import MarkdownMemoryStore
 from app.adapters.storage.memory_store import InMemoryStore
 from app.adapters.storage.sqlite_store import SqliteMemoryStore
@@ -127,17 +128,17 @@ def counting_commits(store: IMemoryStore) -> Iterator[Callable[[], int]]:
         yield lambda: store.commits - start
     elif isinstance(store, MarkdownMemoryStore):
         writes: list[str] = []
-        original = store._write
+        original = store._replace
 
-        def write(text: str) -> None:
+        def write(text: str) -> tuple[ParsedFile | None, str] | None:
             writes.append(text)
-            original(text)
+            return original(text)
 
-        store._write = write  # type: ignore[method-assign]
+        store._replace = write  # type: ignore[method-assign]
         try:
             yield lambda: len(writes)
         finally:
-            del store._write
+            del store._replace
     elif isinstance(store, SqliteMemoryStore):
         statements: list[str] = []
         conn = store._connection()

@@ -1,16 +1,18 @@
 """A writer process for the crash and concurrency tests: N memories, one unit of work each.
 
-    python -m tests.contract.writer KIND PATH N [--prefix P] [--wait]
+    python -m tests.contract.writer KIND PATH N [--prefix P] [--wait] [--until FILE]
 
 KIND is `markdown` or `sqlite`. Each memory id is printed to stdout, flushed, only after its
 unit of work has returned, so every printed id is an acknowledged (durably stored) memory.
 With `--wait` the process first prints `ready` to stderr and waits for a line on stdin before it
 opens the store, so a test can start interpreters ahead of time and release them when it wants.
+With `--until FILE` it stops early, after the memory it is writing, once FILE exists.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -53,11 +55,14 @@ def writer_entry(prefix: str, n: int) -> MemoryEntry:
     return MemoryEntry(scope=MemoryScope.WORLD, **common)
 
 
-def run(kind: str, path: Path, count: int, prefix: str) -> None:
-    """Add `count` memories one unit of work each, printing each id once it is stored."""
+def run(kind: str, path: Path, count: int, prefix: str, until: Path | None = None) -> None:
+    """Add `count` memories one unit of work each (stopping once `until` exists), printing
+    each id once it is stored."""
     store = open_store(kind, path)
     try:
         for n in range(count):
+            if until is not None and until.exists():
+                break
             entry = writer_entry(prefix, n)
             with store.transaction() as tx:
                 tx.add(entry)
@@ -65,6 +70,8 @@ def run(kind: str, path: Path, count: int, prefix: str) -> None:
             sys.stdout.flush()
     finally:
         store.close()
+    if isinstance(store, MarkdownMemoryStore):  # what others saved and it merged, for benches
+        sys.stderr.write(f"merges {json.dumps(dict(getattr(store, 'merges', {})))}\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,13 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--wait", action="store_true", help="print 'ready' to stderr, wait for a stdin line"
     )
+    parser.add_argument("--until", type=Path, help="stop once this file exists")
     args = parser.parse_args(argv)
     if args.wait:
         sys.stderr.write("ready\n")
         sys.stderr.flush()
         if not sys.stdin.readline():
             return 1
-    run(args.kind, args.path, args.count, args.prefix)
+    run(args.kind, args.path, args.count, args.prefix, args.until)
     return 0
 
 

@@ -18,7 +18,6 @@ from app.services.map import MapGraph, normalize_direction
 MAP_FORMAT_VERSION: Final = 1
 
 
-
 class _ConnectionData(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -54,7 +53,6 @@ def _describe_validation_error(error: ValidationError) -> str:
     return "; ".join(problems)
 
 
-
 def map_to_dict(graph: MapGraph) -> dict[str, Any]:
     """A JSON-ready dict (see `from_dict`); deterministic order."""
     rooms = []
@@ -77,6 +75,7 @@ def map_to_dict(graph: MapGraph) -> dict[str, Any]:
         ],
     )
     return data.model_dump(by_alias=True, exclude_none=True)
+
 
 def map_from_dict(data: object) -> MapGraph:
     """Rebuild a map from `map_to_dict` output; MapFileError (path None) names a bad field."""
@@ -110,6 +109,7 @@ def map_from_dict(data: object) -> MapGraph:
             graph.add_connection(room.id, room.id, action=action)
     return graph
 
+
 def save_map(graph: MapGraph, path: Path) -> None:
     """Write the map as JSON atomically (temp file in the same folder, fsync, replace)."""
     text = json.dumps(map_to_dict(graph), indent=2, ensure_ascii=False) + "\n"
@@ -117,6 +117,7 @@ def save_map(graph: MapGraph, path: Path) -> None:
         atomic_write_text(path, text)
     except OSError as error:
         raise MapFileError(path, f"cannot write: {error}") from error
+
 
 def load_map(path: Path) -> MapGraph:
     """Read a map saved by `save_map`; a missing file is an empty map.

@@ -1,0 +1,155 @@
+"""Merging a memory file that someone else saved with what the store holds.
+
+A person's editor takes no lock: it saves a copy of the file as it was when the person opened
+it, plus their edits. Taken as the truth, that copy would drop every memory cairn wrote since.
+`EditHistory` remembers, per memory and location record, every version the store has held and
+when (a generation number, one per load or write), so a merge can tell:
+
+- an unedited copy of a version the store held (take the store's, which is newer or equal)
+  from a person's edit (take the person's);
+- a memory the editor never saw from one the person deleted. The editor's copy was taken from
+  some earlier file (a write of this store, or a save merged before); the newest version the
+  copy shows names that file. A memory the copy lacks is a deletion only if that file held it:
+  the store held it by then, and that file was not one of the saves that lacked it.
+
+When the file lost more than half of the memories the store holds, the merge takes no
+deletion from it: a sudden shrink is an editor's partial save far more often than a person's
+intent (delete in bulk with cairn stopped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from app.adapters.storage.ops import MemoryCache
+from app.models.memory import LocationRecord, MemoryEntry
+
+VERSIONS_KEPT = 16
+"""Versions remembered per memory; an editor's copy older than that counts as an edit."""
+
+ABSENT_KEPT = 256
+"""Merged saves whose missing memories are remembered (older copies restore what they lack)."""
+
+_RecordKey = tuple[str, int, tuple[int, ...]]
+
+
+def _record_key(record: LocationRecord) -> _RecordKey:
+    return (record.name, record.visits, tuple(record.episodes))
+
+
+@dataclass
+class MergeResult:
+    """The merged cache and what the merge decided, for the log."""
+
+    cache: MemoryCache
+    restored: list[str] = field(default_factory=list)
+    """Memories the file lacked that its writer never saw: kept."""
+    deleted: list[str] = field(default_factory=list)
+    """Memories the file lacked that its writer had seen: deleted by hand."""
+    edited: list[str] = field(default_factory=list)
+    """Memories the file holds in a version this store never held: edits (or other writers')."""
+    shrink: bool = False
+    """The file lost more than half of the memories: no deletion was taken from it."""
+
+
+class EditHistory:
+    """The versions of memories and location records a store has held, by generation."""
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self._first_seen: dict[str, int] = {}
+        self._versions: dict[str, list[tuple[MemoryEntry, int]]] = {}
+        self._records: dict[int, list[tuple[_RecordKey, int]]] = {}
+        self._record_first: dict[int, int] = {}
+        self._absent: dict[int, frozenset[str]] = {}
+        """generation of a merged save -> the memories it lacked and the store kept."""
+
+    def observe(self, cache: MemoryCache, ids: Iterable[str] | None = None) -> int:
+        """Record the versions `cache` (a file as written or read) holds of `ids` (all memories
+        when None) and of every location record, as one new generation; return it."""
+        self.generation += 1
+        gen = self.generation
+        memories = cache.memories
+        for memory_id in memories if ids is None else ids:
+            entry = memories.get(memory_id)
+            if entry is None:
+                continue
+            self._first_seen.setdefault(memory_id, gen)
+            versions = self._versions.setdefault(memory_id, [])
+            if not versions or versions[-1][0] != entry:
+                versions.append((entry, gen))
+                del versions[:-VERSIONS_KEPT]
+        for loc_id, record in cache.locations.items():
+            key = _record_key(record)
+            self._record_first.setdefault(loc_id, gen)
+            seen = self._records.setdefault(loc_id, [])
+            if not seen or seen[-1][0] != key:
+                seen.append((key, gen))
+                del seen[:-VERSIONS_KEPT]
+        return gen
+
+    def _entry_gen(self, entry: MemoryEntry) -> int | None:
+        """The newest generation that held exactly this version, or None (never held)."""
+        for version, gen in reversed(self._versions.get(entry.id, ())):
+            if version == entry:
+                return gen
+        return None
+
+    def _record_gen(self, record: LocationRecord) -> int | None:
+        key = _record_key(record)
+        for version, gen in reversed(self._records.get(record.id, ())):
+            if version == key:
+                return gen
+        return None
+
+    def merge(self, theirs: MemoryCache, ours: MemoryCache) -> MergeResult:
+        """`theirs` (a file someone saved) merged into `ours` (what this store holds)."""
+        entry_gens = {
+            i: self._entry_gen(e) for i, e in theirs.memories.items() if i in ours.memories
+        }
+        record_gens = [self._record_gen(r) for r in theirs.locations.values()]
+        # The writer of `theirs` saw everything up to the newest version it shows.
+        base = max(
+            [g for g in entry_gens.values() if g is not None] + [g for g in record_gens if g],
+            default=0,
+        )
+        out = MemoryCache()
+        result = MergeResult(out)
+        for memory_id, entry in theirs.memories.items():
+            mine = ours.memories.get(memory_id)
+            if mine is not None and entry_gens.get(memory_id) is not None:
+                out.memories[memory_id] = mine  # an unedited copy: ours is newer or equal
+            else:
+                out.memories[memory_id] = entry
+                if mine is not None:
+                    result.edited.append(memory_id)
+        missing = [i for i in ours.memories if i not in theirs.memories]
+        result.shrink = len(missing) * 2 > len(ours.memories) >= 10
+        absent_from_base = self._absent.get(base, frozenset())
+        for memory_id in missing:
+            in_base = self._first_seen.get(memory_id, base + 1) <= base
+            if result.shrink or not in_base or memory_id in absent_from_base:
+                out.memories[memory_id] = ours.memories[memory_id]
+                result.restored.append(memory_id)
+            else:
+                result.deleted.append(memory_id)
+        for loc_id, record in theirs.locations.items():
+            mine_record = ours.locations.get(loc_id)
+            unedited = mine_record is not None and self._record_gen(record) is not None
+            out.locations[loc_id] = mine_record if unedited and mine_record else record
+        used = {e.location_id for e in out.memories.values()}
+        for loc_id, mine_record in ours.locations.items():
+            new = self._record_first.get(loc_id, 0) > base
+            if loc_id not in out.locations and (loc_id in used or new or result.shrink):
+                out.locations[loc_id] = mine_record
+        # `theirs` is a file now: what it brought (new memories, edits) is of its generation,
+        # and so is the list of what it lacked.
+        taken = MemoryCache()
+        taken.memories = {i: e for i, e in theirs.memories.items() if out.memories.get(i) is e}
+        taken.locations = theirs.locations
+        gen = self.observe(taken)
+        self._absent[gen] = frozenset(result.restored)
+        for old in [g for g in self._absent if g < gen - ABSENT_KEPT]:
+            del self._absent[old]
+        return result

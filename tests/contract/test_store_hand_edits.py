@@ -1,0 +1,221 @@
+"""A person edits Memories.md while cairn writes it: no edit and no acknowledged memory is lost.
+
+Editors take no lock. They save a copy of the file as it was when it was opened (plus the
+edits), in place (truncate, then write) or through a temp file renamed over it, at any moment:
+before cairn re-reads the file, between its check and its swap, or into the file it has just
+replaced. Each of those moments has a test here, and a simulated editor makes 100 saves of each
+style against a writer process that adds memories without pause.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from app.adapters.storage import markdown_store
+from app.adapters.storage.markdown_store import MarkdownMemoryStore
+from app.models.memory import MemoryEntry, MemoryScope
+from tests.contract import editor
+
+
+def note(n: int) -> MemoryEntry:
+    return MemoryEntry(
+        id=f"c-{n:04d}", scope=MemoryScope.WORLD, title=f"Cairn note {n}", text=f"Learned {n}."
+    )
+
+
+def add(store: MarkdownMemoryStore, *numbers: int) -> None:
+    for n in numbers:
+        with store.transaction() as tx:
+            tx.add(note(n))
+
+
+def with_hand_note(text: str, n: int) -> bytes:
+    return (text.rstrip("\n") + "\n\n" + editor.hand_note(n) + "\n").encode()
+
+
+def reopened_titles(path: Path) -> set[str]:
+    store = MarkdownMemoryStore(path)
+    try:
+        assert store.problems() == []
+        return {m.title for m in store.entries()}
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("style", editor.STYLES)
+def test_a_stale_copy_saved_by_an_editor_loses_neither_the_edit_nor_newer_memories(
+    tmp_path: Path, style: str
+) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, 0)
+    opened = path.read_text()  # the person opens the file here
+    add(store, 1, 2, 3)
+    editor.save(path, with_hand_note(opened, 0), style)  # ...and saves it after three writes
+    add(store, 4)
+    store.close()
+    titles = reopened_titles(path)
+    assert {f"Cairn note {n}" for n in range(5)} <= titles
+    assert "Hand note 0" in titles
+    assert store.merges == {"file": 1}
+
+
+def test_a_memory_deleted_by_hand_stays_deleted_and_later_changes_to_it_are_dropped(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, 0, 1, 2)
+    text = path.read_text()
+    start = text.index("**[NOTE] Cairn note 1**")
+    end = text.index("**[NOTE] Cairn note 2**")
+    path.write_text(text[:start] + text[end:])  # the person deletes note 1
+    with store.transaction() as tx:  # cairn still holds note 1 and changes it
+        tx.update(note(1).model_copy(update={"text": "Changed by cairn."}))
+        tx.add(note(3))
+    store.close()
+    titles = reopened_titles(path)
+    assert "Cairn note 1" not in titles
+    assert {"Cairn note 0", "Cairn note 2", "Cairn note 3"} <= titles
+
+
+def test_an_edit_to_a_memory_wins_over_the_version_cairn_holds(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, 0, 1)
+    path.write_text(path.read_text().replace("Learned 0.", "Learned 0, corrected by hand."))
+    add(store, 2)
+    assert store.get("c-0000").text == "Learned 0, corrected by hand."  # type: ignore[union-attr]
+    store.close()
+    assert "Learned 0, corrected by hand." in path.read_text()
+
+
+@pytest.mark.parametrize("style", editor.STYLES)
+def test_a_save_landing_between_the_last_check_and_the_swap_is_merged(
+    tmp_path: Path, style: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, 0, 1)
+    opened = path.read_text()
+    real_exchange = markdown_store.exchange
+
+    def save_then_exchange(a: Path, b: Path) -> bool:
+        editor.save(path, with_hand_note(opened, 0), style)  # the editor's save lands now
+        monkeypatch.setattr(markdown_store, "exchange", real_exchange)
+        return real_exchange(a, b)
+
+    monkeypatch.setattr(markdown_store, "exchange", save_then_exchange)
+    add(store, 2)
+    assert store.merges == {"swap": 1}
+    store.close()
+    titles = reopened_titles(path)
+    assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= titles
+
+
+def test_an_in_place_save_into_the_file_cairn_just_replaced_is_merged(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, 0)
+    opened = path.read_text()
+    with open(path, "r+b") as handle:  # the editor opened the file before cairn's write...
+        add(store, 1)
+        handle.truncate(0)  # ...and saves into it after
+        handle.write(with_hand_note(opened, 0))
+    time.sleep(0.05)
+    add(store, 2)
+    assert store.merges == {"late": 1}
+    store.close()
+    titles = reopened_titles(path)
+    assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= titles
+
+
+def test_a_late_save_is_merged_when_the_store_closes(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, 0)
+    opened = path.read_text()
+    with open(path, "r+b") as handle:
+        add(store, 1)
+        handle.truncate(0)
+        handle.write(with_hand_note(opened, 0))
+    store.close()
+    assert {"Cairn note 1", "Hand note 0"} <= reopened_titles(path)
+
+
+def test_an_in_place_save_in_progress_is_not_read_until_it_is_complete(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, *range(12))
+    data = with_hand_note(path.read_text(), 0)
+    started = threading.Event()
+
+    def slow_save() -> None:  # truncate, half the file (cut mid-line), a pause, the rest
+        with open(path, "r+b") as handle:
+            handle.truncate(0)
+            handle.write(data[: len(data) // 2 + 3])
+            handle.flush()
+            started.set()
+            time.sleep(0.2)
+            handle.write(data[len(data) // 2 + 3 :])
+
+    saver = threading.Thread(target=slow_save)
+    saver.start()
+    started.wait()
+    add(store, 12)
+    saver.join()
+    store.close()
+    titles = reopened_titles(path)
+    assert {f"Cairn note {n}" for n in range(13)} | {"Hand note 0"} <= titles
+
+
+def test_a_sudden_shrink_is_not_taken_as_deleting_memories(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, *range(20))
+    text = path.read_text()
+    path.write_text(text[: text.index("**[NOTE] Cairn note 5**")])  # most of the file is gone
+    with caplog.at_level(logging.WARNING):
+        add(store, 20)
+    store.close()
+    assert {f"Cairn note {n}" for n in range(21)} <= reopened_titles(path)
+    assert "lost 15 of 20 memories at once; kept them" in caplog.text
+
+
+@pytest.mark.parametrize("style", editor.STYLES)
+def test_a_simulated_editor_making_100_saves_loses_nothing(tmp_path: Path, style: str) -> None:
+    outcome = editor.run(tmp_path / "Memories.md", style, saves=100)
+    assert outcome.log.saves == 100
+    assert outcome.lost_memories == []
+    assert outcome.lost_notes == []
+    assert outcome.lost_edits == []
+    assert outcome.problems == 0
+    # the two really raced: the writer merged saves, and most saves edited a writer memory
+    assert sum(outcome.merges.values()) >= 20
+    assert len(outcome.log.edited) >= 50
+    assert outcome.acknowledged >= 100
+
+
+def test_without_an_atomic_exchange_a_stale_copy_is_still_merged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(markdown_store, "exchange", lambda a, b: False)  # not Linux, say
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, 0)
+    opened = path.read_text()
+    add(store, 1)
+    editor.save(path, with_hand_note(opened, 0), "rename")
+    add(store, 2)
+    store.close()
+    assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= reopened_titles(
+        path
+    )
+    assert (tmp_path / "Memories.md.1").exists()
