@@ -81,3 +81,42 @@ def test_a_byte_order_mark_hides_no_section_and_is_kept(tmp_path: Path) -> None:
     again.close()
     assert path.read_bytes().startswith(b"\xef\xbb\xbf")
     assert len(MarkdownMemoryStore(path).entries()) == 2
+
+
+def test_a_hand_written_paragraph_stays_where_it_was_written(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    with store.transaction() as tx:
+        for title in ("first", "second", "third"):
+            tx.add(MemoryEntry(scope=MemoryScope.LOCATION, location_id=1, title=title))
+    store.close()
+    text = path.read_text()
+    second = text.index("**[NOTE] second**")
+    first = text.index("**[NOTE] first**")
+    text = (
+        text[:first]
+        + "A paragraph before every memory.\n\n"
+        + text[first:second]
+        + "My own paragraph, after the first memory.\n\n"
+        + text[second:]
+    )
+    path.write_text(text)
+    again = MarkdownMemoryStore(path)
+    with again.transaction() as tx:  # a write: the file is rendered again
+        tx.add(MemoryEntry(scope=MemoryScope.LOCATION, location_id=1, title="fourth"))
+    again.close()
+    order = [
+        "A paragraph before every memory.",
+        "**[NOTE] first**",
+        "My own paragraph, after the first memory.",
+        "**[NOTE] second**",
+        "**[NOTE] third**",
+        "**[NOTE] fourth**",
+    ]
+    written = path.read_text()
+    assert [written.index(piece) for piece in order] == sorted(
+        written.index(piece) for piece in order
+    )
+    once = path.read_text()
+    add(MarkdownMemoryStore(path), "elsewhere")
+    assert once.split("# NPC Memories")[0] == path.read_text().split("# NPC Memories")[0]

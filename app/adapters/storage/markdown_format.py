@@ -322,6 +322,10 @@ class RawBlock:
     section: tuple[str, str]
     lines: list[str]
     problems: list[tuple[int, str]] = field(default_factory=list)
+    after: str | None = None
+    """Where in its section it stood: after the memory with this id, "" before the section's
+    first memory, None at the end (a whole section kept verbatim). A block whose memory is gone
+    goes to the end."""
 
 
 class EntryRenderCache:
@@ -456,15 +460,43 @@ class _Renderer:
             self.raw.setdefault(block.section, []).append(block)
 
     def emit_raw(self, section: tuple[str, str]) -> None:
-        for block in self.raw.pop(section, ()):
-            self.raw_at.append((len(self.chunks), block))
-            self.chunks.append("\n".join(block.lines))
+        self.emit_blocks(self.raw.pop(section, []))
 
     def emit(
         self, key: tuple[str, str], entries: list[MemoryEntry], section_name: str | None
     ) -> None:
+        """A section's memories, with the raw blocks that stood between them put back there."""
         if not entries:
             return
+        anchored: dict[str, list[RawBlock]] = {}
+        ids = {entry.id for entry in entries} | {""}
+        kept = self.raw.get(key, [])
+        for block in kept:
+            if block.after is not None and block.after in ids:
+                anchored.setdefault(block.after, []).append(block)
+        if not anchored:
+            self.emit_run(key, entries, section_name)
+            return
+        self.raw[key] = [block for block in kept if block.after not in anchored]
+        self.emit_blocks(anchored.get("", []))
+        run: list[MemoryEntry] = []
+        for entry in entries:
+            run.append(entry)
+            if entry.id in anchored:
+                self.emit_run((key[0], f"{key[1]}\0{len(self.sections)}"), run, section_name)
+                self.emit_blocks(anchored[entry.id])
+                run = []
+        if run:
+            self.emit_run((key[0], f"{key[1]}\0{len(self.sections)}"), run, section_name)
+
+    def emit_blocks(self, blocks: list[RawBlock]) -> None:
+        for block in blocks:
+            self.raw_at.append((len(self.chunks), block))
+            self.chunks.append("\n".join(block.lines))
+
+    def emit_run(
+        self, key: tuple[str, str], entries: list[MemoryEntry], section_name: str | None
+    ) -> None:
         memories, superseded = self.cache.memories, MemoryStatus.SUPERSEDED
         displays = [
             display_line(entry, memories.get(entry.superseded_by or ""))
@@ -576,6 +608,7 @@ class _Parser:
         self.pending_successor_titles: dict[str, str] = {}
         self.derived_ids: dict[str, int] = {}
         self.memories = self.out.cache.memories
+        self.last_id = ""  # the last memory read in the current section
         self.in_memory_section = False
         self.scope_defaults: dict[str, Any] = {}
         self.scope_fixed: dict[str, Any] = {}
@@ -727,7 +760,7 @@ class _Parser:
                 return
             message = f"{error}; the block is kept verbatim"
             self.problem(start, message)
-            self.out.raw.append(RawBlock(self.section, chunk, [(0, message)]))
+            self.out.raw.append(RawBlock(self.section, chunk, [(0, message)], self.last_id))
 
     def memory(self, lines: list[str]) -> str | None:
         """Parse one memory block into the cache; return an error message when it does not."""
@@ -778,6 +811,7 @@ class _Parser:
         if entry_id in memories:
             return f"duplicate memory id {entry_id!r}"
         memories[entry_id] = entry
+        self.last_id = entry_id
         if display_title and entry.status is MemoryStatus.SUPERSEDED and not entry.superseded_by:
             self.pending_successor_titles[entry.id] = unescape_inline(display_title)
         return None
@@ -785,6 +819,7 @@ class _Parser:
     def enter(self, mode: str, section: tuple[str, str], section_name: str | None) -> None:
         """Start a section: what its memories get by default and what they always get."""
         self.mode, self.section, self.section_name = mode, section, section_name
+        self.last_id = ""
         self.in_memory_section = mode in _MEMORY_MODES
         self.scope_defaults = {"created_at": self.created_at}
         if mode == "location":
