@@ -155,6 +155,26 @@ def test_compile_failure_raises_game_error_with_the_compilers_message(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tw-cairn-demo-1.z8.lock"]
 
 
+def test_a_full_disk_is_named_as_the_reason_a_compile_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from textworld.generator import inform7
+
+    def out_of_space(source: str, output: str) -> None:  # what ni prints on a full disk
+        raise inform7.CouldNotCompileGameError(
+            "\n-== ni =-\nFAIL: 1\nThe host computer reported an error trying to write a text"
+            " file\n========\n*** Usually this means a compilation error.\n"
+        )
+
+    full = shutil._ntuple_diskusage(total=200 * 1024, used=200 * 1024, free=0)  # type: ignore[attr-defined]
+    monkeypatch.setattr(inform7, "compile_inform7_game", out_of_space)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: full)
+    with pytest.raises(GameError, match=r"only 0 KB free in .*the disk is full"):
+        build_demo_world(tmp_path, seed=1)
+
+
 def test_missing_compiler_raises_game_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -431,14 +431,45 @@ def _compile(source: str, story: Path) -> None:
         try:
             compile_inform7_game(source, str(scratch))
         except CouldNotCompileGameError as exc:
-            raise GameError(f"could not compile the demo world {story.name}: {exc}") from exc
+            raise GameError(
+                f"could not compile the demo world {story.name}: {_failure_reason(str(exc), work)}"
+            ) from exc
         except (OSError, subprocess.SubprocessError) as exc:
-            raise GameError(f"could not run the Inform 7 compiler for {story.name}: {exc}") from exc
+            raise GameError(
+                f"could not run the Inform 7 compiler for {story.name}:"
+                f" {_failure_reason(str(exc), work)}"
+            ) from exc
         if not scratch.is_file():
             raise GameError(f"the Inform 7 compiler produced no story file for {story.name}")
         os.replace(scratch, story)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+_SPACE_NEEDED = 20 * 1024 * 1024
+"""Free bytes below which a failed compile is put down to a full disk (it writes ~10 MB)."""
+
+
+def _failure_reason(output: str, work: Path) -> str:
+    """Why a compile failed, in one line: a full disk (the compiler's own messages do not say
+    so), else the compiler's first error line."""
+    for folder in (work.parent, Path(tempfile.gettempdir())):
+        try:
+            free = shutil.disk_usage(folder).free
+        except OSError:
+            continue
+        if free < _SPACE_NEEDED:
+            return (
+                f"only {free // 1024} KB free in {folder.resolve()} (the disk is full or nearly:"
+                f" the compiler needs about {_SPACE_NEEDED // (1024 * 1024)} MB)"
+            )
+    lines = [
+        line.strip()
+        for line in output.splitlines()
+        if line.strip() and not line.lstrip().startswith(("-=", "=", "*", "FAIL:"))
+    ]
+    errors = [line for line in lines if "error" in line.lower() or "problem" in line.lower()]
+    return (errors or lines[-1:] or ["no message"])[0]
 
 
 def build_demo_world(cache_dir: Path, seed: int = 1) -> Path:
