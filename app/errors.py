@@ -45,6 +45,11 @@ class LLMUnavailableError(LLMError):
     """Raised when the LLM API cannot be reached or kept answering 5xx/529 after all retries."""
 
 
+class LLMCircuitOpenError(LLMUnavailableError):
+    """Raised at once, without a call, while the circuit breaker is open (the model failed
+    repeatedly); the offline stand-ins play on."""
+
+
 class LLMRateLimitedError(LLMError):
     """Raised when the LLM API still answered 429 (rate limited) after all retries."""
 

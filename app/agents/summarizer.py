@@ -90,7 +90,7 @@ def retry_summary(scope: str, attempts: int, call: Callable[[], str]) -> str:
         if not text:
             log.warning("%s summary came back empty; skipped", scope)
         return text
-    raise SummarizerError(f"{scope} summary failed after {attempts} attempts: {last}")
+    raise SummarizerError(f"{scope} summary failed after {attempts} attempts: {last}") from last
 
 
 def transcript(messages: Sequence[Message]) -> str:

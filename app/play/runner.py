@@ -178,5 +178,6 @@ def _circuit(container: Any) -> dict[str, object] | None:
     inner = getattr(client, "_inner", None)  # a recording cassette wraps the breaker
     for candidate in (client, inner):
         if isinstance(candidate, CircuitBreaker):
-            return candidate.snapshot()
+            stand_in = getattr(container.summarizer(), "stand_in_calls", {})
+            return {**candidate.snapshot(), "stand_in_summaries": dict(stand_in)}
     return None

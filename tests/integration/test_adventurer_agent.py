@@ -180,7 +180,10 @@ def test_a_hanging_api_opens_the_circuit_and_play_goes_on_offline(
     circuit = report["llm_usage"]["circuit"]
     assert circuit["opened"] >= 1 and circuit["rejected"] >= 10
     assert len(server.requests) <= 2  # one timeout opened it; the rest never waited
-    assert report["llm_usage"]["failures_by_kind"]["fallback:unavailable"] >= 9
+    assert report["llm_usage"]["failures_by_kind"]["fallback:circuit_open"] >= 9
+    # the rule-based stand-in summarized while the circuit was open: memories were made
+    assert sum(circuit["stand_in_summaries"].values()) >= 1
+    assert (tmp_path / "Memories.md").read_text().count("<!-- cairn ") >= 3
 
 
 def test_the_circuit_closes_again_after_its_cooldown() -> None:

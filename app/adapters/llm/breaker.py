@@ -15,7 +15,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from app.errors import LLMRateLimitedError, LLMTimeoutError, LLMUnavailableError
+from app.errors import (
+    LLMCircuitOpenError,
+    LLMRateLimitedError,
+    LLMTimeoutError,
+    LLMUnavailableError,
+)
 from app.interfaces.llm import ILLMClient, LLMRequest, LLMResponse
 
 log = logging.getLogger(__name__)
@@ -60,7 +65,7 @@ class CircuitBreaker(ILLMClient):
         with self._lock:
             if self._open_until is not None and self._clock() < self._open_until:
                 self.rejected += 1
-                raise LLMUnavailableError(
+                raise LLMCircuitOpenError(
                     "circuit open: the model failed repeatedly; the offline stand-ins play on"
                 )
         try:

@@ -11,6 +11,7 @@ from app.adapters.llm.cassette import CassetteClient
 from app.adapters.llm.exchange_log import ExchangeLog
 from app.adapters.llm.rule_based import RuleBasedSummarizer
 from app.adapters.llm.usage import UsageMeter
+from app.agents.stand_in import StandInWhileDown
 from app.agents.summarizer import SummarizerAgent
 from app.errors import ConfigError
 from app.interfaces.llm import ILLMClient
@@ -69,5 +70,8 @@ def build_llm_client(
 
 
 def build_summarizer(client: ILLMClient | None) -> ISummarizer:
-    """The LLM SummarizerAgent when a client is configured, else the offline heuristics."""
-    return RuleBasedSummarizer() if client is None else SummarizerAgent(client)
+    """The LLM SummarizerAgent when a client is configured (with the offline heuristics
+    standing in while its circuit is open), else the offline heuristics."""
+    if client is None:
+        return RuleBasedSummarizer()
+    return StandInWhileDown(SummarizerAgent(client), RuleBasedSummarizer())
