@@ -8,6 +8,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,8 +59,9 @@ def test_fresh_removes_only_the_files_cairn_made_by_exact_name(tmp_path: Path) -
 
 
 def test_unparseable_settings_are_one_line_errors_with_exit_2(tmp_path: Path) -> None:
-    bad_env = cairn("memories", "show", "--workdir", str(tmp_path), cwd=tmp_path,
-                    CAIRN_MODELS="notjson")
+    bad_env = cairn(
+        "memories", "show", "--workdir", str(tmp_path), cwd=tmp_path, CAIRN_MODELS="notjson"
+    )
     assert bad_env.returncode == 2 and "models" in bad_env.stderr
     assert "Traceback" not in bad_env.stderr
     (tmp_path / "pyproject.toml").write_text("[tool.cairn\nstore = 'x'\n")
@@ -100,8 +102,9 @@ def test_check_prints_each_problem_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("store", ["markdown", "sqlite"])
-@pytest.mark.parametrize("command", [["play", "--episodes", "1", "--max-turns", "1"],
-                                     ["memories", "show"]])
+@pytest.mark.parametrize(
+    "command", [["play", "--episodes", "1", "--max-turns", "1"], ["memories", "show"]]
+)
 def test_an_impossible_workdir_is_a_one_line_error(
     tmp_path: Path, store: str, command: list[str]
 ) -> None:
@@ -111,3 +114,79 @@ def test_an_impossible_workdir_is_a_one_line_error(
     assert done.returncode == 2, done.stderr
     assert "cannot create the folder" in done.stderr and "Traceback" not in done.stderr
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.fixture
+def read_only_workdir(tmp_path: Path) -> Iterator[Path]:
+    """A workdir holding both stores' files, on a read-only (bind-mounted) file system."""
+    from app.adapters.storage.markdown_store import MarkdownMemoryStore
+    from app.adapters.storage.sqlite_store import SqliteMemoryStore
+    from app.models.memory import MemoryEntry, MemoryScope
+
+    mount = tmp_path / "ro"
+    work = mount / "work"
+    for store in (
+        MarkdownMemoryStore(work / "Memories.md"),
+        SqliteMemoryStore(work / "memories.sqlite3"),
+    ):
+        with store.transaction() as tx:
+            tx.add(MemoryEntry(scope=MemoryScope.WORLD, title="Kept safe", text="Written."))
+        store.close()
+    bound = subprocess.run(["mount", "--bind", str(mount), str(mount)], capture_output=True)
+    if bound.returncode != 0:
+        pytest.skip(f"cannot bind-mount a folder read-only here: {bound.stderr.strip()!r}")
+    try:
+        subprocess.run(
+            ["mount", "-o", "remount,ro,bind", str(mount)], check=True, capture_output=True
+        )
+        yield work
+    finally:
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+@pytest.mark.parametrize("store", ["markdown", "sqlite"])
+def test_play_on_a_read_only_file_system_is_a_one_line_error(
+    read_only_workdir: Path, store: str
+) -> None:
+    before = {p.name: p.read_bytes() for p in read_only_workdir.iterdir()}
+    done = cairn(
+        "play",
+        "--episodes",
+        "1",
+        "--max-turns",
+        "1",
+        "--store",
+        store,
+        "--workdir",
+        str(read_only_workdir),
+        cwd=read_only_workdir.parent.parent,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Read-only file system" in done.stderr or "read-only file system" in done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert "Traceback" not in done.stderr and len(errors) == 1
+    assert {p.name: p.read_bytes() for p in read_only_workdir.iterdir()} == before
+
+
+def test_memories_show_reads_a_markdown_store_on_a_read_only_file_system(
+    read_only_workdir: Path,
+) -> None:
+    done = cairn("memories", "show", "--workdir", str(read_only_workdir), cwd=read_only_workdir)
+    assert done.returncode == 0, done.stderr
+    assert "Kept safe" in done.stdout
+
+
+def test_memories_show_names_the_read_only_file_system_for_sqlite(
+    read_only_workdir: Path,
+) -> None:
+    done = cairn(
+        "memories",
+        "show",
+        "--store",
+        "sqlite",
+        "--workdir",
+        str(read_only_workdir),
+        cwd=read_only_workdir,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "read-only file system" in done.stderr and "Traceback" not in done.stderr

@@ -94,6 +94,15 @@ def _data_version(conn: sqlite3.Connection) -> int:
     return int(row[0])
 
 
+def _read_only_note(path: Path) -> str:
+    """' (the folder is on a read-only file system)' when it is, else ''."""
+    try:
+        read_only = bool(os.statvfs(path.parent).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return ""
+    return " (the folder is on a read-only file system)" if read_only else ""
+
+
 def _is_locked(error: sqlite3.Error) -> bool:
     code = getattr(error, "sqlite_errorcode", None)
     return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(error)
@@ -132,7 +141,7 @@ class SqliteMemoryStore(CachedStore):
                 raise StoreLockedError(
                     f"{self._path}: {doing}: database is locked (waited {self._busy_timeout_ms} ms)"
                 ) from e
-            raise StoreError(f"{self._path}: {doing}: {e}") from e
+            raise StoreError(f"{self._path}: {doing}: {e}{_read_only_note(self._path)}") from e
 
     def _open(self) -> sqlite3.Connection:
         ensure_folder(self._path.parent)  # as the markdown store does
