@@ -118,8 +118,9 @@ def test_a_save_landing_between_the_last_check_and_the_swap_is_merged(
     assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= titles
 
 
-def test_an_in_place_save_into_the_file_cairn_just_replaced_is_merged(tmp_path: Path) -> None:
-    path = tmp_path / "Memories.md"
+def save_into_the_replaced_file(path: Path) -> MarkdownMemoryStore:
+    """A store that wrote notes 0 and 1; an editor opened the file before the second write
+    and saved into it after (into the file cairn had just replaced)."""
     store = MarkdownMemoryStore(path)
     add(store, 0)
     opened = path.read_text()
@@ -127,6 +128,12 @@ def test_an_in_place_save_into_the_file_cairn_just_replaced_is_merged(tmp_path: 
         add(store, 1)
         handle.truncate(0)  # ...and saves into it after
         handle.write(with_hand_note(opened, 0))
+    return store
+
+
+def test_an_in_place_save_into_the_file_cairn_just_replaced_is_merged(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = save_into_the_replaced_file(path)
     time.sleep(0.05)
     add(store, 2)
     assert store.merges == {"late": 1}
@@ -137,13 +144,7 @@ def test_an_in_place_save_into_the_file_cairn_just_replaced_is_merged(tmp_path: 
 
 def test_a_late_save_is_merged_when_the_store_closes(tmp_path: Path) -> None:
     path = tmp_path / "Memories.md"
-    store = MarkdownMemoryStore(path)
-    add(store, 0)
-    opened = path.read_text()
-    with open(path, "r+b") as handle:
-        add(store, 1)
-        handle.truncate(0)
-        handle.write(with_hand_note(opened, 0))
+    store = save_into_the_replaced_file(path)
     store.close()
     assert {"Cairn note 1", "Hand note 0"} <= reopened_titles(path)
 
