@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m app play --workdir $${WORKDIR:-.cairn-demo} --episodes 3 --fresh
+	$(PY) -m cairn play --workdir $${WORKDIR:-.cairn-demo} --episodes 3 --fresh
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check app container.py tests bench examples

@@ -7,35 +7,39 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
-from app.adapters.llm.factory import build_llm_client, build_summarizer
-from app.adapters.llm.usage import UsageMeter
-from app.adapters.storage.knowledge_file import KnowledgeBase
-from app.adapters.storage.map_repository import load_map
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.adapters.storage.sqlite_store import SqliteMemoryStore
-from app.agents.adventurer import AdventurerAgent
-from app.agents.explorer import ExplorerAgent
-from app.agents.memory_retriever import build_memory_retriever
-from app.agents.research import MemoryToolbox
-from app.events import commands
-from app.events.bus import MessageBus
-from app.events.handlers import (
+from cairn.adapters.llm.factory import build_llm_client, build_summarizer
+from cairn.adapters.llm.usage import UsageMeter
+from cairn.adapters.storage.knowledge_file import KnowledgeBase
+from cairn.adapters.storage.map_repository import load_map
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+from cairn.agents.adventurer import AdventurerAgent
+from cairn.agents.explorer import ExplorerAgent
+from cairn.agents.memory_retriever import build_memory_retriever
+from cairn.agents.research import MemoryToolbox
+from cairn.events import commands
+from cairn.events.bus import MessageBus
+from cairn.events.handlers import (
     EpisodeHandler,
     LocationHandler,
     NoteHandler,
     QuestHandler,
     TurnHandler,
 )
-from app.events.publisher import EventPublisher
-from app.play.objectives import LLMObjectiveDiscoverer, MemoryObjectiveDiscoverer, ObjectiveTracker
-from app.services.clock import DeterministicClock, SystemClock
-from app.services.context import ContextService, default_builders
-from app.services.map import MapGraph
-from app.services.memory_query import MemoryQueryTools
-from app.services.memory_service import MemoryService
-from app.services.no_memory import NoMemory
-from app.services.policy import MemoryPolicy
-from app.settings import CairnSettings, load_settings
+from cairn.events.publisher import EventPublisher
+from cairn.play.objectives import (
+    LLMObjectiveDiscoverer,
+    MemoryObjectiveDiscoverer,
+    ObjectiveTracker,
+)
+from cairn.services.clock import DeterministicClock, SystemClock
+from cairn.services.context import ContextService, default_builders
+from cairn.services.map import MapGraph
+from cairn.services.memory_query import MemoryQueryTools
+from cairn.services.memory_service import MemoryService
+from cairn.services.no_memory import NoMemory
+from cairn.services.policy import MemoryPolicy
+from cairn.settings import CairnSettings, load_settings
 
 
 def _file_in(workdir: str, name: str) -> Path:

@@ -4,10 +4,10 @@ The composition root is `container.build_container`; these are the names an embe
 uses with it: the commands it sends, the state it owns, what it reads back, and the errors.
 """
 
-from app.errors import CairnError
-from app.events import commands
-from app.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
-from app.models.memory import (
+from cairn.errors import CairnError
+from cairn.events import commands
+from cairn.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
+from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,

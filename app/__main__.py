@@ -1,5 +1,5 @@
-"""`python -m app`: the cairn command line."""
+"""`python -m cairn`: the cairn command line."""
 
-from app.cli import run
+from cairn.cli import run
 
 run()

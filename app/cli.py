@@ -1,4 +1,4 @@
-"""The `cairn` command line (also `python -m app`)."""
+"""The `cairn` command line (also `python -m cairn`)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from typing import Any
 
 import click
 
-from app.adapters.storage.map_repository import load_map
-from app.errors import CairnError
-from app.models.kinds import PromptKind
-from app.models.memory import MemoryEntry, MemoryScope
-from app.settings import CairnSettings, load_settings
+from cairn.adapters.storage.map_repository import load_map
+from cairn.errors import CairnError
+from cairn.models.kinds import PromptKind
+from cairn.models.memory import MemoryEntry, MemoryScope
+from cairn.settings import CairnSettings, load_settings
 
 workdir_option = click.option(
     "--workdir",
@@ -81,7 +81,7 @@ def show(
     """Print memories, grouped by location, NPC and world."""
     if sum(x is not None and x is not False for x in (location_id, npc_id, world or None)) > 1:
         raise click.UsageError("give at most one of --location, --npc, --world")
-    from container import build_container
+    from cairn.container import build_container
 
     container = build_container(_settings(workdir, store))
     mem_store = container.store()
@@ -129,14 +129,14 @@ def show(
 def check(file: Path) -> None:
     """Validate a memory file: exit 0 when valid, 1 listing each problem with its line."""
     if file.suffix in {".sqlite3", ".sqlite", ".db"}:
-        from app.adapters.storage.sqlite_store import SqliteMemoryStore
+        from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 
         sql = SqliteMemoryStore(file)
         problems = sql.problems()
         count = len(sql.entries())
         sql.close()
     else:
-        from app.adapters.storage.markdown_format import check_memory_file, parse, read_text
+        from cairn.adapters.storage.markdown_format import check_memory_file, parse, read_text
 
         problems = check_memory_file(file)
         # counted by the parser, not a store: a store would log each problem a second time
@@ -156,7 +156,7 @@ def check(file: Path) -> None:
 @store_option
 def export(fmt: str, workdir: Path | None, store: str | None) -> None:
     """Write every memory and location record to standard output as JSON."""
-    from container import build_container
+    from cairn.container import build_container
 
     mem_store = build_container(_settings(workdir, store)).store()
     payload = {
@@ -172,9 +172,9 @@ def export(fmt: str, workdir: Path | None, store: str | None) -> None:
 @store_option
 def demo(workdir: Path | None, store: str | None) -> None:
     """Replay the built-in narrative session; print the memories and the narrative prompt."""
-    from app.runtime.demo import build_state, run_demo_session
-    from app.services.context import ContextRequest
-    from container import build_container
+    from cairn.container import build_container
+    from cairn.runtime.demo import build_state, run_demo_session
+    from cairn.services.context import ContextRequest
 
     settings = _settings(workdir or Path(".cairn-demo"), store)
     container = build_container(settings)
@@ -258,7 +258,7 @@ def _play(
     no_memory: bool,
     fresh: bool,
 ) -> None:
-    from app.play.runner import episode_table, run_play
+    from cairn.play.runner import episode_table, run_play
 
     if fresh:
         _clear_run_files(settings)
@@ -329,7 +329,7 @@ def map_command(fmt: str, workdir: Path | None) -> None:
 
 
 def _register_replay() -> None:
-    from app.replay.cli import replay
+    from cairn.replay.cli import replay
 
     main.add_command(replay)
 

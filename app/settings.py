@@ -17,7 +17,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
-from app.errors import ConfigError
+from cairn.errors import ConfigError
 
 log = logging.getLogger(__name__)
 

@@ -18,10 +18,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.play.runner import run_play  # noqa: E402
-from app.settings import load_settings  # noqa: E402
-from app.testing import FakeMessagesServer  # noqa: E402
-from app.testing.fake_game import FakeGame  # noqa: E402
+from cairn.play.runner import run_play  # noqa: E402
+from cairn.settings import load_settings  # noqa: E402
+from cairn.testing import FakeMessagesServer  # noqa: E402
+from cairn.testing.fake_game import FakeGame  # noqa: E402
 
 
 def main() -> None:

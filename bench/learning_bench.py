@@ -32,8 +32,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.play.runner import run_play  # noqa: E402
-from app.settings import load_settings  # noqa: E402
+from cairn.play.runner import run_play  # noqa: E402
+from cairn.settings import load_settings  # noqa: E402
 
 ROMS = ROOT.parent / "shared" / "roms"
 STORY_SUFFIXES = (".z3", ".z5", ".z8")

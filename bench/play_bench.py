@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.adapters.game.jericho_game import JerichoGame  # noqa: E402
-from app.agents.scripted import ScriptedAgent  # noqa: E402
-from app.play.runner import run_play  # noqa: E402
-from app.settings import load_settings  # noqa: E402
+from cairn.adapters.game.jericho_game import JerichoGame  # noqa: E402
+from cairn.agents.scripted import ScriptedAgent  # noqa: E402
+from cairn.play.runner import run_play  # noqa: E402
+from cairn.settings import load_settings  # noqa: E402
 
 
 def raw_steps_per_second(rom: Path, actions: list[str], repeat: int) -> float:

@@ -19,10 +19,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.adapters.storage.sqlite_store import SqliteMemoryStore
-from app.interfaces.store import IMemoryStore
-from app.models.memory import (
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+from cairn.interfaces.store import IMemoryStore
+from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,

@@ -40,10 +40,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.adapters.game.jericho_game import JerichoGame  # noqa: E402
-from app.adapters.game.rooms import find_rooms_root  # noqa: E402
-from app.adapters.game.ztree import ObjectTree, ZStory  # noqa: E402
-from app.interfaces.game import GameObservation  # noqa: E402
+from cairn.adapters.game.jericho_game import JerichoGame  # noqa: E402
+from cairn.adapters.game.rooms import find_rooms_root  # noqa: E402
+from cairn.adapters.game.ztree import ObjectTree, ZStory  # noqa: E402
+from cairn.interfaces.game import GameObservation  # noqa: E402
 from tests.integration.test_jericho_rooms import (  # noqa: E402  the tests' own oracle
     printed_header as look_header,
 )
@@ -81,7 +81,7 @@ def remember(path: Path, row: Row) -> None:
     the memory columns."""
     import tempfile
 
-    from app.replay.runner import run_scenario, walkthrough_document
+    from cairn.replay.runner import run_scenario, walkthrough_document
 
     with tempfile.TemporaryDirectory() as workdir:
         report = run_scenario(walkthrough_document(path), Path(workdir))

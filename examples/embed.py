@@ -6,10 +6,10 @@ Run from the project root: `.venv/bin/python examples/embed.py` (memories go to 
 import logging
 import tempfile
 
-from app.events import commands as c
-from app.models import GameState, LocationState, NPCInstance
-from app.services.context import ContextRequest
-from container import build_container
+from cairn.container import build_container
+from cairn.events import commands as c
+from cairn.models import GameState, LocationState, NPCInstance
+from cairn.services.context import ContextRequest
 
 logging.basicConfig(format="%(levelname)s %(name)s: %(message)s")  # cairn logs warnings
 workdir = tempfile.mkdtemp(prefix="cairn-embed-")

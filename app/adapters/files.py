@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from app.errors import StoreError
+from cairn.errors import StoreError
 
 
 def ensure_folder(folder: Path) -> Path:

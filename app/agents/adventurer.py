@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import logging
 
-from app.agents.prompt_files import render
-from app.agents.research import MemoryToolbox, research
-from app.errors import LLMBadResponseError, LLMError
-from app.interfaces.agent import AgentDecision, AgentView, IAgent
-from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
-from app.interfaces.metrics import FailureRecorder
-from app.models.kinds import Role
+from cairn.agents.prompt_files import render
+from cairn.agents.research import MemoryToolbox, research
+from cairn.errors import LLMBadResponseError, LLMError
+from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from cairn.interfaces.metrics import FailureRecorder
+from cairn.models.kinds import Role
 
 log = logging.getLogger(__name__)
 

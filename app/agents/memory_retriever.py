@@ -8,11 +8,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.agents.prompt_files import render
-from app.errors import LLMBadResponseError
-from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
-from app.models.memory import MemoryEntry
-from app.services.memory_query import IMemoryRetriever, RankedAnswer
+from cairn.agents.prompt_files import render
+from cairn.errors import LLMBadResponseError
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from cairn.models.memory import MemoryEntry
+from cairn.services.memory_query import IMemoryRetriever, RankedAnswer
 
 log = logging.getLogger(__name__)
 

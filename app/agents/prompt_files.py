@@ -9,7 +9,7 @@ from string import Template
 
 @cache
 def _template(name: str) -> Template:
-    text = resources.files("app.agents").joinpath("prompts", f"{name}.md").read_text("utf-8")
+    text = resources.files("cairn.agents").joinpath("prompts", f"{name}.md").read_text("utf-8")
     return Template(text)
 
 

@@ -6,8 +6,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from app.errors import CairnError
-from app.interfaces.llm import (
+from cairn.errors import CairnError
+from cairn.interfaces.llm import (
     ILLMClient,
     LLMMessage,
     LLMRequest,
@@ -16,8 +16,8 @@ from app.interfaces.llm import (
     ToolSpec,
     assistant_message,
 )
-from app.models.kinds import Role
-from app.services.memory_query import MemoryQueryTools
+from cairn.models.kinds import Role
+from cairn.services.memory_query import MemoryQueryTools
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
 
 
 class ScriptedAgent(IAgent):

@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from app.errors import LLMCircuitOpenError, SummarizerError
-from app.interfaces.summarizer import ISummarizer, SynthesisRequest
-from app.models.game import GameState, Message, NPCInstance
-from app.models.kinds import WorldEvent
-from app.models.memory import SynthesisDecision
+from cairn.errors import LLMCircuitOpenError, SummarizerError
+from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
+from cairn.models.game import GameState, Message, NPCInstance
+from cairn.models.kinds import WorldEvent
+from cairn.models.memory import SynthesisDecision
 
 log = logging.getLogger(__name__)
 

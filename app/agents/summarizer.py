@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 
-from app.agents.prompt_files import render
-from app.errors import LLMError, SummarizerError
-from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
-from app.interfaces.summarizer import ISummarizer, SynthesisRequest
-from app.models.game import GameState, Message, NPCInstance, TurnOutcome
-from app.models.kinds import WorldEvent
-from app.models.memory import SynthesisDecision
+from cairn.agents.prompt_files import render
+from cairn.errors import LLMError, SummarizerError
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
+from cairn.models.game import GameState, Message, NPCInstance, TurnOutcome
+from cairn.models.kinds import WorldEvent
+from cairn.models.memory import SynthesisDecision
 
 log = logging.getLogger(__name__)
 

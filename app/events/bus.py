@@ -6,10 +6,10 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from app.errors import UnknownCommandError
-from app.events.commands import Command
-from app.events.publisher import EventPublisher
-from app.interfaces.store import IMemoryStore
+from cairn.errors import UnknownCommandError
+from cairn.events.commands import Command
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.store import IMemoryStore
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.models.game import GameState, TurnOutcome
+from cairn.models.game import GameState, TurnOutcome
 
 
 @dataclass(frozen=True)

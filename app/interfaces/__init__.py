@@ -1,9 +1,9 @@
 """Ports: the abstract interfaces handlers and services depend on."""
 
-from app.interfaces.map import IMapView
-from app.interfaces.memory_service import IMemoryService
-from app.interfaces.store import IMemoryStore, StoreTransaction
-from app.interfaces.summarizer import ISummarizer, SynthesisRequest
+from cairn.interfaces.map import IMapView
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.interfaces.store import IMemoryStore, StoreTransaction
+from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
 
 __all__ = [
     "IMapView",

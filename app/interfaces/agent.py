@@ -6,8 +6,8 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.interfaces.game import GameObservation
-from app.models.memory import MemoryEntry
+from cairn.interfaces.game import GameObservation
+from cairn.models.memory import MemoryEntry
 
 
 class AgentView(BaseModel):

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from app.models.game import TurnOutcome
+from cairn.models.game import TurnOutcome
 
 
 class GameObservation(BaseModel):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from app.interfaces.memory_service import IMemoryReader
-from app.play.metrics import EpisodeStats
+from cairn.interfaces.memory_service import IMemoryReader
+from cairn.play.metrics import EpisodeStats
 
 
 class IKnowledgeBase(ABC):

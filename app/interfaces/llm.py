@@ -9,8 +9,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.errors import ConfigError, LLMBadResponseError
-from app.models.kinds import Role
+from cairn.errors import ConfigError, LLMBadResponseError
+from cairn.models.kinds import Role
 
 ROLES: tuple[str, ...] = tuple(Role)
 """The roles an LLM call is made for; each role is configured with its own model."""
@@ -86,7 +86,7 @@ class LLMResponse(BaseModel):
 class ILLMClient(ABC):
     """Port for a language model: one request in, one complete answer out.
 
-    Implementations raise only `app.errors.LLMError` subclasses for call failures and
+    Implementations raise only `cairn.errors.LLMError` subclasses for call failures and
     `ConfigError` for a role with no configured model.
     """
 

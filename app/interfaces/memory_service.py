@@ -6,9 +6,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 
-from app.models.game import GameState, TurnOutcome
-from app.models.kinds import EventRelated, WorldEvent
-from app.models.memory import LocationRecord, MemoryEntry
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.kinds import EventRelated, WorldEvent
+from cairn.models.memory import LocationRecord, MemoryEntry
 
 
 class IMemoryReader(ABC):

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from app.models.memory import (
+from cairn.models.memory import (
     LocationRecord,
     MemoryEntry,
     MemoryScope,

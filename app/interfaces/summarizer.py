@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.models.game import GameState, Message, NPCInstance, TurnOutcome
-from app.models.kinds import WorldEvent
-from app.models.memory import MemoryEntry, SynthesisDecision
+from cairn.models.game import GameState, Message, NPCInstance, TurnOutcome
+from cairn.models.kinds import WorldEvent
+from cairn.models.memory import MemoryEntry, SynthesisDecision
 
 
 class SynthesisRequest(BaseModel):

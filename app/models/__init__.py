@@ -1,6 +1,6 @@
 """Pydantic domain models of cairn."""
 
-from app.models.game import (
+from cairn.models.game import (
     GameState,
     LocationState,
     Message,
@@ -8,7 +8,7 @@ from app.models.game import (
     ScenarioInstance,
     TurnOutcome,
 )
-from app.models.memory import (
+from cairn.models.memory import (
     LocationRecord,
     MemoryCategory,
     MemoryEntry,

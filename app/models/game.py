@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from app.models.memory import LocationId, utc_now
+from cairn.models.memory import LocationId, utc_now
 
 
 class Message(BaseModel):

@@ -32,16 +32,16 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, Field
 
-from app.agents.explorer import normalize, remembered_dangers
-from app.errors import LLMError
-from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
-from app.interfaces.memory_service import IMemoryService
-from app.models.kinds import PromptKind, Role
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.services.context.builders import ContextRequest
-from app.services.context.context_service import ContextService
-from app.services.map import MapGraph
-from app.services.outcomes import quoted_commands
+from cairn.agents.explorer import normalize, remembered_dangers
+from cairn.errors import LLMError
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.kinds import PromptKind, Role
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.services.context.builders import ContextRequest
+from cairn.services.context.context_service import ContextService
+from cairn.services.map import MapGraph
+from cairn.services.outcomes import quoted_commands
 
 log = logging.getLogger(__name__)
 _LOCATION_REF = re.compile(r"\b(?:Location\s+|L)(\d+)\b")

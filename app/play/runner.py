@@ -13,15 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.adapters.files import atomic_write_text, ensure_folder
-from app.adapters.game.opening import open_game
-from app.adapters.storage.map_repository import save_map
-from app.interfaces.agent import IAgent
-from app.interfaces.game import GameObservation, IGame
-from app.interfaces.metrics import SummarizerCounts
-from app.play.metrics import EpisodeStats, totals
-from app.play.session import PlayOptions, PlaySession, transcript_path
-from app.settings import CairnSettings
+from cairn.adapters.files import atomic_write_text, ensure_folder
+from cairn.adapters.game.opening import open_game
+from cairn.adapters.storage.map_repository import save_map
+from cairn.interfaces.agent import IAgent
+from cairn.interfaces.game import GameObservation, IGame
+from cairn.interfaces.metrics import SummarizerCounts
+from cairn.play.metrics import EpisodeStats, totals
+from cairn.play.session import PlayOptions, PlaySession, transcript_path
+from cairn.settings import CairnSettings
 
 TurnCallback = Callable[[int, int, GameObservation], None]
 
@@ -54,7 +54,7 @@ def run_play(
     agent: IAgent | None = None,
 ) -> PlayResult:
     """Play `episodes` episodes and write the run's files; return the report."""
-    from container import build_container
+    from cairn.container import build_container
 
     # every part of the run comes from the composition root; the run's own choices (memory
     # or the baseline, the player's seed) are settings, so its Selectors see them
@@ -172,7 +172,7 @@ def episode_table(report: dict[str, Any]) -> str:
 
 def _circuit(container: Any) -> dict[str, object] | None:
     """The LLM circuit breaker's state for the report (None offline)."""
-    from app.adapters.llm.breaker import CircuitBreaker
+    from cairn.adapters.llm.breaker import CircuitBreaker
 
     client = container.llm_client()
     inner = getattr(client, "_inner", None)  # a recording cassette wraps the breaker

@@ -9,23 +9,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.events import commands as c
-from app.events.bus import MessageBus
-from app.interfaces.agent import AgentDecision, AgentView, IAgent
-from app.interfaces.game import GameObservation, IGame
-from app.interfaces.knowledge import IKnowledgeBase
-from app.interfaces.memory_service import IMemoryReader
-from app.interfaces.metrics import UsageReader
-from app.models.game import GameState, TurnOutcome
-from app.models.kinds import PromptKind
-from app.play.metrics import EpisodeStats
-from app.play.objectives import ObjectiveInput, ObjectiveTracker
-from app.play.reasoning import extract_reasoning
-from app.play.translator import StepTranslator
-from app.services.context.builders import ContextRequest
-from app.services.context.context_service import AssembledPrompt, ContextService
-from app.services.map import MapGraph, exits_in_text, normalize_direction
-from app.services.outcomes import is_failure
+from cairn.events import commands as c
+from cairn.events.bus import MessageBus
+from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.interfaces.game import GameObservation, IGame
+from cairn.interfaces.knowledge import IKnowledgeBase
+from cairn.interfaces.memory_service import IMemoryReader
+from cairn.interfaces.metrics import UsageReader
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.kinds import PromptKind
+from cairn.play.metrics import EpisodeStats
+from cairn.play.objectives import ObjectiveInput, ObjectiveTracker
+from cairn.play.reasoning import extract_reasoning
+from cairn.play.translator import StepTranslator
+from cairn.services.context.builders import ContextRequest
+from cairn.services.context.context_service import AssembledPrompt, ContextService
+from cairn.services.map import MapGraph, exits_in_text, normalize_direction
+from cairn.services.outcomes import is_failure
 
 log = logging.getLogger(__name__)
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.events import commands as c
-from app.events.bus import MessageBus
-from app.interfaces.game import GameObservation, turn_outcome
-from app.models.game import GameState, Message, TurnOutcome
-from app.services.clock import SystemClock
+from cairn.events import commands as c
+from cairn.events.bus import MessageBus
+from cairn.interfaces.game import GameObservation, turn_outcome
+from cairn.models.game import GameState, Message, TurnOutcome
+from cairn.services.clock import SystemClock
 
 ArrivalHook = Callable[[GameObservation, str | None], None]
 

@@ -1,7 +1,7 @@
 """Scenario replays: YAML scenarios run through the container and bus, with checked outcomes."""
 
-from app.replay.expectations import CheckResult, Expectations, ReplayOutcome
-from app.replay.runner import (
+from cairn.replay.expectations import CheckResult, Expectations, ReplayOutcome
+from cairn.replay.runner import (
     DEFAULT_ROMS,
     ReplayReport,
     find_story,
@@ -9,7 +9,7 @@ from app.replay.runner import (
     replay_files,
     run_scenario,
 )
-from app.replay.scenario import (
+from cairn.replay.scenario import (
     JerichoScenario,
     NarrativeScenario,
     Scenario,

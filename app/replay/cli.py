@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from app.replay.runner import DEFAULT_ROMS, replay_files, walkthrough_document
-from app.replay.scenario import ScenarioDocument
+from cairn.replay.runner import DEFAULT_ROMS, replay_files, walkthrough_document
+from cairn.replay.scenario import ScenarioDocument
 
 
 @click.command("replay")

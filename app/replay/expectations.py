@@ -15,9 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
-from app.models.game import GameState
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
-from app.services.context.context_service import PROMPT_KINDS
+from cairn.models.game import GameState
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
+from cairn.services.context.context_service import PROMPT_KINDS
 
 LineOf = Callable[..., int]
 """Gives the scenario line of a field: `line_of("expect", "memories", 0)`."""

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.adapters.game.opening import open_game
-from app.errors import CairnError, ScenarioError
-from app.events import commands as c
-from app.events.bus import MessageBus
-from app.interfaces.game import GameObservation, IGame
-from app.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
-from app.play.translator import StepTranslator, stamped_message
-from app.replay.expectations import CheckResult, Expectations, ReplayOutcome, evaluate
-from app.replay.scenario import (
+from cairn.adapters.game.opening import open_game
+from cairn.errors import CairnError, ScenarioError
+from cairn.events import commands as c
+from cairn.events.bus import MessageBus
+from cairn.interfaces.game import GameObservation, IGame
+from cairn.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
+from cairn.play.translator import StepTranslator, stamped_message
+from cairn.replay.expectations import CheckResult, Expectations, ReplayOutcome, evaluate
+from cairn.replay.scenario import (
     ActStep,
     EndEpisodeStep,
     JerichoScenario,
@@ -40,11 +40,11 @@ from app.replay.scenario import (
     TurnStep,
     load_scenario,
 )
-from app.services.clock import SystemClock
-from app.services.context import ContextRequest
+from cairn.services.clock import SystemClock
+from cairn.services.context import ContextRequest
 
 if TYPE_CHECKING:
-    from container import Container
+    from cairn.container import Container
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_ROMS = (PROJECT_ROOT / ".." / "shared" / "roms").resolve()
@@ -129,7 +129,7 @@ def run_scenario(
     `game_factory` replaces opening the story file of a jericho scenario (tests, other games).
     Raises ScenarioError (or another CairnError) when the scenario cannot be run at all.
     """
-    from container import build_container
+    from cairn.container import build_container
 
     document = scenario if isinstance(scenario, ScenarioDocument) else load_scenario(scenario)
     spec = document.scenario

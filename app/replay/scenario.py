@@ -38,9 +38,9 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from app.errors import ScenarioError
-from app.replay.expectations import Expectations
-from app.settings import CairnSettings
+from cairn.errors import ScenarioError
+from cairn.replay.expectations import Expectations
+from cairn.settings import CairnSettings
 
 Loc = tuple[str | int, ...]
 """A field location inside a scenario, as pydantic reports it: ("steps", 3, "present")."""

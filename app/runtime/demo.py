@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.events import commands as c
-from app.events.bus import MessageBus
-from app.models.game import GameState, LocationState, NPCInstance, TurnOutcome
+from cairn.events import commands as c
+from cairn.events.bus import MessageBus
+from cairn.models.game import GameState, LocationState, NPCInstance, TurnOutcome
 
 TAVERN, STREET, CELLAR = 1, 2, 3
 

@@ -5,39 +5,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.errors import SummarizerError
-from app.events import events
-from app.interfaces.summarizer import SynthesisRequest
-from app.models.game import GameState, TurnOutcome
-from app.models.kinds import WorldEvent
-from app.models.memory import (
+from cairn.errors import SummarizerError
+from cairn.events import events
+from cairn.interfaces.summarizer import SynthesisRequest
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.kinds import WorldEvent
+from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,
     MemorySource,
 )
-from app.services import policy as pruning
-from app.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
-from app.services.memory_core import VISIBLE, MemoryCore, log
-from app.services.memory_rules import (
+from cairn.services import policy as pruning
+from cairn.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
+from cairn.services.memory_core import VISIBLE, MemoryCore, log
+from cairn.services.memory_rules import (
     adds_content,
     location_name,
     move_of,
     plain_failure,
     prerequisites,
 )
-from app.services.outcomes import (
+from cairn.services.outcomes import (
     failed_commands,
     failure_text,
     failure_title,
     ledger_key,
     normalize_command,
 )
-from app.services.similarity import is_similar, short_title
-from app.services.supersession import resolve
-from app.services.triggers import LOCATION as LOCATION_TRIGGER
-from app.services.triggers import LONG_RESPONSE as LONG_RESPONSE_TRIGGER
-from app.services.triggers import detect_triggers
+from cairn.services.similarity import is_similar, short_title
+from cairn.services.supersession import resolve
+from cairn.services.triggers import LOCATION as LOCATION_TRIGGER
+from cairn.services.triggers import LONG_RESPONSE as LONG_RESPONSE_TRIGGER
+from cairn.services.triggers import detect_triggers
 
 _MOVE_TRIGGERS = frozenset({LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER})
 """Triggers a new way into a known room fires: a map fact, no summarizer call."""

@@ -6,7 +6,7 @@ import hashlib
 import itertools
 from datetime import UTC, datetime, timedelta
 
-from app.models.memory import new_memory_id, utc_now
+from cairn.models.memory import new_memory_id, utc_now
 
 
 class SystemClock:

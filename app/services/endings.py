@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from app.services.outcomes import is_failure
+from cairn.services.outcomes import is_failure
 
 
 class DeathCause(StrEnum):

@@ -8,23 +8,23 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from app.errors import SummarizerError
-from app.events import events
-from app.events.publisher import EventPublisher
-from app.interfaces.clock import IClock
-from app.interfaces.map import IMapRecorder
-from app.interfaces.store import IMemoryStore, StoreTransaction
-from app.interfaces.summarizer import ISummarizer
-from app.models.memory import (
+from cairn.errors import SummarizerError
+from cairn.events import events
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.clock import IClock
+from cairn.interfaces.map import IMapRecorder
+from cairn.interfaces.store import IMemoryStore, StoreTransaction
+from cairn.interfaces.summarizer import ISummarizer
+from cairn.models.memory import (
     LocationRecord,
     MemoryEntry,
     MemoryScope,
     MemoryStatus,
 )
-from app.services.clock import SystemClock
-from app.services.policy import MemoryPolicy
+from cairn.services.clock import SystemClock
+from cairn.services.policy import MemoryPolicy
 
-log = logging.getLogger("app.services.memory_service")
+log = logging.getLogger("cairn.services.memory_service")
 
 VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
 

@@ -8,9 +8,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.errors import CairnError
-from app.interfaces.memory_service import IMemoryReader
-from app.models.memory import MemoryEntry
+from cairn.errors import CairnError
+from cairn.interfaces.memory_service import IMemoryReader
+from cairn.models.memory import MemoryEntry
 
 log = logging.getLogger(__name__)
 

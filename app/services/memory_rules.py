@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from app.models.game import GameState, Message, TurnOutcome
-from app.models.kinds import EventRelated, WorldEvent
-from app.services.outcomes import changes_state, is_failure, unknown_word
+from cairn.models.game import GameState, Message, TurnOutcome
+from cairn.models.kinds import EventRelated, WorldEvent
+from cairn.services.outcomes import changes_state, is_failure, unknown_word
 
 _MAX_PREREQUISITES = 5
 _NEW_WORDS = 3

@@ -8,10 +8,10 @@ callbacks, so a cursor never moves past a message whose memory was not stored.
 
 from __future__ import annotations
 
-from app.interfaces.memory_service import IMemoryService
-from app.services.action_memories import ActionMemories
-from app.services.memory_core import VISIBLE, MemoryCore
-from app.services.scoped_summaries import VISIT_IMPORTANCE, ScopedSummaries
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.services.action_memories import ActionMemories
+from cairn.services.memory_core import VISIBLE, MemoryCore
+from cairn.services.scoped_summaries import VISIT_IMPORTANCE, ScopedSummaries
 
 __all__ = ["VISIBLE", "VISIT_IMPORTANCE", "MemoryCore", "MemoryService"]
 

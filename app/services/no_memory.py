@@ -7,8 +7,8 @@ builders are added later. Memories are still recorded by the real service throug
 
 from __future__ import annotations
 
-from app.interfaces.memory_service import IMemoryReader
-from app.models.memory import LocationRecord, MemoryEntry
+from cairn.interfaces.memory_service import IMemoryReader
+from cairn.models.memory import LocationRecord, MemoryEntry
 
 
 class NoMemory(IMemoryReader):

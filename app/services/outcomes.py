@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.services.map import normalize_direction
+from cairn.services.map import normalize_direction
 
 FAILURE_PATTERNS = re.compile(
     r"\b(you can'?t|can not|cannot|i don'?t (understand|know)|doesn'?t (fit|work|seem)|"

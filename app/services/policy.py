@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.interfaces.store import StoreTransaction
-from app.models.memory import (
+from cairn.interfaces.store import StoreTransaction
+from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,

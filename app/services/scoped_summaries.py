@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from app.events import events
-from app.interfaces.store import StoreTransaction
-from app.models.game import GameState, Message, NPCInstance
-from app.models.kinds import EventRelated, WorldEvent
-from app.models.memory import (
+from cairn.events import events
+from cairn.interfaces.store import StoreTransaction
+from cairn.models.game import GameState, Message, NPCInstance
+from cairn.models.kinds import EventRelated, WorldEvent
+from cairn.models.memory import (
     MemoryCategory,
     MemoryScope,
     MemorySource,
 )
-from app.services.memory_core import MemoryCore, log
-from app.services.memory_rules import (
+from cairn.services.memory_core import MemoryCore, log
+from cairn.services.memory_rules import (
     location_name,
     mention_window,
     norm,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from app.models.memory import MemoryEntry, SynthesisDecision
+from cairn.models.memory import MemoryEntry, SynthesisDecision
 
 log = logging.getLogger(__name__)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.models.game import TurnOutcome
-from app.models.kinds import Trigger
+from cairn.models.game import TurnOutcome
+from cairn.models.kinds import Trigger
 
 SCORE = Trigger.SCORE
 LOCATION = Trigger.LOCATION

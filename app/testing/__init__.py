@@ -1,8 +1,8 @@
 """Test doubles for embedders' own test suites (like structlog.testing)."""
 
-from app.adapters.storage.memory_store import InMemoryStore
-from app.testing.fake_game import FakeGame
-from app.testing.fakes import FakeSummarizer
-from app.testing.llm_server import FakeMessagesServer
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.testing.fake_game import FakeGame
+from cairn.testing.fakes import FakeSummarizer
+from cairn.testing.llm_server import FakeMessagesServer
 
 __all__ = ["FakeGame", "FakeMessagesServer", "FakeSummarizer", "InMemoryStore"]

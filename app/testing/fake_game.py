@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from app.adapters.game.npcs import npcs_in_text
-from app.interfaces.game import GameObservation, IGame
+from cairn.adapters.game.npcs import npcs_in_text
+from cairn.interfaces.game import GameObservation, IGame
 
 _ALIASES = {
     "n": "north",

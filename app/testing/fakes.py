@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.errors import SummarizerError
-from app.interfaces.summarizer import ISummarizer, SynthesisRequest
-from app.models.game import GameState, Message, NPCInstance
-from app.models.kinds import WorldEvent
-from app.models.memory import SynthesisDecision
+from cairn.errors import SummarizerError
+from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
+from cairn.models.game import GameState, Message, NPCInstance
+from cairn.models.kinds import WorldEvent
+from cairn.models.memory import SynthesisDecision
 
 
 class FakeSummarizer(ISummarizer):

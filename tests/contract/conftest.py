@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from app.adapters.storage.markdown_format import ParsedFile
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.adapters.storage.memory_store import InMemoryStore
-from app.adapters.storage.sqlite_store import SqliteMemoryStore
-from app.interfaces.store import IMemoryStore
-from app.models.memory import MemoryEntry
+from cairn.adapters.storage.markdown_format import ParsedFile
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+from cairn.interfaces.store import IMemoryStore
+from cairn.models.memory import MemoryEntry
 
 DURABLE_KINDS = ("markdown", "sqlite")
 ALL_KINDS = (*DURABLE_KINDS, "inmemory")

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
 STYLES = ("in-place", "rename")

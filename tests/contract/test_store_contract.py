@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from app.adapters.storage.markdown_format import check_memory_file, parse
-from app.adapters.storage.sqlite_store import SCHEMA_VERSION
-from app.errors import MemoryNotFoundError, StoreError
-from app.interfaces.store import IMemoryStore
-from app.models.memory import (
+from cairn.adapters.storage.markdown_format import check_memory_file, parse
+from cairn.adapters.storage.sqlite_store import SCHEMA_VERSION
+from cairn.errors import MemoryNotFoundError, StoreError
+from cairn.interfaces.store import IMemoryStore
+from cairn.models.memory import (
     LocationRecord,
     MemoryCategory,
     MemoryEntry,

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from app.adapters.storage.markdown_format import check_memory_file
-from app.interfaces.store import IMemoryStore
+from cairn.adapters.storage.markdown_format import check_memory_file
+from cairn.interfaces.store import IMemoryStore
 from tests.contract.conftest import StoreFactory, open_store
 from tests.contract.writer import writer_entry
 

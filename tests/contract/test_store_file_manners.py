@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.adapters.storage.sqlite_store import SqliteMemoryStore
-from app.models.memory import MemoryEntry, MemoryScope
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+from cairn.models.memory import MemoryEntry, MemoryScope
 
 
 def note(title: str) -> MemoryEntry:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from app.adapters.storage import markdown_store
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.models.memory import MemoryEntry, MemoryScope
+from cairn.adapters.storage import markdown_store
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.models.memory import MemoryEntry, MemoryScope
 from tests.contract import editor
 
 

@@ -16,10 +16,10 @@ import json
 import sys
 from pathlib import Path
 
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.adapters.storage.sqlite_store import SqliteMemoryStore
-from app.interfaces.store import IMemoryStore
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+from cairn.interfaces.store import IMemoryStore
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 
 KINDS = ("markdown", "sqlite")
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import ScenarioError
-from app.replay import ScenarioDocument, load_scenario, parse_scenario, replay_files
-from app.replay.runner import replay_settings
-from app.replay.scenario import MAX_YAML_DEPTH, NarrativeScenario
+from cairn.errors import ScenarioError
+from cairn.replay import ScenarioDocument, load_scenario, parse_scenario, replay_files
+from cairn.replay.runner import replay_settings
+from cairn.replay.scenario import MAX_YAML_DEPTH, NarrativeScenario
 
 HEAD = "kind: narrative\nname: attack\nlocations:\n  - {id: 1, name: Hall}\nsteps:\n  - move: 1\n"
 """Five lines; what a test appends starts at line 7."""

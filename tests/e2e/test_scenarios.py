@@ -13,11 +13,11 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from app.cli import main
-from app.errors import ScenarioError
-from app.interfaces.game import GameObservation, IGame
-from app.models.memory import MemoryScope
-from app.replay import (
+from cairn.cli import main
+from cairn.errors import ScenarioError
+from cairn.interfaces.game import GameObservation, IGame
+from cairn.models.memory import MemoryScope
+from cairn.replay import (
     DEFAULT_ROMS,
     ScenarioDocument,
     find_story,
@@ -26,9 +26,9 @@ from app.replay import (
     prepare_workdir,
     run_scenario,
 )
-from app.replay.cli import replay
-from app.replay.runner import replay_settings
-from app.replay.scenario import JerichoScenario, ScenarioFileError
+from cairn.replay.cli import replay
+from cairn.replay.runner import replay_settings
+from cairn.replay.scenario import JerichoScenario, ScenarioFileError
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -37,9 +37,9 @@ TAVERN = ROOT / "scenarios" / "tavern_session.yaml"
 
 def _jericho_missing() -> str | None:
     try:
-        importlib.import_module("app.adapters.game.jericho_game")
+        importlib.import_module("cairn.adapters.game.jericho_game")
     except ImportError as exc:
-        return f"app.adapters.game.jericho_game is not importable yet ({exc})"
+        return f"cairn.adapters.game.jericho_game is not importable yet ({exc})"
     return None
 
 
@@ -62,7 +62,7 @@ def _story_available(document: ScenarioDocument) -> bool:
 
 
 def invoke_replay(args: Sequence[str]) -> Result:
-    """`cairn replay ARGS` through app.cli.main once it registers the command; until then the
+    """`cairn replay ARGS` through cairn.cli.main once it registers the command; until then the
     command object itself (the same code, without the group)."""
     command: click.Command = main if "replay" in main.commands else replay
     prefix = ["replay"] if command is main else []

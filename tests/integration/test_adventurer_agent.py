@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from app.adapters.llm.anthropic_client import AnthropicClient
-from app.agents.adventurer import AdventurerAgent
-from app.agents.scripted import ScriptedAgent
-from app.interfaces.agent import AgentView
-from app.interfaces.game import GameObservation
-from app.interfaces.llm import ROLES
-from app.play.runner import run_play
-from app.settings import load_settings
-from app.testing.fake_game import FakeGame
-from app.testing.llm_server import FakeMessagesServer
+from cairn.adapters.llm.anthropic_client import AnthropicClient
+from cairn.agents.adventurer import AdventurerAgent
+from cairn.agents.scripted import ScriptedAgent
+from cairn.interfaces.agent import AgentView
+from cairn.interfaces.game import GameObservation
+from cairn.interfaces.llm import ROLES
+from cairn.play.runner import run_play
+from cairn.settings import load_settings
+from cairn.testing.fake_game import FakeGame
+from cairn.testing.llm_server import FakeMessagesServer
 
 MODELS = {role: f"claude-test-{role}" for role in ROLES}
 
@@ -116,15 +116,15 @@ def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
 def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
     server: FakeMessagesServer, tmp_path: Path
 ) -> None:
-    from app.adapters.storage.knowledge_file import KnowledgeBase
-    from app.adapters.storage.memory_store import InMemoryStore
-    from app.events.publisher import EventPublisher
-    from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-    from app.play.metrics import EpisodeStats
-    from app.services.map import MapGraph
-    from app.services.memory_service import MemoryService
-    from app.services.policy import MemoryPolicy
-    from app.testing import FakeSummarizer
+    from cairn.adapters.storage.knowledge_file import KnowledgeBase
+    from cairn.adapters.storage.memory_store import InMemoryStore
+    from cairn.events.publisher import EventPublisher
+    from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+    from cairn.play.metrics import EpisodeStats
+    from cairn.services.map import MapGraph
+    from cairn.services.memory_service import MemoryService
+    from cairn.services.policy import MemoryPolicy
+    from cairn.testing import FakeSummarizer
 
     store = InMemoryStore()
     memory = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
@@ -187,9 +187,9 @@ def test_a_hanging_api_opens_the_circuit_and_play_goes_on_offline(
 
 
 def test_the_circuit_closes_again_after_its_cooldown() -> None:
-    from app.adapters.llm.breaker import CircuitBreaker
-    from app.errors import LLMTimeoutError, LLMUnavailableError
-    from app.interfaces.llm import LLMRequest, LLMResponse, Usage
+    from cairn.adapters.llm.breaker import CircuitBreaker
+    from cairn.errors import LLMTimeoutError, LLMUnavailableError
+    from cairn.interfaces.llm import LLMRequest, LLMResponse, Usage
 
     now = [0.0]
     answers: list[object] = [LLMTimeoutError("hung"), "ok"]

@@ -13,11 +13,11 @@ import anthropic
 import pytest
 from pydantic import BaseModel, Field
 
-from app.adapters.llm.anthropic_client import AnthropicClient
-from app.adapters.llm.cassette import CassetteClient
-from app.adapters.llm.exchange_log import ExchangeLog, request_hash
-from app.adapters.llm.usage import UsageMeter
-from app.errors import (
+from cairn.adapters.llm.anthropic_client import AnthropicClient
+from cairn.adapters.llm.cassette import CassetteClient
+from cairn.adapters.llm.exchange_log import ExchangeLog, request_hash
+from cairn.adapters.llm.usage import UsageMeter
+from cairn.errors import (
     CassetteMissError,
     ConfigError,
     LLMBadResponseError,
@@ -26,14 +26,14 @@ from app.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
-from app.interfaces.llm import (
+from cairn.interfaces.llm import (
     ROLES,
     LLMMessage,
     LLMRequest,
     ToolSpec,
     complete_structured,
 )
-from app.testing.llm_server import FakeMessagesServer
+from cairn.testing.llm_server import FakeMessagesServer
 
 MODELS = {role: f"claude-test-{role}" for role in ROLES}
 KEY = "sk-ant-test-SECRET123"

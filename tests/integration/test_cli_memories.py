@@ -7,9 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.cli import main
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.cli import main
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 
 
 def seeded(tmp_path: Path) -> Path:

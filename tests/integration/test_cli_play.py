@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from app.cli import main
+from cairn.cli import main
 
 
 def test_play_prints_the_table_and_map_renders_what_it_learned(tmp_path: Path) -> None:

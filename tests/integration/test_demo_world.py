@@ -12,8 +12,8 @@ from pathlib import Path
 import jericho
 import pytest
 
-from app.adapters.game import demo_world
-from app.adapters.game.demo_world import (
+from cairn.adapters.game import demo_world
+from cairn.adapters.game.demo_world import (
     CHEST_ROOMS,
     DEAD_END_ROOM,
     DEADLY_ROOM,
@@ -29,7 +29,7 @@ from app.adapters.game.demo_world import (
     demo_walkthrough,
     demo_world_filename,
 )
-from app.errors import GameError
+from cairn.errors import GameError
 
 HEADER = re.compile(r"-= (.+?) =-")
 SERIAL = slice(0x12, 0x18)  # the Z-machine header's serial number: the compile date (YYMMDD)
@@ -343,8 +343,8 @@ def test_concurrent_builds_compile_once(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_the_adapter_reads_textworld_inventories_without_spending_a_move(tmp_path: Path) -> None:
-    from app.adapters.game.demo_world import build_demo_world, demo_walkthrough
-    from app.adapters.game.jericho_game import JerichoGame
+    from cairn.adapters.game.demo_world import build_demo_world, demo_walkthrough
+    from cairn.adapters.game.jericho_game import JerichoGame
 
     game = JerichoGame(build_demo_world(tmp_path, seed=1))
     start = game.reset()

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from app.adapters.game.opening import cache_dir, open_game
-from app.play.runner import open_play_game
-from app.replay.runner import open_story
-from app.replay.scenario import load_scenario
-from app.settings import load_settings
+from cairn.adapters.game.opening import cache_dir, open_game
+from cairn.play.runner import open_play_game
+from cairn.replay.runner import open_story
+from cairn.replay.scenario import load_scenario
+from cairn.settings import load_settings
 
 SCENARIO = """kind: jericho
 name: demo-open

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from app.adapters.game.jericho_game import (
+from cairn.adapters.game.jericho_game import (
     JerichoGame,
     check_story_file,
     room_header,
     strip_status_line,
 )
-from app.adapters.game.names import split_suffix
-from app.errors import GameError
-from app.interfaces.game import GameObservation
+from cairn.adapters.game.names import split_suffix
+from cairn.errors import GameError
+from cairn.interfaces.game import GameObservation
 
 ROMS = Path(__file__).resolve().parents[2].parent / "shared" / "roms"
 ZORK = ROMS / "zork1.z5"

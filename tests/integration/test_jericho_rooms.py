@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from app.adapters.game.jericho_game import JerichoGame, room_header
-from app.adapters.game.names import (
+from cairn.adapters.game.jericho_game import JerichoGame, room_header
+from cairn.adapters.game.names import (
     clean_item_name,
     clean_room_name,
     is_parser_reply,
@@ -31,9 +31,9 @@ from app.adapters.game.names import (
     read_look,
     split_suffix,
 )
-from app.adapters.game.rooms import find_rooms_root, place_player, visible_things
-from app.adapters.game.ztree import ZStory
-from app.interfaces.game import GameObservation
+from cairn.adapters.game.rooms import find_rooms_root, place_player, visible_things
+from cairn.adapters.game.ztree import ZStory
+from cairn.interfaces.game import GameObservation
 
 ROMS = Path(__file__).resolve().parents[2].parent / "shared" / "roms"
 GAMES = [
@@ -386,7 +386,7 @@ def test_the_looks_change_no_text_in_zork() -> None:
 def test_textworld_rooms_and_objects_come_from_the_games_words(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    from app.adapters.game.demo_world import build_demo_world
+    from cairn.adapters.game.demo_world import build_demo_world
 
     game = JerichoGame(build_demo_world(tmp_path_factory.mktemp("tw"), seed=1))
     start = game.reset()

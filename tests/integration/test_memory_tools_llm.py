@@ -9,21 +9,21 @@ from typing import Any
 
 import pytest
 
-from app.adapters.llm.anthropic_client import AnthropicClient
-from app.adapters.storage.memory_store import InMemoryStore
-from app.agents.memory_retriever import LLMMemoryRetriever
-from app.agents.research import MemoryToolbox, research
-from app.events.publisher import EventPublisher
-from app.interfaces.llm import ROLES
-from app.models.game import GameState
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.services.map import MapGraph
-from app.services.memory_query import MemoryQueryTools
-from app.services.memory_service import MemoryService
-from app.services.policy import MemoryPolicy
-from app.settings import load_settings
-from app.testing import FakeSummarizer
-from app.testing.llm_server import FakeMessagesServer
+from cairn.adapters.llm.anthropic_client import AnthropicClient
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.agents.memory_retriever import LLMMemoryRetriever
+from cairn.agents.research import MemoryToolbox, research
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.llm import ROLES
+from cairn.models.game import GameState
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.services.map import MapGraph
+from cairn.services.memory_query import MemoryQueryTools
+from cairn.services.memory_service import MemoryService
+from cairn.services.policy import MemoryPolicy
+from cairn.settings import load_settings
+from cairn.testing import FakeSummarizer
+from cairn.testing.llm_server import FakeMessagesServer
 
 MODELS = {role: f"claude-test-{role}" for role in ROLES}
 SYSTEM = "You play a text adventure. Research your memories before acting."
@@ -226,7 +226,7 @@ def test_a_malformed_ranking_is_repaired_once_then_falls_back(
 def test_the_container_wires_the_query_model_into_the_tools(
     server: FakeMessagesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from container import build_container
+    from cairn.container import build_container
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     settings = load_settings(

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from app.adapters.game.jericho_game import JerichoGame
-from app.models.game import GameState
-from app.services.context import ContextRequest
-from app.services.map import MapGraph
-from app.settings import load_settings
-from container import build_container
+from cairn.adapters.game.jericho_game import JerichoGame
+from cairn.container import build_container
+from cairn.models.game import GameState
+from cairn.services.context import ContextRequest
+from cairn.services.map import MapGraph
+from cairn.settings import load_settings
 
 ROMS = Path(__file__).resolve().parents[2].parent / "shared" / "roms"
 ZORK = ROMS / "zork1.z5"

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.models.memory import MemoryScope
-from app.play.runner import run_play
-from app.settings import load_settings
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.models.memory import MemoryScope
+from cairn.play.runner import run_play
+from cairn.settings import load_settings
 
 ROMS = Path(__file__).resolve().parents[2].parent / "shared" / "roms"
 
@@ -93,7 +93,7 @@ def test_zork_three_offline_episodes_meet_the_memory_targets(tmp_path: Path) -> 
 def test_after_three_demo_episodes_no_room_repeats_a_failed_verb_and_object(
     demo_runs: tuple[Path, dict[str, Any], dict[str, Any]],
 ) -> None:
-    from app.services.outcomes import failed_commands
+    from cairn.services.outcomes import failed_commands
 
     base, _, _ = demo_runs
     store = MarkdownMemoryStore(base / "memory" / "Memories.md")

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from app.agents.explorer import ExplorerAgent
-from app.interfaces.agent import AgentDecision, AgentView, IAgent
-from app.interfaces.memory_service import IMemoryService
-from app.models.memory import MemoryCategory
-from app.play.runner import run_play
-from app.services.context.memory_builders import is_visit_summary
-from app.services.outcomes import failed_commands
-from app.settings import load_settings
-from container import build_container
+from cairn.agents.explorer import ExplorerAgent
+from cairn.container import build_container
+from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.memory import MemoryCategory
+from cairn.play.runner import run_play
+from cairn.services.context.memory_builders import is_visit_summary
+from cairn.services.outcomes import failed_commands
+from cairn.settings import load_settings
 
 ZORK = Path(__file__).resolve().parents[2].parent / "shared" / "roms" / "zork1.z5"
 
@@ -62,7 +62,7 @@ def test_remembered_failures_reach_the_prompt_and_visits_never_fill_a_section(
         def decide(self, view: AgentView) -> AgentDecision:
             return auditor.decide(view)
 
-    from app.play import session as session_module
+    from cairn.play import session as session_module
 
     original = session_module.PlaySession._prompt
 

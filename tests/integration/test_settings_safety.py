@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import _clear_run_files
-from app.errors import ConfigError
-from app.settings import load_settings
+from cairn.cli import _clear_run_files
+from cairn.errors import ConfigError
+from cairn.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def cairn(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **env}
     return subprocess.run(
-        [sys.executable, "-m", "app", *args],
+        [sys.executable, "-m", "cairn", *args],
         cwd=cwd,
         env={**full, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -119,9 +119,9 @@ def test_an_impossible_workdir_is_a_one_line_error(
 @pytest.fixture
 def read_only_workdir(tmp_path: Path) -> Iterator[Path]:
     """A workdir holding both stores' files, on a read-only (bind-mounted) file system."""
-    from app.adapters.storage.markdown_store import MarkdownMemoryStore
-    from app.adapters.storage.sqlite_store import SqliteMemoryStore
-    from app.models.memory import MemoryEntry, MemoryScope
+    from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+    from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+    from cairn.models.memory import MemoryEntry, MemoryScope
 
     mount = tmp_path / "ro"
     work = mount / "work"

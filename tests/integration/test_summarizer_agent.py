@@ -9,22 +9,22 @@ from typing import Any
 
 import pytest
 
-from app.adapters.llm.anthropic_client import AnthropicClient
-from app.adapters.llm.cassette import CassetteClient
-from app.adapters.storage.memory_store import InMemoryStore
-from app.agents.research import MemoryToolbox, research
-from app.agents.summarizer import SummarizerAgent
-from app.events.publisher import EventPublisher
-from app.interfaces.llm import ROLES, ILLMClient, LLMRequest, LLMResponse
-from app.interfaces.store import IMemoryStore
-from app.models.game import GameState, TurnOutcome
-from app.models.memory import MemoryCategory, MemoryScope, MemoryStatus
-from app.services.clock import DeterministicClock
-from app.services.map import MapGraph
-from app.services.memory_query import MemoryQueryTools
-from app.services.memory_service import MemoryService
-from app.services.policy import MemoryPolicy
-from app.testing.llm_server import FakeMessagesServer
+from cairn.adapters.llm.anthropic_client import AnthropicClient
+from cairn.adapters.llm.cassette import CassetteClient
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.agents.research import MemoryToolbox, research
+from cairn.agents.summarizer import SummarizerAgent
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.llm import ROLES, ILLMClient, LLMRequest, LLMResponse
+from cairn.interfaces.store import IMemoryStore
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.memory import MemoryCategory, MemoryScope, MemoryStatus
+from cairn.services.clock import DeterministicClock
+from cairn.services.map import MapGraph
+from cairn.services.memory_query import MemoryQueryTools
+from cairn.services.memory_service import MemoryService
+from cairn.services.policy import MemoryPolicy
+from cairn.testing.llm_server import FakeMessagesServer
 
 MODELS = {role: f"claude-test-{role}" for role in ROLES}
 TOOL = "SynthesisDecision"
@@ -155,10 +155,10 @@ def store_kinds() -> list[str]:
 
 def open_store(kind: str, tmp_path: Path) -> IMemoryStore:
     if kind == "markdown":
-        from app.adapters.storage.markdown_store import MarkdownMemoryStore
+        from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 
         return MarkdownMemoryStore(tmp_path / "Memories.md")
-    from app.adapters.storage.sqlite_store import SqliteMemoryStore
+    from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 
     return SqliteMemoryStore(tmp_path / "memories.sqlite3")
 
@@ -239,7 +239,7 @@ def test_llm_failure_loses_nothing_and_is_counted(server: FakeMessagesServer) ->
 
 
 def test_record_then_replay_without_server_is_byte_identical(tmp_path: Path) -> None:
-    from app.adapters.storage.markdown_store import MarkdownMemoryStore
+    from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 
     cassette = tmp_path / "cassette.jsonl"
     with FakeMessagesServer() as srv:

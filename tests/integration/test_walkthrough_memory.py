@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.replay.runner import ReplayReport, run_scenario, walkthrough_document
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.replay.runner import ReplayReport, run_scenario, walkthrough_document
 
 ROMS = Path(__file__).resolve().parents[2].parent / "shared" / "roms"
 needs_roms = pytest.mark.skipif(not ROMS.is_dir(), reason=f"no story files at {ROMS}")

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from app.events import commands as c
-from app.models.game import GameState, LocationState, NPCInstance
-from app.services.context import ContextRequest
-from app.settings import load_settings
-from container import build_container
+from cairn.container import build_container
+from cairn.events import commands as c
+from cairn.models.game import GameState, LocationState, NPCInstance
+from cairn.services.context import ContextRequest
+from cairn.settings import load_settings
 
 MEMORY_SECTIONS = {
     "location_memory",
@@ -55,10 +55,10 @@ def test_no_baseline_prompt_holds_a_memory(tmp_path: Path, kind: str) -> None:
 def test_the_baseline_objectives_route_over_the_episode_s_own_map(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from app.agents.scripted import ScriptedAgent
-    from app.play import objectives
-    from app.play.runner import run_play
-    from app.testing.fake_game import FakeGame
+    from cairn.agents.scripted import ScriptedAgent
+    from cairn.play import objectives
+    from cairn.play.runner import run_play
+    from cairn.testing.fake_game import FakeGame
 
     rooms_known: list[int] = []
     original = objectives.MemoryObjectiveDiscoverer.discover

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from app.adapters.llm.cassette import CassetteClient
-from app.adapters.llm.exchange_log import ExchangeLog, Redactor, request_hash
-from app.adapters.llm.usage import UsageMeter
-from app.errors import (
+from cairn.adapters.llm.cassette import CassetteClient
+from cairn.adapters.llm.exchange_log import ExchangeLog, Redactor, request_hash
+from cairn.adapters.llm.usage import UsageMeter
+from cairn.errors import (
     CassetteMissError,
     ConfigError,
     LLMBadResponseError,
     LLMError,
     LLMUnavailableError,
 )
-from app.interfaces.llm import (
+from cairn.interfaces.llm import (
     ROLES,
     ILLMClient,
     LLMMessage,

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pytest_mock import MockerFixture
 
-from app.interfaces.memory_service import IMemoryService
-from app.models.game import GameState, LocationState, NPCInstance, ScenarioInstance, TurnOutcome
-from app.models.memory import (
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.game import GameState, LocationState, NPCInstance, ScenarioInstance, TurnOutcome
+from cairn.models.memory import (
     LocationRecord,
     MemoryCategory,
     MemoryEntry,
@@ -18,7 +18,7 @@ from app.models.memory import (
     MemorySource,
     MemoryStatus,
 )
-from app.services.context import (
+from cairn.services.context import (
     FIRST_VISIT,
     AdjacentMemoryBuilder,
     ContextRequest,
@@ -33,7 +33,7 @@ from app.services.context import (
     WorldMemoryBuilder,
     estimate_tokens,
 )
-from app.services.outcomes import failure_text
+from cairn.services.outcomes import failure_text
 
 C = MemoryCategory
 DAY0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)

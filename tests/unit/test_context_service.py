@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from pytest_mock import MockerFixture
 
-from app.errors import CairnError, ConfigError, StoreError, UnknownPromptError
-from app.interfaces.memory_service import IMemoryService
-from app.models.game import GameState, NPCInstance, TurnOutcome
-from app.models.memory import LocationRecord, MemoryCategory, MemoryEntry, MemoryScope
-from app.services.context import (
+from cairn.errors import CairnError, ConfigError, StoreError, UnknownPromptError
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.game import GameState, NPCInstance, TurnOutcome
+from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry, MemoryScope
+from cairn.services.context import (
     ContextBuilder,
     ContextRequest,
     ContextService,

@@ -7,8 +7,8 @@ from typing import Any
 import blinker
 import pytest
 
-from app.events import events
-from app.events.publisher import EventPublisher
+from cairn.events import events
+from cairn.events.publisher import EventPublisher
 
 
 def test_signals_live_in_the_app_namespace_not_blinkers_global_one() -> None:

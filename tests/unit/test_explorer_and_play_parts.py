@@ -4,35 +4,35 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.adapters.storage.knowledge_file import KnowledgeBase
-from app.adapters.storage.memory_store import InMemoryStore
-from app.agents.explorer import (
+from cairn.adapters.storage.knowledge_file import KnowledgeBase
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.agents.explorer import (
     ExplorerAgent,
     game_object_nouns,
     remembered_bad,
     remembered_procedures,
     visible_objects,
 )
-from app.events.publisher import EventPublisher
-from app.interfaces.agent import AgentView
-from app.interfaces.game import GameObservation
-from app.models.game import GameState
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.play.metrics import EpisodeStats
-from app.play.objectives import (
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.agent import AgentView
+from cairn.interfaces.game import GameObservation
+from cairn.models.game import GameState
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.play.metrics import EpisodeStats
+from cairn.play.objectives import (
     MemoryObjectiveDiscoverer,
     Objective,
     ObjectiveInput,
     ObjectiveTracker,
     deadly_moves,
 )
-from app.play.reasoning import extract_reasoning
-from app.services.context.builders import ContextRequest
-from app.services.map import MapGraph
-from app.services.memory_service import MemoryService
-from app.services.outcomes import procedure_steps, quoted_commands
-from app.services.policy import MemoryPolicy
-from app.testing import FakeSummarizer
+from cairn.play.reasoning import extract_reasoning
+from cairn.services.context.builders import ContextRequest
+from cairn.services.map import MapGraph
+from cairn.services.memory_service import MemoryService
+from cairn.services.outcomes import procedure_steps, quoted_commands
+from cairn.services.policy import MemoryPolicy
+from cairn.testing import FakeSummarizer
 
 
 def mem(category: MemoryCategory, title: str, text: str, **kw: object) -> MemoryEntry:

@@ -5,22 +5,22 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.agents.explorer import DIRECTIONS, ExplorerAgent
-from app.interfaces.agent import AgentView
-from app.interfaces.game import GameObservation
-from app.models.game import GameState
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.play.objectives import (
+from cairn.agents.explorer import DIRECTIONS, ExplorerAgent
+from cairn.interfaces.agent import AgentView
+from cairn.interfaces.game import GameObservation
+from cairn.models.game import GameState
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.play.objectives import (
     MemoryObjectiveDiscoverer,
     Objective,
     ObjectiveInput,
     ObjectiveTracker,
 )
-from app.play.runner import run_play
-from app.services.context.builders import ContextRequest
-from app.services.map import MapGraph
-from app.settings import load_settings
-from app.testing.fake_game import FakeGame, FakeRoom, FakeWorld
+from cairn.play.runner import run_play
+from cairn.services.context.builders import ContextRequest
+from cairn.services.map import MapGraph
+from cairn.settings import load_settings
+from cairn.testing.fake_game import FakeGame, FakeRoom, FakeWorld
 
 IDLE = {"look", "l", "wait", "z"}
 

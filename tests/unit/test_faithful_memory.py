@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from app.agents.scripted import ScriptedAgent
-from app.interfaces.game import GameObservation, IGame
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
-from app.play.runner import run_play
-from app.settings import load_settings
-from container import build_container
+from cairn.agents.scripted import ScriptedAgent
+from cairn.container import build_container
+from cairn.interfaces.game import GameObservation, IGame
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
+from cairn.play.runner import run_play
+from cairn.settings import load_settings
 
 INTRO = (
     "WIDGET QUEST\nAn Interactive Test\nRelease 1 / Serial number 000000\n\n"

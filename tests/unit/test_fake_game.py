@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.adapters.game.npcs import match_npcs, npcs_among_objects, npcs_in_text
-from app.interfaces.game import GameObservation, IGame
-from app.testing.fake_game import FakeDoor, FakeGame, FakeItem, FakeRoom, FakeWorld
+from cairn.adapters.game.npcs import match_npcs, npcs_among_objects, npcs_in_text
+from cairn.interfaces.game import GameObservation, IGame
+from cairn.testing.fake_game import FakeDoor, FakeGame, FakeItem, FakeRoom, FakeWorld
 
 TO_THE_KEY = ["north", "open chest", "take key", "south"]
 

@@ -11,14 +11,14 @@ import pytest
 from dependency_injector import providers
 from pytest_mock import MockerFixture
 
-from app.adapters.storage.memory_store import InMemoryStore
-from app.errors import InvalidLocationError, UnknownCommandError
-from app.events import commands as c
-from app.events.bus import MessageBus
-from app.interfaces.memory_service import IMemoryService
-from app.models.game import GameState, LocationState, TurnOutcome
-from app.settings import load_settings
-from container import build_container
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.container import build_container
+from cairn.errors import InvalidLocationError, UnknownCommandError
+from cairn.events import commands as c
+from cairn.events.bus import MessageBus
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.game import GameState, LocationState, TurnOutcome
+from cairn.settings import load_settings
 
 
 @pytest.fixture
@@ -180,9 +180,9 @@ def test_bus_commits_once_per_command(state: GameState) -> None:
 
 def test_every_signal_s_receivers_see_the_committed_state(tmp_path: Any) -> None:
     """location_exited is sent after the visit summary is stored, not inside the unit of work."""
-    from app.events import events
-    from app.settings import load_settings
-    from container import build_container
+    from cairn.container import build_container
+    from cairn.events import events
+    from cairn.settings import load_settings
 
     container = build_container(load_settings(workdir=tmp_path))
     store = container.store()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.adapters.game.jericho_game import parse_inventory
+from cairn.adapters.game.jericho_game import parse_inventory
 
 
 def test_inventory_answers_are_parsed_into_item_names() -> None:

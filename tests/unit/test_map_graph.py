@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from app.adapters.storage.map_repository import load_map, map_from_dict, map_to_dict, save_map
-from app.errors import CairnError, InvalidLocationError, MapFileError
-from app.services.map import (
+from cairn.adapters.storage.map_repository import load_map, map_from_dict, map_to_dict, save_map
+from cairn.errors import CairnError, InvalidLocationError, MapFileError
+from cairn.services.map import (
     MapEdge,
     MapGraph,
     exits_in_text,

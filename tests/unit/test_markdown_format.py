@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.adapters.storage.markdown_format import (
+from cairn.adapters.storage.markdown_format import (
     EntryRenderCache,
     as_written,
     check_memory_file,
@@ -28,8 +28,8 @@ from app.adapters.storage.markdown_format import (
     unescape_inline,
     unescape_text_line,
 )
-from app.adapters.storage.ops import MemoryCache
-from app.models.memory import (
+from cairn.adapters.storage.ops import MemoryCache
+from cairn.models.memory import (
     LocationRecord,
     MemoryCategory,
     MemoryEntry,
@@ -806,7 +806,7 @@ SHOWN_ELSEWHERE |= {"score_delta"}
 def test_the_demo_file_has_no_microseconds_and_minimal_comments(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from app.cli import main
+    from cairn.cli import main
 
     args = ["play", "--workdir", str(tmp_path), "--episodes", "3", "--fresh"]
     result = CliRunner().invoke(main, args)

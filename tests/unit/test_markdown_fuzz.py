@@ -8,8 +8,8 @@ import contextlib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.adapters.storage.markdown_format import parse
-from app.errors import CairnError
+from cairn.adapters.storage.markdown_format import parse
+from cairn.errors import CairnError
 
 PIECES = [
     "# Location Memories\n",

@@ -9,23 +9,23 @@ from typing import Any
 
 import pytest
 
-from app.adapters.storage.memory_store import InMemoryStore
-from app.agents.memory_retriever import LLMMemoryRetriever, build_memory_retriever
-from app.agents.research import MemoryToolbox
-from app.errors import LLMError, LLMUnavailableError, StoreError
-from app.events.publisher import EventPublisher
-from app.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, ToolCall, Usage
-from app.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from app.services.map import MapGraph
-from app.services.memory_query import (
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.agents.memory_retriever import LLMMemoryRetriever, build_memory_retriever
+from cairn.agents.research import MemoryToolbox
+from cairn.errors import LLMError, LLMUnavailableError, StoreError
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, ToolCall, Usage
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.services.map import MapGraph
+from cairn.services.memory_query import (
     IMemoryRetriever,
     MemoryQueryTools,
     RankedAnswer,
     candidate_pool,
 )
-from app.services.memory_service import MemoryService
-from app.services.policy import MemoryPolicy
-from app.testing import FakeSummarizer
+from cairn.services.memory_service import MemoryService
+from cairn.services.policy import MemoryPolicy
+from cairn.testing import FakeSummarizer
 
 
 class FakeLLM(ILLMClient):
@@ -222,7 +222,7 @@ def test_a_failed_or_unusable_ranking_falls_back_to_the_lexical_answer(
     script: list[LLMResponse | LLMError], caplog: pytest.LogCaptureFixture
 ) -> None:
     tools = llm_tools(HALL, FakeLLM(*script))
-    with caplog.at_level(logging.WARNING, logger="app.services.memory_query"):
+    with caplog.at_level(logging.WARNING, logger="cairn.services.memory_query"):
         answer = tools.query_memories("Where is the brass lantern?")
     assert answer == lexical(HALL, "Where is the brass lantern?")
     assert answer.startswith("Relevant memories (lexical match):")

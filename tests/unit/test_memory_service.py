@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from app.adapters.storage.memory_store import InMemoryStore
-from app.events import events
-from app.events.publisher import EventPublisher
-from app.models.game import GameState, LocationState, NPCInstance, TurnOutcome
-from app.models.memory import (
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.events import events
+from cairn.events.publisher import EventPublisher
+from cairn.models.game import GameState, LocationState, NPCInstance, TurnOutcome
+from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,
     MemoryStatus,
     SynthesisDecision,
 )
-from app.services.map import MapGraph
-from app.services.memory_service import MemoryService
-from app.services.policy import MemoryPolicy
-from app.testing import FakeSummarizer
+from cairn.services.map import MapGraph
+from cairn.services.memory_service import MemoryService
+from cairn.services.policy import MemoryPolicy
+from cairn.testing import FakeSummarizer
 
 
 class Env:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.adapters.storage.markdown_store import MarkdownMemoryStore
-from app.models.memory import MemoryEntry, MemoryScope, MemorySource
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.models.memory import MemoryEntry, MemoryScope, MemorySource
 
 
 def test_older_entries_get_their_source_from_their_tags() -> None:

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.services.endings import DeathCause, death_cause, ending_text
-from app.services.outcomes import (
+from cairn.services.endings import DeathCause, death_cause, ending_text
+from cairn.services.outcomes import (
     Command,
     failed_commands,
     failure_text,

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.agents.explorer import ExplorerAgent
-from app.agents.scripted import ScriptedAgent
-from app.interfaces.agent import AgentDecision, AgentView, IAgent
-from app.models.memory import MemoryCategory, MemoryScope
-from app.play.runner import run_play
-from app.settings import load_settings
-from app.testing.fake_game import FakeGame
-from container import build_container
+from cairn.agents.explorer import ExplorerAgent
+from cairn.agents.scripted import ScriptedAgent
+from cairn.container import build_container
+from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.models.memory import MemoryCategory, MemoryScope
+from cairn.play.runner import run_play
+from cairn.settings import load_settings
+from cairn.testing.fake_game import FakeGame
 
 
 def play(tmp_path: Path, game: FakeGame, agent: IAgent | None = None, **kw: Any) -> dict[str, Any]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from app.agents.stand_in import StandInWhileDown
-from app.agents.summarizer import SummarizerAgent
-from app.errors import LLMCircuitOpenError, LLMUnavailableError, SummarizerError
-from app.interfaces.llm import ILLMClient, LLMRequest, LLMResponse
-from app.models.game import GameState, Message
-from app.testing.fakes import FakeSummarizer
+from cairn.agents.stand_in import StandInWhileDown
+from cairn.agents.summarizer import SummarizerAgent
+from cairn.errors import LLMCircuitOpenError, LLMUnavailableError, SummarizerError
+from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse
+from cairn.models.game import GameState, Message
+from cairn.testing.fakes import FakeSummarizer
 
 
 class Failing(ILLMClient):

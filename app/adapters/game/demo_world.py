@@ -67,8 +67,8 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from app.adapters.files import atomic_write_text
-from app.errors import GameError
+from cairn.adapters.files import atomic_write_text
+from cairn.errors import GameError
 
 DEMO_NPCS: list[str] = []
 """Names of the demo world's non-player characters: none (TextWorld cannot make NPCs)."""

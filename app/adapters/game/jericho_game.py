@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.adapters.game.names import (
+from cairn.adapters.game.names import (
     clean_item_name,
     nouns_in_text,
     object_name,
@@ -48,18 +48,18 @@ from app.adapters.game.names import (
     room_header,
     strip_status_line,
 )
-from app.adapters.game.npcs import match_npcs
-from app.adapters.game.room_names import RoomNames
-from app.adapters.game.rooms import (
+from cairn.adapters.game.npcs import match_npcs
+from cairn.adapters.game.room_names import RoomNames
+from cairn.adapters.game.rooms import (
     Placement,
     find_rooms_root,
     place_player,
     room_state,
     visible_things,
 )
-from app.adapters.game.ztree import ObjectTree, ZStory
-from app.errors import GameError
-from app.interfaces.game import GameObservation, IGame
+from cairn.adapters.game.ztree import ObjectTree, ZStory
+from cairn.errors import GameError
+from cairn.interfaces.game import GameObservation, IGame
 
 __all__ = [
     "JerichoGame",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.interfaces.game import IGame
+from cairn.interfaces.game import IGame
 
 
 def cache_dir() -> Path:
@@ -31,10 +31,10 @@ def open_game(
 
     `seed` None is the walkthrough's seed (replays); NPC names default to the demo's own.
     """
-    from app.adapters.game.jericho_game import JerichoGame
+    from cairn.adapters.game.jericho_game import JerichoGame
 
     if story is None:
-        from app.adapters.game.demo_world import DEMO_NPCS, build_demo_world
+        from cairn.adapters.game.demo_world import DEMO_NPCS, build_demo_world
 
         path = build_demo_world(cache_dir(), seed=demo_seed)
         names = DEMO_NPCS if npc_names is None else npc_names

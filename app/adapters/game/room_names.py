@@ -13,7 +13,7 @@ the game prints. The context ("in the magic boat") is read once per (room, holde
 
 from __future__ import annotations
 
-from app.adapters.game.names import LookReading, clean_room_name, object_name
+from cairn.adapters.game.names import LookReading, clean_room_name, object_name
 
 
 def default_context(holder_name: str) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.adapters.game.ztree import ObjectTree
+from cairn.adapters.game.ztree import ObjectTree
 
 _MAX_STATE = 2000  # objects x 2: a bound on a malformed (cyclic) tree
 

@@ -10,9 +10,9 @@ from typing import Any, Literal
 import anthropic
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from app.adapters.llm.exchange_log import ExchangeLog, Redactor
-from app.adapters.llm.usage import UsageMeter
-from app.errors import (
+from cairn.adapters.llm.exchange_log import ExchangeLog, Redactor
+from cairn.adapters.llm.usage import UsageMeter
+from cairn.errors import (
     ConfigError,
     LLMBadResponseError,
     LLMError,
@@ -21,7 +21,7 @@ from app.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
-from app.interfaces.llm import (
+from cairn.interfaces.llm import (
     ILLMClient,
     LLMRequest,
     LLMResponse,

@@ -15,13 +15,13 @@ import threading
 import time
 from collections.abc import Callable
 
-from app.errors import (
+from cairn.errors import (
     LLMCircuitOpenError,
     LLMRateLimitedError,
     LLMTimeoutError,
     LLMUnavailableError,
 )
-from app.interfaces.llm import ILLMClient, LLMRequest, LLMResponse
+from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse
 
 log = logging.getLogger(__name__)
 

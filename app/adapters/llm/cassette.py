@@ -10,15 +10,15 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from app.adapters.llm.exchange_log import (
+from cairn.adapters.llm.exchange_log import (
     Redactor,
     append_line,
     canonical_json,
     request_hash,
     request_payload,
 )
-from app.errors import CassetteMissError, ConfigError
-from app.interfaces.llm import (
+from cairn.errors import CassetteMissError, ConfigError
+from cairn.interfaces.llm import (
     ILLMClient,
     LLMRequest,
     LLMResponse,

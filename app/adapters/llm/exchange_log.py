@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from app.interfaces.llm import LLMRequest, LLMResponse
+from cairn.interfaces.llm import LLMRequest, LLMResponse
 
 REDACTED = "[REDACTED]"
 

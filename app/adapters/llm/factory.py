@@ -6,16 +6,16 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.adapters.llm.breaker import CircuitBreaker
-from app.adapters.llm.cassette import CassetteClient
-from app.adapters.llm.exchange_log import ExchangeLog
-from app.adapters.llm.rule_based import RuleBasedSummarizer
-from app.adapters.llm.usage import UsageMeter
-from app.agents.stand_in import StandInWhileDown
-from app.agents.summarizer import SummarizerAgent
-from app.errors import ConfigError
-from app.interfaces.llm import ILLMClient
-from app.interfaces.summarizer import ISummarizer
+from cairn.adapters.llm.breaker import CircuitBreaker
+from cairn.adapters.llm.cassette import CassetteClient
+from cairn.adapters.llm.exchange_log import ExchangeLog
+from cairn.adapters.llm.rule_based import RuleBasedSummarizer
+from cairn.adapters.llm.usage import UsageMeter
+from cairn.agents.stand_in import StandInWhileDown
+from cairn.agents.summarizer import SummarizerAgent
+from cairn.errors import ConfigError
+from cairn.interfaces.llm import ILLMClient
+from cairn.interfaces.summarizer import ISummarizer
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
@@ -50,7 +50,7 @@ def build_llm_client(
     if not key:
         raise ConfigError(f"llm={kind}: set {API_KEY_VARIABLE} (or use --llm offline)")
     # imported here: the SDK takes ~1.5 s to import and offline runs never need it
-    from app.adapters.llm.anthropic_client import AnthropicClient
+    from cairn.adapters.llm.anthropic_client import AnthropicClient
 
     client = AnthropicClient(
         api_key=key,

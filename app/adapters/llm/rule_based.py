@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from app.interfaces.summarizer import ISummarizer, SynthesisRequest
-from app.models.game import GameState, Message, NPCInstance, TurnOutcome
-from app.models.kinds import WorldEvent
-from app.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
-from app.services.endings import ending_text
-from app.services.map import normalize_direction
-from app.services.outcomes import (
+from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
+from cairn.models.game import GameState, Message, NPCInstance, TurnOutcome
+from cairn.models.kinds import WorldEvent
+from cairn.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
+from cairn.services.endings import ending_text
+from cairn.services.map import normalize_direction
+from cairn.services.outcomes import (
     FAILURE_PATTERNS,
     changes_state,
     first_sentences,

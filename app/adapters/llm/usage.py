@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from app.interfaces.llm import Usage
+from cairn.interfaces.llm import Usage
 
 
 @dataclass

@@ -7,9 +7,9 @@ from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from app.adapters.storage.ops import MemoryCache, StagingTransaction, StoreOp
-from app.interfaces.store import IMemoryStore, StoreTransaction
-from app.models.memory import (
+from cairn.adapters.storage.ops import MemoryCache, StagingTransaction, StoreOp
+from cairn.interfaces.store import IMemoryStore, StoreTransaction
+from cairn.models.memory import (
     LocationRecord,
     MemoryEntry,
     MemoryScope,

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from app.adapters.storage.ops import MemoryCache
-from app.models.memory import LocationRecord, MemoryEntry
+from cairn.adapters.storage.ops import MemoryCache
+from cairn.models.memory import LocationRecord, MemoryEntry
 
 VERSIONS_KEPT = 16
 """Versions remembered per memory; an editor's copy older than that counts as an edit."""

@@ -13,14 +13,14 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from app.adapters.files import atomic_write_text
-from app.agents.prompt_files import render
-from app.errors import LLMError
-from app.interfaces.knowledge import IKnowledgeBase
-from app.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
-from app.interfaces.memory_service import IMemoryReader
-from app.models.memory import MemoryCategory, MemoryEntry
-from app.play.metrics import EpisodeStats
+from cairn.adapters.files import atomic_write_text
+from cairn.agents.prompt_files import render
+from cairn.errors import LLMError
+from cairn.interfaces.knowledge import IKnowledgeBase
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
+from cairn.interfaces.memory_service import IMemoryReader
+from cairn.models.memory import MemoryCategory, MemoryEntry
+from cairn.play.metrics import EpisodeStats
 
 _EPISODES_HEADER = "## Episodes"
 log = logging.getLogger(__name__)

@@ -11,9 +11,9 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from app.adapters.files import atomic_write_text
-from app.errors import MapFileError
-from app.services.map import MapGraph, normalize_direction
+from cairn.adapters.files import atomic_write_text
+from cairn.errors import MapFileError
+from cairn.services.map import MapGraph, normalize_direction
 
 MAP_FORMAT_VERSION: Final = 1
 

@@ -86,8 +86,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.adapters.storage.ops import MemoryCache
-from app.models.memory import (
+from cairn.adapters.storage.ops import MemoryCache
+from cairn.models.memory import (
     LocationRecord,
     MemoryCategory,
     MemoryEntry,

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from app.adapters.files import ensure_folder
-from app.adapters.storage.base import CachedStore
-from app.adapters.storage.edit_merge import EditHistory
-from app.adapters.storage.file_swap import (
+from cairn.adapters.files import ensure_folder
+from cairn.adapters.storage.base import CachedStore
+from cairn.adapters.storage.edit_merge import EditHistory
+from cairn.adapters.storage.file_swap import (
     Signature,
     exchange,
     path_signature,
@@ -28,7 +28,7 @@ from app.adapters.storage.file_swap import (
     read_settled,
     signature_of,
 )
-from app.adapters.storage.markdown_format import (
+from cairn.adapters.storage.markdown_format import (
     EntryRenderCache,
     ParsedFile,
     RawBlock,
@@ -36,7 +36,7 @@ from app.adapters.storage.markdown_format import (
     parse,
     render_file,
 )
-from app.adapters.storage.ops import (
+from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
     MemoryCache,
@@ -44,7 +44,7 @@ from app.adapters.storage.ops import (
     SupersedeOp,
     UpdateOp,
 )
-from app.errors import StoreError, StoreLockedError
+from cairn.errors import StoreError, StoreLockedError
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from app.adapters.storage.base import CachedStore
-from app.adapters.storage.ops import MemoryCache, StoreOp
+from cairn.adapters.storage.base import CachedStore
+from cairn.adapters.storage.ops import MemoryCache, StoreOp
 
 
 class InMemoryStore(CachedStore):

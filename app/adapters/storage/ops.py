@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from app.errors import MemoryNotFoundError, StoreError
-from app.interfaces.store import StoreTransaction
-from app.models.memory import (
+from cairn.errors import MemoryNotFoundError, StoreError
+from cairn.interfaces.store import StoreTransaction
+from cairn.models.memory import (
     LocationRecord,
     MemoryEntry,
     MemoryScope,

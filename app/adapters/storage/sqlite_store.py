@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from app.adapters.files import ensure_folder
-from app.adapters.storage.base import CachedStore
-from app.adapters.storage.ops import (
+from cairn.adapters.files import ensure_folder
+from cairn.adapters.storage.base import CachedStore
+from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
     MemoryCache,
@@ -23,8 +23,8 @@ from app.adapters.storage.ops import (
     UpdateOp,
     VisitOp,
 )
-from app.errors import MemoryNotFoundError, StoreError, StoreLockedError
-from app.models.memory import (
+from cairn.errors import MemoryNotFoundError, StoreError, StoreLockedError
+from cairn.models.memory import (
     LocationRecord,
     MemoryEntry,
     ParseProblem,

@@ -1,8 +1,8 @@
 """ExplorerAgent, the offline player (`agent.py`), and how it reads words and memories
 (`words.py`). HEURISTICS, not a model: see `agent.py`'s docstring."""
 
-from app.agents.explorer.agent import ExplorerAgent
-from app.agents.explorer.words import (
+from cairn.agents.explorer.agent import ExplorerAgent
+from cairn.agents.explorer.words import (
     DIRECTIONS,
     game_object_nouns,
     normalize,

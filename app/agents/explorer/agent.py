@@ -39,7 +39,7 @@ from __future__ import annotations
 import random
 import re
 
-from app.agents.explorer.words import (
+from cairn.agents.explorer.words import (
     _FIXED_VERBS,
     _NO_SUCH_THING,
     _UNKNOWN_WORD,
@@ -61,8 +61,8 @@ from app.agents.explorer.words import (
     unknown_words,
     visible_objects,
 )
-from app.interfaces.agent import AgentDecision, AgentView, IAgent
-from app.services.map import DIRECTIONS as MAP_DIRECTIONS
+from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
 
 _DARK = re.compile(r"\b(?:too dark|pitch (?:black|dark)|in the dark)\b", re.IGNORECASE)
 _NO_EXIT = re.compile(

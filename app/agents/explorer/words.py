@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from app.interfaces.game import GameObservation
-from app.models.memory import MemoryCategory, MemoryEntry, MemorySource
-from app.services.map import DIRECTIONS as MAP_DIRECTIONS
-from app.services.outcomes import got_items, procedure_steps, quoted_commands
+from cairn.interfaces.game import GameObservation
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
+from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
+from cairn.services.outcomes import got_items, procedure_steps, quoted_commands
 
 DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
 _Check = Callable[[str], bool]

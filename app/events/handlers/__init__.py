@@ -1,7 +1,7 @@
 """Command handlers; each depends on ports only."""
 
-from app.events.handlers.location import LocationHandler
-from app.events.handlers.quest import QuestHandler
-from app.events.handlers.turn import EpisodeHandler, NoteHandler, TurnHandler
+from cairn.events.handlers.location import LocationHandler
+from cairn.events.handlers.quest import QuestHandler
+from cairn.events.handlers.turn import EpisodeHandler, NoteHandler, TurnHandler
 
 __all__ = ["EpisodeHandler", "LocationHandler", "NoteHandler", "QuestHandler", "TurnHandler"]

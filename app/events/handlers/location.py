@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from app.errors import InvalidLocationError
-from app.events import events
-from app.events.commands import ChangeLocation, UpdateLocationState
-from app.events.publisher import EventPublisher
-from app.interfaces.memory_service import IMemoryService
-from app.models.game import LocationState
-from app.models.kinds import EventRelated, WorldEvent
+from cairn.errors import InvalidLocationError
+from cairn.events import events
+from cairn.events.commands import ChangeLocation, UpdateLocationState
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.game import LocationState
+from cairn.models.kinds import EventRelated, WorldEvent
 
 log = logging.getLogger(__name__)
 

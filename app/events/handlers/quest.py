@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.events.commands import CompleteObjective, CompleteQuest, ProgressAct
-from app.interfaces.memory_service import IMemoryService
-from app.models.kinds import EventRelated, WorldEvent
+from cairn.events.commands import CompleteObjective, CompleteQuest, ProgressAct
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.kinds import EventRelated, WorldEvent
 
 
 class QuestHandler:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from app.events import events
-from app.events.commands import EndEpisode, RecordTurn, RememberNote
-from app.events.publisher import EventPublisher
-from app.interfaces.memory_service import IMemoryService
-from app.models.kinds import EventRelated, WorldEvent
-from app.models.memory import MemoryEntry
+from cairn.events import events
+from cairn.events.commands import EndEpisode, RecordTurn, RememberNote
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.kinds import EventRelated, WorldEvent
+from cairn.models.memory import MemoryEntry
 
 
 class TurnHandler:

@@ -1,19 +1,19 @@
 """Prompt context: named, token-costed sections from memory builders, fitted to a budget."""
 
-from app.services.context.builders import (
+from cairn.services.context.builders import (
     ContextBuilder,
     ContextRequest,
     Section,
     SectionBuilder,
 )
-from app.services.context.context_service import (
+from cairn.services.context.context_service import (
     PROMPT_KINDS,
     AssembledPrompt,
     ContextService,
     default_builders,
     render_sections,
 )
-from app.services.context.memory_builders import (
+from cairn.services.context.memory_builders import (
     FIRST_VISIT,
     AdjacentMemoryBuilder,
     LocationMemoryBuilder,
@@ -22,8 +22,8 @@ from app.services.context.memory_builders import (
     TopNotesBuilder,
     WorldMemoryBuilder,
 )
-from app.services.context.tokens import estimate_tokens
-from app.services.context.turn_builders import (
+from cairn.services.context.tokens import estimate_tokens
+from cairn.services.context.turn_builders import (
     ExtraSectionBuilder,
     RecentActionsBuilder,
     RecentReasoningBuilder,

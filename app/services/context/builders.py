@@ -9,9 +9,9 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.models.game import GameState, TurnOutcome
-from app.models.memory import LocationId, MemoryEntry, MemoryStatus
-from app.services.context.tokens import estimate_tokens
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.memory import LocationId, MemoryEntry, MemoryStatus
+from cairn.services.context.tokens import estimate_tokens
 
 _WHITESPACE = re.compile(r"\s+")
 

@@ -7,12 +7,12 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from app.errors import CairnError, ConfigError, UnknownPromptError
-from app.interfaces.memory_service import IMemoryReader
-from app.models.kinds import PromptKind
-from app.services.context.builders import ContextBuilder, ContextRequest, Section
-from app.services.context.map_builders import CurrentLocationBuilder, NearbyMapBuilder
-from app.services.context.memory_builders import (
+from cairn.errors import CairnError, ConfigError, UnknownPromptError
+from cairn.interfaces.memory_service import IMemoryReader
+from cairn.models.kinds import PromptKind
+from cairn.services.context.builders import ContextBuilder, ContextRequest, Section
+from cairn.services.context.map_builders import CurrentLocationBuilder, NearbyMapBuilder
+from cairn.services.context.memory_builders import (
     AdjacentMemoryBuilder,
     LocationMemoryBuilder,
     NarrativeLocationMemoryBuilder,
@@ -20,13 +20,13 @@ from app.services.context.memory_builders import (
     TopNotesBuilder,
     WorldMemoryBuilder,
 )
-from app.services.context.tokens import estimate_tokens
-from app.services.context.turn_builders import (
+from cairn.services.context.tokens import estimate_tokens
+from cairn.services.context.turn_builders import (
     ExtraSectionBuilder,
     RecentActionsBuilder,
     RecentReasoningBuilder,
 )
-from app.services.map import MapGraph
+from cairn.services.map import MapGraph
 
 log = logging.getLogger(__name__)
 

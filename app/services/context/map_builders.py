@@ -3,9 +3,9 @@ compressed around the player (every room within N moves, then a count of the res
 
 from __future__ import annotations
 
-from app.interfaces.memory_service import IMemoryReader
-from app.services.context.builders import ContextRequest, Section, SectionBuilder
-from app.services.map import MapGraph
+from cairn.interfaces.memory_service import IMemoryReader
+from cairn.services.context.builders import ContextRequest, Section, SectionBuilder
+from cairn.services.map import MapGraph
 
 
 class CurrentLocationBuilder(SectionBuilder):

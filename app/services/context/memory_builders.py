@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from app.interfaces.memory_service import IMemoryReader
-from app.models.memory import LocationRecord, MemoryCategory, MemoryEntry, MemorySource
-from app.services.context.builders import (
+from cairn.interfaces.memory_service import IMemoryReader
+from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry, MemorySource
+from cairn.services.context.builders import (
     ContextRequest,
     Section,
     SectionBuilder,
@@ -15,8 +15,8 @@ from app.services.context.builders import (
     entry_heading,
     one_line,
 )
-from app.services.context.tokens import estimate_tokens
-from app.services.outcomes import failed_commands
+from cairn.services.context.tokens import estimate_tokens
+from cairn.services.outcomes import failed_commands
 
 _UNKNOWN_NOTE = re.compile(r"does not know the word '([\w-]+)'")
 """An agent note that the game does not know a word (folded into one line)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.models.game import TurnOutcome
-from app.services.context.builders import ContextRequest, Section, SectionBuilder, one_line
-from app.services.context.tokens import estimate_tokens
+from cairn.models.game import TurnOutcome
+from cairn.services.context.builders import ContextRequest, Section, SectionBuilder, one_line
+from cairn.services.context.tokens import estimate_tokens
 
 
 def _first_line(text: str) -> str:

@@ -27,9 +27,9 @@ learning, reading, routing), `render` (Mermaid, dot, prompt summaries). Pure: sa
 loading are the map repository adapter's (`app/adapters/storage/map_repository.py`).
 """
 
-from app.services.map.directions import DIRECTIONS, normalize_action, normalize_direction
-from app.services.map.exits import exits_in_text
-from app.services.map.graph import ExplorationFigures, MapEdge, MapGraph
+from cairn.services.map.directions import DIRECTIONS, normalize_action, normalize_direction
+from cairn.services.map.exits import exits_in_text
+from cairn.services.map.graph import ExplorationFigures, MapEdge, MapGraph
 
 __all__ = [
     "DIRECTIONS",

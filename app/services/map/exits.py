@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app.services.map.directions import _ALIASES, _RANK, OPPOSITE
+from cairn.services.map.directions import _ALIASES, _RANK, OPPOSITE
 
 # -- finding exits in room text --------------------------------------------------------------
 

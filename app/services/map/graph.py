@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from app.errors import InvalidLocationError
-from app.interfaces.map import IMapRecorder
-from app.services.map import render
-from app.services.map.directions import (
+from cairn.errors import InvalidLocationError
+from cairn.interfaces.map import IMapRecorder
+from cairn.services.map import render
+from cairn.services.map.directions import (
     OPPOSITE,
     _direction_key,
     normalize_action,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from app.services.map.graph import MapGraph
+    from cairn.services.map.graph import MapGraph
 
 
 def mermaid(graph: MapGraph, direction: Literal["LR", "TD"] = "LR") -> str:
