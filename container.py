@@ -27,6 +27,9 @@ from cairn.events.handlers import (
     TurnHandler,
 )
 from cairn.events.publisher import EventPublisher
+from cairn.interfaces.llm import ILLMClient
+from cairn.interfaces.store import IMemoryStore
+from cairn.interfaces.summarizer import ISummarizer
 from cairn.play.objectives import (
     LLMObjectiveDiscoverer,
     MemoryObjectiveDiscoverer,
@@ -52,12 +55,12 @@ def make_clock(seed: int | None) -> SystemClock:
 
 
 def llm_kind(mode: str) -> str:
-    """"offline" or "llm": what the LLM-mode Selectors switch on."""
+    """ "offline" or "llm": what the LLM-mode Selectors switch on."""
     return "offline" if mode == "offline" else "llm"
 
 
 def memory_kind(use_memory: bool) -> str:
-    """"memory" or "baseline": what the memory Selectors switch on."""
+    """ "memory" or "baseline": what the memory Selectors switch on."""
     return "memory" if use_memory else "baseline"
 
 
@@ -232,9 +235,35 @@ class Container(containers.DeclarativeContainer):
     )
 
 
-def build_container(settings: CairnSettings | None = None, **overrides: object) -> Container:
-    """Build a container from settings (loaded from pyproject/env/overrides when not given)."""
+def build_container(
+    settings: CairnSettings | None = None,
+    *,
+    store: IMemoryStore | str | None = None,
+    summarizer: ISummarizer | None = None,
+    llm: ILLMClient | str | None = None,
+    **overrides: object,
+) -> Container:
+    """Build a container from settings (loaded from pyproject/env/`overrides` when not given).
+
+    Parts may be given as instances, so tests and engines need no dependency-injector
+    knowledge: `store` (e.g. `cairn.testing.InMemoryStore()`; a string is the `store` setting),
+    `summarizer` (e.g. `cairn.testing.FakeSummarizer()`), `llm` (an `ILLMClient`; a string is
+    the `llm` setting: "offline", "anthropic", "cassette:PATH", ...). Everything else is built
+    from settings; string settings given here apply only when `settings` is not given.
+    """
+    if isinstance(llm, str):
+        overrides["llm"] = llm
+    if isinstance(store, str):
+        overrides["store"] = store
     container = Container()
     settings = settings or load_settings(**overrides)
+    if llm is not None and not isinstance(llm, str):
+        # an LLM client given as an instance: the LLM-backed agents use it
+        settings = settings.model_copy(update={"llm": "instance"})
+        container.llm_client.override(providers.Object(llm))
     container.config.from_pydantic(settings)
+    if store is not None and not isinstance(store, str):
+        container.store.override(providers.Object(store))
+    if summarizer is not None:
+        container.summarizer.override(providers.Object(summarizer))
     return container
