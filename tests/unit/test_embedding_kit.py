@@ -45,5 +45,5 @@ def test_the_plugin_fixtures_give_an_offline_container_and_fakes(
     container.bus().handle(
         commands.ChangeLocation(game_state=gs, to_location_id=1, to_location_name="Hall")
     )  # type: ignore[attr-defined]
-    assert gs.current_location_id == 1
+    assert gs.scenario.current_location_id == 1
     assert fake_game.reset().location_id is not None
