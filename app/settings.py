@@ -121,8 +121,9 @@ class CairnSettings(BaseSettings):
         return (init_settings, env_settings, PyprojectTomlConfigSettingsSource(settings_cls))
 
 
-KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR"])
-"""CAIRN_ variables that are not settings but are read elsewhere (the demo-world cache)."""
+KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR", "CAIRN_ROMS"])
+"""CAIRN_ variables that are not settings but are read elsewhere (the demo-world cache, the
+story files folder of `cairn replay`)."""
 
 
 def load_settings(**overrides: object) -> CairnSettings:

@@ -2,7 +2,7 @@
 
 from cairn.replay.expectations import CheckResult, Expectations, ReplayOutcome
 from cairn.replay.runner import (
-    DEFAULT_ROMS,
+    ROMS_VARIABLE,
     ReplayReport,
     find_story,
     prepare_workdir,
@@ -20,7 +20,7 @@ from cairn.replay.scenario import (
 )
 
 __all__ = [
-    "DEFAULT_ROMS",
+    "ROMS_VARIABLE",
     "CheckResult",
     "Expectations",
     "JerichoScenario",

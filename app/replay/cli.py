@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from cairn.replay.runner import DEFAULT_ROMS, replay_files, walkthrough_document
+from cairn.replay.runner import replay_files, walkthrough_document
 from cairn.replay.scenario import ScenarioDocument
 
 
@@ -28,7 +28,9 @@ from cairn.replay.scenario import ScenarioDocument
     "--roms",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help=f"Where story files are looked up (default: {DEFAULT_ROMS}).",
+    envvar="CAIRN_ROMS",
+    help="Where story files are looked up after the scenario's own folder (default: $CAIRN_ROMS;"
+    " none).",
 )
 @click.option(
     "--game",

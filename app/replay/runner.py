@@ -7,6 +7,7 @@ container's clock: two replays of a scenario write byte-identical memory files a
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -46,8 +47,16 @@ from cairn.services.context import ContextRequest
 if TYPE_CHECKING:
     from cairn.container import Container
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_ROMS = (PROJECT_ROOT / ".." / "shared" / "roms").resolve()
+ROMS_VARIABLE = "CAIRN_ROMS"
+"""Where story files are looked up when no --roms is given (beside the scenario first)."""
+
+
+def roms_folder(roms: Path | None = None) -> Path | None:
+    """`roms` when given, else $CAIRN_ROMS, else None (story files only beside the scenario)."""
+    if roms is not None:
+        return roms
+    value = os.environ.get(ROMS_VARIABLE)
+    return Path(value) if value else None
 """Where story files are looked up when a scenario's folder does not hold them."""
 MARKER = ".cairn-replay"
 """Marks a folder a replay made, so the next replay of that scenario may clear it."""
@@ -249,7 +258,11 @@ def find_story(document: ScenarioDocument, roms: Path | None = None) -> Path | N
     spec = document.scenario
     if not isinstance(spec, JerichoScenario):
         return None
-    for candidate in (document.resolve(spec.story), (roms or DEFAULT_ROMS) / spec.story):
+    folder = roms_folder(roms)
+    candidates = [document.resolve(spec.story)]
+    if folder is not None:
+        candidates.append(folder / spec.story)
+    for candidate in candidates:
         if candidate.is_file():
             return candidate
     return None
@@ -268,8 +281,13 @@ def open_story(
         return open_game(None, demo_seed=int(spec.story.removeprefix("demo:") or 1))
     path = find_story(document, roms)
     if path is None:
-        where = f"{document.base_dir} or {roms or DEFAULT_ROMS}"
-        raise document.error(("story",), f"{spec.story} is in neither {where}")
+        folder = roms_folder(roms)
+        where = (
+            f"in neither {document.base_dir} nor {folder}"
+            if folder is not None
+            else f"not in {document.base_dir} (give --roms DIR or set {ROMS_VARIABLE})"
+        )
+        raise document.error(("story",), f"{spec.story} is {where}")
 
     known = game_npcs if game_npcs is not None else ReplaySettings().game_npcs
     names = spec.npcs if spec.npcs is not None else known.get(path.stem, [])

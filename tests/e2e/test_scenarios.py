@@ -18,7 +18,6 @@ from cairn.errors import ScenarioError
 from cairn.interfaces.game import GameObservation, IGame
 from cairn.models.memory import MemoryScope
 from cairn.replay import (
-    DEFAULT_ROMS,
     ScenarioDocument,
     find_story,
     load_scenario,
@@ -29,6 +28,7 @@ from cairn.replay import (
 from cairn.replay.cli import replay
 from cairn.replay.runner import replay_settings
 from cairn.replay.scenario import JerichoScenario, ScenarioFileError
+from tests.conftest import SHARED_ROMS
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -51,14 +51,14 @@ def _skip_unplayable(document: ScenarioDocument) -> None:
     if reason:
         pytest.skip(reason)
     if not _story_available(document):
-        pytest.skip(f"{document.scenario.story} not found: no roms folder at {DEFAULT_ROMS}")
+        pytest.skip(f"{document.scenario.story} not found: not in {SHARED_ROMS}")
 
 
 def _story_available(document: ScenarioDocument) -> bool:
     """The demo world is built on demand; story files must be on disk."""
     spec = document.scenario
     demo = isinstance(spec, JerichoScenario) and spec.story.startswith("demo:")
-    return demo or find_story(document, DEFAULT_ROMS) is not None
+    return demo or find_story(document, SHARED_ROMS) is not None
 
 
 def invoke_replay(args: Sequence[str]) -> Result:
@@ -286,6 +286,18 @@ def test_a_jericho_scenario_needs_one_script_and_a_known_story(tmp_path: Path) -
         run_scenario(document, tmp_path / "run", roms=tmp_path)
 
 
+def test_story_files_have_no_development_only_default_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CAIRN_ROMS", raising=False)
+    document = parse_scenario(
+        "kind: jericho\nname: j\nstory: zork1.z5\nactions: [look]\n", tmp_path / "j.yaml"
+    )
+    assert find_story(document) is None  # not found in ../shared/roms behind the user's back
+    with pytest.raises(ScenarioError, match="give --roms DIR or set CAIRN_ROMS"):
+        run_scenario(document, tmp_path / "run")
+
+
 # -- determinism ------------------------------------------------------------------------------
 
 
@@ -444,7 +456,7 @@ def test_walkthrough_steps_cut_the_walkthrough(tmp_path: Path) -> None:
 
 
 def test_the_cli_replays_a_story_files_walkthrough(tmp_path: Path) -> None:
-    story = DEFAULT_ROMS / "905.z5"
+    story = SHARED_ROMS / "905.z5"
     if _jericho_missing() or not story.is_file():
         pytest.skip(f"no Jericho adapter or no {story}")
     result = invoke_replay(["--game", str(story), "--walkthrough", "--workdir", str(tmp_path)])
