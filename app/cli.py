@@ -88,7 +88,8 @@ def run() -> None:
 @click.option(
     "--fresh",
     is_flag=True,
-    help="Start from no memories: clear the workdir's store, map and knowledge first.",
+    help="Start from no memories: the workdir's store, map, knowledge base and report move"
+    " into WORKDIR/backups/DATE-TIME/ first.",
 )
 @workdir_option
 @store_option
@@ -118,10 +119,13 @@ def _play(
     no_memory: bool,
     fresh: bool,
 ) -> None:
+    from cairn.play.fresh import set_aside_run_files
     from cairn.play.runner import episode_table, run_play
 
     if fresh:
-        _clear_run_files(settings)
+        aside = set_aside_run_files(settings)
+        if aside is not None:
+            click.echo(f"--fresh: the previous run's files are in {aside}", err=True)
     total = (episodes or settings.play_episodes) * (max_turns or settings.play_max_turns)
     with click.progressbar(
         length=total, label="playing", item_show_func=lambda s: s, file=sys.stderr
@@ -152,27 +156,6 @@ def _play(
     )
     click.echo(episode_table(report))
     click.echo(f"report: {result.report_path}  transcript: {result.run_dir / 'transcript.jsonl'}")
-
-
-def _clear_run_files(settings: CairnSettings) -> None:
-    workdir = settings.workdir
-    names = [
-        settings.memory_file,
-        settings.sqlite_file,
-        settings.map_file,
-        "map.mmd",
-        settings.knowledge_file,
-        settings.report_file,
-    ]
-    # exact names only (and the store's own backups and lock): never a user's file like
-    # Memories.md.bak, and never a pattern that an empty name would turn into "everything"
-    made = [*names, *(f"{settings.memory_file}.{n}" for n in range(1, settings.backup_count + 1))]
-    made += [f"{settings.memory_file}.lock", f"{settings.sqlite_file}-wal"]
-    made += [f"{settings.sqlite_file}-shm"]
-    for name in made:
-        path = workdir / name
-        if path.is_file() and not path.is_symlink():
-            path.unlink()
 
 
 @main.command("map")

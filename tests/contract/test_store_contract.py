@@ -786,18 +786,25 @@ def test_an_older_file_loads_exactly_and_is_written_to_the_second(
     assert markdown_factory.open().entries() == store.entries()
 
 
-def test_rotated_backups_keep_the_previous_versions(markdown_factory: StoreFactory) -> None:
-    store = markdown_factory.open(backup_count=2)
+def test_backups_are_per_session_and_keep_the_file_as_it_was_before_each(
+    markdown_factory: StoreFactory,
+) -> None:
+    """Ten writes in one session must not rotate away the file the session started from (it
+    used to: .1-.3 rotated on every write, so ten turns after --fresh the old file was gone)."""
     path = markdown_factory.path
-    versions: list[bytes] = []
-    for n in range(4):
-        add_all(store, location_memory(f"Version {n}"))
-        versions.append(path.read_bytes())
+    before_sessions: list[bytes] = []
+    for session in range(4):
+        store = markdown_factory.open(backup_count=2)
+        if path.exists():
+            before_sessions.append(path.read_bytes())
+        for n in range(10):
+            add_all(store, location_memory(f"Session {session} write {n}"))
+        store.close()
     backup = {n: path.with_name(f"Memories.md.{n}") for n in (1, 2, 3)}
-    assert backup[1].read_bytes() == versions[2]
-    assert backup[2].read_bytes() == versions[1]
+    assert backup[1].read_bytes() == before_sessions[-1]  # as the last session found it
+    assert backup[2].read_bytes() == before_sessions[-2]
     assert not backup[3].exists()
-    assert len(parse(backup[1].read_text(encoding="utf-8")).cache.memories) == 3
+    assert len(parse(backup[1].read_text(encoding="utf-8")).cache.memories) == 30
     assert not list(path.parent.glob("*.tmp"))
 
 

@@ -9,12 +9,13 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from cairn.cli import _clear_run_files
 from cairn.errors import ConfigError
+from cairn.play.fresh import set_aside_run_files
 from cairn.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,14 +49,22 @@ def test_file_name_settings_are_plain_names(name: str) -> None:
         load_settings(memory_file=name) if name else load_settings(report_file="")
 
 
-def test_fresh_removes_only_the_files_cairn_made_by_exact_name(tmp_path: Path) -> None:
+def test_fresh_moves_only_the_files_cairn_made_by_exact_name_into_a_dated_folder(
+    tmp_path: Path,
+) -> None:
     settings = load_settings(workdir=tmp_path)
-    made = ["Memories.md", "Memories.md.1", "Memories.md.lock", "map.json", "report.json"]
+    made = ["Memories.md", "Memories.md.1", "map.json", "report.json", "memories.sqlite3-wal"]
     mine = ["Memories.md.bak", "Memories.md.old", "map.json.mine", "notes.txt"]
-    for name in [*made, *mine]:
+    for name in [*made, *mine, "Memories.md.lock"]:
         (tmp_path / name).write_text(name)
-    _clear_run_files(settings)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(mine)
+    aside = set_aside_run_files(settings, now=datetime(2026, 11, 23, 14, 5, 9))
+    assert aside == tmp_path / "backups" / "20261123-140509"
+    assert sorted(p.name for p in aside.iterdir()) == sorted(made)  # nothing deleted
+    assert all((aside / name).read_text() == name for name in made)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([*mine, "Memories.md.lock", "backups"])
+    again = set_aside_run_files(settings, now=datetime(2026, 11, 23, 14, 5, 9))
+    assert again is None  # nothing left to move
 
 
 def test_unparseable_settings_are_one_line_errors_with_exit_2(tmp_path: Path) -> None:

@@ -80,9 +80,11 @@ class MarkdownMemoryStore(CachedStore):
     """Memories in a human-editable Markdown file (see `markdown_format` for the layout).
 
     - Every unit of work is one write: render to a temp file in the same folder, fsync, swap it
-      with the live file in one step, keep the previous file as `NAME.1` (older ones shift to
-      `.2` ... `.backup_count`). A crash at any point leaves the old or the new file, whole;
-      the temp file a crashed writer left is deleted by the next store object's first write.
+      with the live file in one step. Backups are per session: the file as it was before this
+      store object's first write becomes `NAME.1` (older sessions' shift to `.2` ...
+      `.backup_count`); later writes of the session keep no copy. A crash at any point leaves
+      the old or the new file, whole; the temp file a crashed writer left is deleted by the
+      next store object's first write.
     - Writes hold `NAME.lock` (filelock); people's editors take no lock. Whenever the file
       changed since this store last saw it (another process, or a person's save), it is read
       (once still, for saves made in place) and merged with what the store holds
@@ -107,6 +109,8 @@ class MarkdownMemoryStore(CachedStore):
         if backup_count < 0:
             raise StoreError(f"backup_count: must be >= 0, got {backup_count}")
         self._backup_count = backup_count
+        self._backed_up = False
+        """This session's backup is taken (the file as it was before the first write)."""
         self._lock_timeout = lock_timeout
         self._file_lock = FileLock(str(self._path) + ".lock", timeout=lock_timeout)
         self._raw: list[RawBlock] = []
@@ -350,9 +354,10 @@ class MarkdownMemoryStore(CachedStore):
         self._watched.append(_Watched(fd, signature, time.monotonic()))
         while len(self._watched) > _WATCHED_FILES:
             self._unwatch(self._watched[0])
-        if self._backup_count:
+        if self._backup_count and not self._backed_up:
             self._shift_backups()
             os.replace(displaced, self._backup(1))
+            self._backed_up = True
         else:
             displaced.unlink()
         _fsync_dir(self._path.parent)
@@ -388,9 +393,11 @@ class MarkdownMemoryStore(CachedStore):
                 os.replace(self._backup(n), self._backup(n + 1))
 
     def _rotate_backups(self) -> None:
-        """Shift the backups and hard-link the current file as NAME.1 (no exchange here)."""
-        if self._backup_count == 0 or self._signature is None:
-            return  # no backups wanted, or no file to keep (this store saw none)
+        """Shift the backups and hard-link the current file as NAME.1 (no exchange here), once
+        per session."""
+        if self._backup_count == 0 or self._signature is None or self._backed_up:
+            return  # no backups wanted, no file to keep (this store saw none), or taken
+        self._backed_up = True
         self._shift_backups()
         link = self._backup(1).with_name(self._backup(1).name + ".tmp")
         try:
