@@ -6,6 +6,7 @@ uses with it: the commands it sends, the state it owns, what it reads back, and 
 
 from cairn.errors import CairnError
 from cairn.events import commands
+from cairn.memory_api import Memory, SearchHit
 from cairn.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
 from cairn.models.memory import (
     MemoryCategory,
@@ -19,6 +20,7 @@ __all__ = [
     "CairnError",
     "GameState",
     "LocationState",
+    "Memory",
     "MemoryCategory",
     "MemoryEntry",
     "MemoryScope",
@@ -26,6 +28,7 @@ __all__ = [
     "MemoryStatus",
     "Message",
     "NPCInstance",
+    "SearchHit",
     "TurnOutcome",
     "commands",
 ]

@@ -27,8 +27,16 @@ def main(verbose: bool) -> None:
     )
 
 
+DEMO_WORKDIR = Path("cairn-runs") / "narrative-demo"
+
+
 @main.command("demo")
-@workdir_option
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help=f"Folder for the demo's memories (default: {DEMO_WORKDIR}).",
+)
 @store_option
 def demo(workdir: Path | None, store: str | None) -> None:
     """Replay the built-in narrative session; print the memories and the narrative prompt."""
@@ -36,7 +44,7 @@ def demo(workdir: Path | None, store: str | None) -> None:
     from cairn.runtime.demo import build_state, run_demo_session
     from cairn.services.context import ContextRequest
 
-    settings = settings_for(workdir or Path(".cairn-demo"), store)
+    settings = settings_for(workdir or DEMO_WORKDIR, store)
     container = build_container(settings)
     gs = run_demo_session(container.bus(), build_state())
     mem_store = container.store()

@@ -1,4 +1,4 @@
-"""`cairn memories ...`: show, check and export the memories of a workdir."""
+"""`cairn memories ...`: show, search, check and export the memories of a workdir."""
 
 from __future__ import annotations
 
@@ -9,19 +9,41 @@ from pathlib import Path
 import click
 
 from cairn.cli_options import format_entry, settings_for, store_option, workdir_option
+from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope
 
 
-@click.group()
+@click.group(context_settings={"show_default": True})
 def memories() -> None:
-    """Read, check and export stored memories."""
+    """Read, search, check and export stored memories."""
+
+
+def _only_scope(location_id: int | None, npc_id: str | None, world: bool) -> MemoryScope | None:
+    """The scope the --location/--npc/--world filters ask for (at most one may be given)."""
+    if sum(x is not None and x is not False for x in (location_id, npc_id, world or None)) > 1:
+        raise click.UsageError("give at most one of --location, --npc, --world")
+    if location_id is not None:
+        return MemoryScope.LOCATION
+    if npc_id:
+        return MemoryScope.NPC
+    return MemoryScope.WORLD if world else None
+
+
+location_filter = click.option(
+    "--location", "location_id", type=int, default=None, help="Only this location id."
+)
+npc_filter = click.option("--npc", "npc_id", default=None, help="Only this NPC id.")
+world_filter = click.option("--world", is_flag=True, help="Only world memories.")
+all_filter = click.option("--all", "show_all", is_flag=True, help="Include SUPERSEDED memories.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
 @memories.command("show")
-@click.option("--location", "location_id", type=int, default=None, help="Only this location id.")
-@click.option("--npc", "npc_id", default=None, help="Only this NPC id.")
-@click.option("--world", is_flag=True, help="Only world memories.")
-@click.option("--all", "show_all", is_flag=True, help="Include SUPERSEDED memories.")
+@location_filter
+@npc_filter
+@world_filter
+@all_filter
+@json_option
 @workdir_option
 @store_option
 def show(
@@ -29,31 +51,29 @@ def show(
     npc_id: str | None,
     world: bool,
     show_all: bool,
+    as_json: bool,
     workdir: Path | None,
     store: str | None,
 ) -> None:
-    """Print memories, grouped by location, NPC and world."""
-    if sum(x is not None and x is not False for x in (location_id, npc_id, world or None)) > 1:
-        raise click.UsageError("give at most one of --location, --npc, --world")
+    """Print memories, grouped by location, NPC and world (--json: a JSON list of memories)."""
+    scope = _only_scope(location_id, npc_id, world)
     from cairn.container import build_container
 
     container = build_container(settings_for(workdir, store))
     mem_store = container.store()
-    entries = mem_store.entries(
-        scope=(
-            MemoryScope.LOCATION
-            if location_id is not None
-            else MemoryScope.NPC
-            if npc_id
-            else MemoryScope.WORLD
-            if world
-            else None
-        ),
-        location_id=location_id,
-        npc_id=npc_id,
-    )
+    entries = mem_store.entries(scope=scope, location_id=location_id, npc_id=npc_id)
     if not show_all:
         entries = [e for e in entries if e.visible]
+    if as_json:
+        payload = [e.model_dump(mode="json") for e in entries]
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        _print_groups(entries, mem_store)
+    for problem in mem_store.problems():
+        click.echo(f"warning: {problem}", err=True)
+
+
+def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
     records = mem_store.locations()
     groups: dict[str, list[MemoryEntry]] = {}
     for e in entries:
@@ -74,8 +94,56 @@ def show(
         for e in group:
             click.echo(format_entry(e))
         click.echo()
-    for problem in mem_store.problems():
-        click.echo(f"warning: {problem}", err=True)
+
+
+@memories.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option(
+    "--k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Results to show."
+)
+@location_filter
+@npc_filter
+@world_filter
+@all_filter
+@json_option
+@workdir_option
+@store_option
+def search(
+    query: tuple[str, ...],
+    k: int,
+    location_id: int | None,
+    npc_id: str | None,
+    world: bool,
+    show_all: bool,
+    as_json: bool,
+    workdir: Path | None,
+    store: str | None,
+) -> None:
+    """Find the memories most relevant to QUERY (plain words), ranked by BM25."""
+    scope = _only_scope(location_id, npc_id, world)
+    from cairn.container import build_container
+    from cairn.memory_api import Memory
+
+    text = " ".join(query)
+    with Memory(build_container(settings_for(workdir, store)), owns_store=True) as memory:
+        hits = memory.search(
+            text,
+            k=k,
+            scope=scope,
+            location_id=location_id,
+            npc_id=npc_id,
+            include_superseded=show_all,
+        )
+        path = memory.store.path
+    if as_json:
+        payload = [{"score": h.score, "memory": h.memory.model_dump(mode="json")} for h in hits]
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    if not hits:
+        click.echo(f"No memories in {path} match {text!r}.")
+    for rank, hit in enumerate(hits, 1):
+        where = f"{hit.memory.place}, score {hit.score:.3g}"
+        click.echo(f"{rank}. ({where}) {format_entry(hit.memory)}")
 
 
 @memories.command("check")

@@ -13,18 +13,39 @@ workdir_option = click.option(
     "--workdir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Folder holding the memory store (default: [tool.cairn] workdir, else '.').",
+    help="Folder holding the memory store (default: [tool.cairn] workdir, else ./cairn-runs).",
 )
 store_option = click.option(
     "--store",
     type=click.Choice(["markdown", "sqlite"]),
     default=None,
-    help="Memory store (default: [tool.cairn] store, else markdown).",
+    help="Memory store (default: [tool.cairn] store or CAIRN_STORE, else the one whose file"
+    " is in the workdir, else markdown).",
 )
 
 
 def settings_for(workdir: Path | None, store: str | None) -> CairnSettings:
-    return load_settings(workdir=workdir, store=store)
+    """Settings for a command's `--workdir` and `--store`.
+
+    When no `--store` was given and neither `CAIRN_STORE` nor `[tool.cairn] store` chose one,
+    the store is the one whose file the workdir holds (see `detect_store`).
+    """
+    settings = load_settings(workdir=workdir, store=store)
+    if store is None and "store" not in settings.model_fields_set:
+        found = detect_store(settings)
+        if found is not None and found != settings.store:
+            settings = load_settings(workdir=workdir, store=found)
+    return settings
+
+
+def detect_store(settings: CairnSettings) -> str | None:
+    """ "markdown" or "sqlite" when the workdir holds only that store's file, else None (no
+    file, or both: the configured default stays)."""
+    markdown = (settings.workdir / settings.memory_file).is_file()
+    sqlite = (settings.workdir / settings.sqlite_file).is_file()
+    if markdown == sqlite:
+        return None
+    return "markdown" if markdown else "sqlite"
 
 
 def format_entry(entry: MemoryEntry) -> str:

@@ -31,7 +31,9 @@ class CairnSettings(BaseSettings):
         pyproject_toml_table_header=("tool", "cairn"),
     )
 
-    workdir: Path = Path(".")
+    workdir: Path = Path("cairn-runs")
+    """Where memories, map, knowledge base and reports go: a named folder, never the current
+    folder itself."""
     store: Literal["markdown", "sqlite"] = "markdown"
     memory_file: str = "Memories.md"
     sqlite_file: str = "memories.sqlite3"

@@ -219,4 +219,3 @@ def test_without_an_atomic_exchange_a_stale_copy_is_still_merged(
     assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= reopened_titles(
         path
     )
-    assert (tmp_path / "Memories.md.1").exists()

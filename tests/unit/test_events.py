@@ -12,8 +12,8 @@ from cairn.events.publisher import EventPublisher
 
 
 def test_signals_live_in_the_app_namespace_not_blinkers_global_one() -> None:
-    assert events.cairn_signals["memory-recorded"] is events.memory_recorded
-    assert blinker.signal("memory-recorded") is not events.memory_recorded
+    assert events.cairn_signals["cairn.memory-recorded"] is events.memory_recorded
+    assert blinker.signal("cairn.memory-recorded") is not events.memory_recorded
 
 
 def test_a_failing_receiver_does_not_stop_the_others(caplog: pytest.LogCaptureFixture) -> None:

@@ -342,6 +342,7 @@ class MarkdownMemoryStore(CachedStore):
             tmp.unlink(missing_ok=True)
             raise StoreError(f"{self._path}: cannot write: {e}") from e
         self._signature = path_signature(self._path)
+        self._backed_up = True  # a session that found no file has nothing to back up
         return None
 
     def _keep_displaced(self, displaced: Path) -> tuple[ParsedFile, str] | None:

@@ -1,0 +1,269 @@
+"""Memory: a small add/search/get/list/update/forget API over a container's store and service."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from cairn.errors import MemoryNotFoundError
+from cairn.events import events
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.clock import IClock
+from cairn.interfaces.memory_service import IMemoryService
+from cairn.interfaces.store import IMemoryStore
+from cairn.models.memory import (
+    MemoryCategory,
+    MemoryEntry,
+    MemoryScope,
+    MemorySource,
+    MemoryStatus,
+)
+from cairn.services.memory_core import VISIBLE
+from cairn.services.search_index import SearchHit, SearchIndex
+from cairn.services.similarity import short_title
+from cairn.settings import load_settings
+
+if TYPE_CHECKING:
+    from cairn.container import Container
+
+__all__ = ["Memory", "SearchHit"]
+
+
+def _scope(scope: MemoryScope | str | None) -> MemoryScope | None:
+    if scope is None:
+        return None
+    return MemoryScope(scope.lower() if isinstance(scope, str) else scope)
+
+
+def _category(category: MemoryCategory | str) -> MemoryCategory:
+    return MemoryCategory(category.upper() if isinstance(category, str) else category)
+
+
+def _tags(tags: Iterable[str]) -> list[str]:
+    return [tags] if isinstance(tags, str) else list(tags)
+
+
+class Memory:
+    """Memories as a plain API, over the same store, unit of work and events as the service.
+
+    Every change is one unit of work (`store.transaction()`); called inside a bus command it
+    joins the command's unit of work. `add` announces `memory_recorded` and `forget` announces
+    `memory_superseded` after commit, with this object as the sender. Searches are ranked by
+    BM25 (see `cairn.services.search_index`). Invalid fields (an empty title and text, an
+    importance outside 1..1000, an unknown category) raise pydantic's ValidationError or a
+    ValueError; an unknown id raises MemoryNotFoundError.
+    """
+
+    def __init__(self, container: Container, *, owns_store: bool = False) -> None:
+        self._container = container
+        self._store: IMemoryStore = container.store()
+        self._publisher: EventPublisher = container.publisher()
+        self._clock: IClock = container.clock()
+        self._index = SearchIndex(self._store)
+        self._owns_store = owns_store
+
+    @classmethod
+    def open(cls, workdir: str | Path, *, store: str = "markdown", **overrides: Any) -> Memory:
+        """Open the memories of `workdir` (its Memories.md, or memories.sqlite3 with
+        `store="sqlite"`) with an offline container; `close()` releases the store."""
+        from cairn.container import build_container
+
+        settings = load_settings(
+            **{"llm": "offline", **overrides, "workdir": Path(workdir), "store": store}
+        )
+        return cls(build_container(settings), owns_store=True)
+
+    @property
+    def store(self) -> IMemoryStore:
+        """The store the memories live in."""
+        return self._store
+
+    @property
+    def service(self) -> IMemoryService:
+        """The container's memory service (built on first use), over the same store."""
+        service: IMemoryService = self._container.memory_service()
+        return service
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        title: str | None = None,
+        category: MemoryCategory | str = MemoryCategory.NOTE,
+        scope: MemoryScope | str | None = None,
+        location_id: int | None = None,
+        location_name: str | None = None,
+        npc_id: str | None = None,
+        importance: int = 500,
+        tags: Iterable[str] = (),
+        source: MemorySource | str = MemorySource.NOTE,
+    ) -> MemoryEntry:
+        """Store a new memory and return it as stored.
+
+        The scope, unless given, follows the keys: `location_id` makes a location memory,
+        `npc_id` an NPC memory, neither a world memory. The title defaults to the first words
+        of the text; a location's name defaults to the one the store already knows.
+        """
+        text = text.strip()
+        title = (title or "").strip() or short_title(text)
+        resolved = _scope(scope) or (
+            MemoryScope.LOCATION
+            if location_id is not None
+            else MemoryScope.NPC
+            if npc_id
+            else MemoryScope.WORLD
+        )
+        if location_id is not None and not location_name:
+            record = self._store.location(location_id)
+            location_name = record.name if record is not None and record.name else None
+        entry = MemoryEntry(
+            id=self._clock.new_id(title),
+            created_at=self._clock.now(),
+            scope=resolved,
+            category=_category(category),
+            title=title,
+            text=text,
+            importance=importance,
+            tags=_tags(tags),
+            location_id=location_id,
+            location_name=location_name,
+            npc_ids=[npc_id] if npc_id else [],
+            source=MemorySource(source),
+        )
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            tx.after_commit(
+                lambda: self._publisher.publish(
+                    events.memory_recorded, self, entry=self._as_stored(entry)
+                )
+            )
+        return self._as_stored(entry)
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        title: str | None = None,
+        importance: int | None = None,
+        category: MemoryCategory | str | None = None,
+        tags: Iterable[str] | None = None,
+    ) -> MemoryEntry:
+        """Change the given fields of a memory (the others stay); return the stored version."""
+        changes: dict[str, Any] = {}
+        if text is not None:
+            changes["text"] = text.strip()
+        if title is not None:
+            changes["title"] = title.strip()
+        if importance is not None:
+            changes["importance"] = importance
+        if category is not None:
+            changes["category"] = _category(category)
+        if tags is not None:
+            changes["tags"] = _tags(tags)
+        with self._store.transaction() as tx:
+            current = self._require(memory_id)
+            if not changes:
+                return current
+            updated = MemoryEntry.model_validate({**current.model_dump(), **changes})
+            tx.update(updated)
+        return self._as_stored(updated)
+
+    def forget(self, memory_id: str) -> None:
+        """Invalidate a memory: it becomes SUPERSEDED with no successor, never deleted.
+
+        It stays readable with `get` and in `list(include_superseded=True)`; forgetting a
+        memory that is already SUPERSEDED changes nothing (its successor link is kept).
+        """
+        with self._store.transaction() as tx:
+            current = self._require(memory_id)
+            if current.status is MemoryStatus.SUPERSEDED:
+                return
+            tx.supersede(memory_id, None)
+            tx.after_commit(
+                lambda: self._publisher.publish(
+                    events.memory_superseded, self, old_id=memory_id, new_id=None
+                )
+            )
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryEntry | None:
+        """The memory with this id (whatever its status), or None."""
+        return self._store.get(memory_id)
+
+    def list(
+        self,
+        *,
+        scope: MemoryScope | str | None = None,
+        location_id: int | None = None,
+        npc_id: str | None = None,
+        include_superseded: bool = False,
+    ) -> builtins.list[MemoryEntry]:
+        """Memories matching every given filter, in store order (visible ones unless asked)."""
+        return self._store.entries(
+            scope=_scope(scope),
+            location_id=location_id,
+            npc_id=npc_id,
+            statuses=None if include_superseded else VISIBLE,
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        scope: MemoryScope | str | None = None,
+        location_id: int | None = None,
+        npc_id: str | None = None,
+        include_superseded: bool = False,
+    ) -> builtins.list[SearchHit]:
+        """The `k` memories most relevant to `query`, best first, ranked by BM25.
+
+        The query is plain words (search syntax in it is taken literally); an empty query
+        finds nothing. Changes made by other store objects or processes are seen.
+        """
+        return self._index.search(
+            query,
+            k=k,
+            scope=_scope(scope),
+            location_id=location_id,
+            npc_id=npc_id,
+            include_superseded=include_superseded,
+        )
+
+    # -- lifetime --------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Drop the search index; close the store too when `open` made it."""
+        self._index.close()
+        if self._owns_store:
+            self._store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _as_stored(self, entry: MemoryEntry) -> MemoryEntry:
+        """The entry as the store keeps it once committed (Memories.md keeps times to the
+        second); the entry itself while an outer unit of work has not committed yet."""
+        stored = self._store.get(entry.id)
+        return stored if stored is not None and stored.id == entry.id else entry
+
+    def _require(self, memory_id: str) -> MemoryEntry:
+        entry = self._store.get(memory_id)
+        if entry is None:
+            raise MemoryNotFoundError(f"no memory with id {memory_id!r}")
+        return entry
