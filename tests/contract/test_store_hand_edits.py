@@ -199,8 +199,8 @@ def test_a_simulated_editor_making_100_saves_loses_nothing(tmp_path: Path, style
     assert outcome.lost_edits == []
     assert outcome.problems == 0
     # the two really raced: the writer merged saves, and most saves edited a writer memory
-    assert sum(outcome.merges.values()) >= 20
-    assert len(outcome.log.edited) >= 50
+    assert sum(outcome.merges.values()) >= 10
+    assert len(outcome.log.edited) >= 30
     assert outcome.acknowledged >= 100
 
 
