@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from importlib.metadata import version as _version
 from pathlib import Path
 from typing import Any
 
@@ -12,19 +13,51 @@ import click
 from cairn.adapters.storage.map_repository import load_map
 from cairn.cli_memories import memories
 from cairn.cli_options import format_entry, settings_for, store_option, workdir_option
-from cairn.errors import CairnError
+from cairn.errors import CairnError, MapFileError
 from cairn.models.kinds import PromptKind
+from cairn.play.metrics import TABLE_LEGEND
 from cairn.settings import CairnSettings, load_settings
 
 
-@click.group()
-@click.option("-v", "--verbose", is_flag=True, help="Log at INFO level.")
-def main(verbose: bool) -> None:
+def _log_level(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """-v / -q, before or after the subcommand: the last one given wins."""
+    if not value or ctx.resilient_parsing:
+        return
+    level = logging.INFO if param.name == "verbose" else logging.ERROR
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
+
+
+_VERBOSITY = (
+    click.Option(
+        ["-v", "--verbose"],
+        is_flag=True,
+        expose_value=False,
+        callback=_log_level,
+        help="Log at INFO level.",
+    ),
+    click.Option(
+        ["-q", "--quiet"],
+        is_flag=True,
+        expose_value=False,
+        callback=_log_level,
+        help="Log errors only.",
+    ),
+)
+
+
+def _with_verbosity(command: click.Command) -> None:
+    """Give `command` and every command under it the -v/-q options."""
+    command.params.extend(_VERBOSITY)
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _with_verbosity(sub)
+
+
+@click.group(context_settings={"show_default": True})
+@click.version_option(_version("cairn"), prog_name="cairn")
+def main() -> None:
     """cairn: location-keyed memory for LLM game agents and narrative engines."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
 
 DEMO_WORKDIR = Path("cairn-runs") / "narrative-demo"
@@ -74,7 +107,10 @@ def run() -> None:
         sys.exit(2)
 
 
-@main.command("play")
+_DEFAULTS = CairnSettings.model_fields
+
+
+@main.command("play", epilog="The table printed at the end: " + TABLE_LEGEND)
 @click.option(
     "--game",
     "game_path",
@@ -82,8 +118,18 @@ def run() -> None:
     default=None,
     help="A Z-machine story file (default: the built-in demo world).",
 )
-@click.option("--episodes", type=click.IntRange(min=1), default=None, help="Episodes to play.")
-@click.option("--max-turns", type=click.IntRange(min=1), default=None, help="Turns per episode.")
+@click.option(
+    "--episodes",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"Episodes to play (default: play_episodes, {_DEFAULTS['play_episodes'].default}).",
+)
+@click.option(
+    "--max-turns",
+    type=click.IntRange(min=1),
+    default=None,
+    help=f"Turns per episode (default: play_max_turns, {_DEFAULTS['play_max_turns'].default}).",
+)
 @click.option(
     "--llm",
     default=None,
@@ -163,6 +209,7 @@ def _play(
         f"{report['game']} ({'memory' if report['memory'] else 'no memory'}), llm {report['llm']}"
     )
     click.echo(episode_table(report))
+    click.echo(TABLE_LEGEND)
     click.echo(f"report: {result.report_path}  transcript: {result.run_dir / 'transcript.jsonl'}")
 
 
@@ -175,7 +222,10 @@ def map_command(fmt: str, workdir: Path | None) -> None:
     """Print the map learned so far (Mermaid with L{id} nodes, or Graphviz dot)."""
 
     settings = load_settings(workdir=workdir)
-    graph = load_map(settings.workdir / settings.map_file)
+    path = settings.workdir / settings.map_file
+    graph = load_map(path)
+    if not graph.location_ids():
+        raise MapFileError(path, "no map here: nothing was played in this workdir yet")
     click.echo(graph.render_mermaid() if fmt == "mermaid" else graph.render_dot())
 
 
@@ -189,3 +239,6 @@ def _register_replay() -> None:
 
 
 _register_replay()
+for _command in main.commands.values():
+    _with_verbosity(_command)
+main.params.extend(_VERBOSITY)

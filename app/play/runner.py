@@ -125,6 +125,9 @@ def _save_map(map_graph: Any, workdir: Path, settings: CairnSettings) -> None:
     atomic_write_text(workdir / "map.mmd", map_graph.render_mermaid() + "\n")
 
 
+
+
+
 def episode_table(report: dict[str, Any]) -> str:
     """The per-episode table printed at the end of `cairn play`."""
     head = (
