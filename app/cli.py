@@ -211,6 +211,9 @@ def _play(
     click.echo(episode_table(report))
     click.echo(TABLE_LEGEND)
     click.echo(f"report: {result.report_path}  transcript: {result.run_dir / 'transcript.jsonl'}")
+    if report.get("interrupted"):
+        click.echo("interrupted: the run ended early (Ctrl-C); everything above is saved", err=True)
+        sys.exit(130)
 
 
 @main.command("map")

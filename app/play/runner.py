@@ -7,6 +7,9 @@ Files written into the workdir: the memory store, `map.json` and `map.mmd`, `kno
 from __future__ import annotations
 
 import json
+import logging
+import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +28,8 @@ from cairn.settings import CairnSettings
 
 TurnCallback = Callable[[int, int, GameObservation], None]
 
+
+log = logging.getLogger(__name__)
 
 @dataclass
 class PlayResult:
@@ -76,8 +81,9 @@ def run_play(
         objective_every=settings.objective_every,
     )
     stats: list[EpisodeStats] = []
+    stop = _StopOnInterrupt()
     try:
-        with transcript_file.open("w", encoding="utf-8") as transcript:
+        with stop, transcript_file.open("w", encoding="utf-8") as transcript:
             session = PlaySession(
                 game=game,
                 agent=agent or container.agent(),
@@ -93,10 +99,13 @@ def run_play(
                 summarizer_counts=lambda: dict(counts.summarizer_calls),
                 episode_map=container.episode_map(),
                 on_turn=on_turn,
+                should_stop=stop.requested,
             )
             for number in range(1, options.episodes + 1):
                 stats.append(session.play_episode(number))
                 _save_map(map_graph, workdir, settings)
+                if stop.requested():
+                    break
         remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
     finally:
         game.close()
@@ -109,6 +118,7 @@ def run_play(
         "memory": use_memory,
         "seed": seed,
         "run_id": run_id,
+        "interrupted": stop.requested(),
         "episodes": [e.model_dump() for e in stats],
         "total": totals(stats, session.visited_ids, remembered),
         "llm_usage": {**container.usage_meter().snapshot(), "circuit": _circuit(container)},
@@ -118,6 +128,34 @@ def run_play(
     report_path = workdir / settings.report_file
     atomic_write_text(report_path, json.dumps(report, indent=2) + "\n")
     return PlayResult(report=report, report_path=report_path, run_dir=transcript_file.parent)
+
+
+class _StopOnInterrupt:
+    """While active (main thread only), the first Ctrl-C asks the run to stop after the current
+    turn: the episode ends cleanly and the map, knowledge base and report are written. A second
+    Ctrl-C interrupts at once, as usual."""
+
+    def __init__(self) -> None:
+        self._stop = False
+        self._previous: Any = None
+
+    def requested(self) -> bool:
+        return self._stop
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self._stop = True
+        signal.signal(signal.SIGINT, self._previous)  # a second Ctrl-C is the usual one
+        log.warning("interrupted: ending after this turn (Ctrl-C again to stop at once)")
+
+    def __enter__(self) -> _StopOnInterrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
 
 
 def _save_map(map_graph: Any, workdir: Path, settings: CairnSettings) -> None:

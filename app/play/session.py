@@ -79,6 +79,7 @@ class PlaySession:
         summarizer_counts: Callable[[], dict[str, int]] = dict,
         episode_map: MapGraph | None = None,
         on_turn: Callable[[int, int, GameObservation], None] | None = None,
+        should_stop: Callable[[], bool] = lambda: False,
     ) -> None:
         self._game = game
         self._agent = agent
@@ -95,6 +96,8 @@ class PlaySession:
         self._episode_map = episode_map
         """The map that lives one episode (the baseline's objectives route over it too)."""
         self._on_turn = on_turn
+        self._should_stop = should_stop
+        """Asked after every turn: True ends the episode there (Ctrl-C), cleanly."""
         self.failed_pairs: set[tuple[int | None, str]] = set()
         self.visited_ids: set[int] = set()
         self._translator = StepTranslator(bus)
@@ -123,7 +126,7 @@ class PlaySession:
             obs = self._turn(ep, obs, turn)
             if self._on_turn is not None:
                 self._on_turn(number, turn, obs)
-            if obs.done:
+            if obs.done or self._should_stop():
                 break
         ep.stats.turns = ep.state.turn
         ep.stats.score, ep.stats.max_score = obs.score, obs.max_score
