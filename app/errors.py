@@ -13,6 +13,11 @@ class ConfigError(CairnError):
     """Raised at start-up when a setting is missing or invalid; the message names the setting."""
 
 
+class MissingExtraError(ConfigError):
+    """Raised when a feature needs an optional dependency that is not installed; the message
+    names the extra to install (`pip install 'cairn[jericho]'`)."""
+
+
 class UnknownCommandError(CairnError):
     """Raised by the bus when a command has no registered handler."""
 

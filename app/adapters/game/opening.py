@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from cairn.extras import require
 from cairn.interfaces.game import IGame
 
 
@@ -31,9 +32,11 @@ def open_game(
 
     `seed` None is the walkthrough's seed (replays); NPC names default to the demo's own.
     """
+    require("jericho", "jericho", for_what="playing a Z-machine game")
     from cairn.adapters.game.jericho_game import JerichoGame
 
     if story is None:
+        require("textworld", "jericho", for_what="the built-in demo world")
         from cairn.adapters.game.demo_world import DEMO_NPCS, build_demo_world
 
         path = build_demo_world(cache_dir(), seed=demo_seed)

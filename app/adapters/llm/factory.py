@@ -14,6 +14,7 @@ from cairn.adapters.llm.usage import UsageMeter
 from cairn.agents.stand_in import StandInWhileDown
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.errors import ConfigError
+from cairn.extras import require
 from cairn.interfaces.llm import ILLMClient
 from cairn.interfaces.summarizer import ISummarizer
 
@@ -50,6 +51,7 @@ def build_llm_client(
     if not key:
         raise ConfigError(f"llm={kind}: set {API_KEY_VARIABLE} (or use --llm offline)")
     # imported here: the SDK takes ~1.5 s to import and offline runs never need it
+    require("anthropic", "anthropic", for_what=f"llm={kind}")
     from cairn.adapters.llm.anthropic_client import AnthropicClient
 
     client = AnthropicClient(
