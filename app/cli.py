@@ -145,6 +145,13 @@ _DEFAULTS = CairnSettings.model_fields
     help="Start from no memories: the workdir's store, map, knowledge base and report move"
     " into WORKDIR/backups/DATE-TIME/ first.",
 )
+@click.option(
+    "--agent",
+    "agent_spec",
+    default=None,
+    metavar="MODULE:CLASS",
+    help="Play with your own agent: a class with decide(view) (default: the built-in agent).",
+)
 @workdir_option
 @store_option
 def play(
@@ -155,13 +162,14 @@ def play(
     seed: int,
     no_memory: bool,
     fresh: bool,
+    agent_spec: str | None,
     workdir: Path | None,
     store: str | None,
 ) -> None:
     """Play episodes of a game with memory; write report.json, the store, map and transcript."""
 
     settings = load_settings(workdir=workdir, store=store, llm=llm)
-    _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh)
+    _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh, agent_spec)
 
 
 def _play(
@@ -172,10 +180,13 @@ def _play(
     seed: int,
     no_memory: bool,
     fresh: bool,
+    agent_spec: str | None = None,
 ) -> None:
+    from cairn.play.agent_loader import load_agent
     from cairn.play.fresh import set_aside_run_files
     from cairn.play.runner import episode_table, run_play
 
+    agent = load_agent(agent_spec) if agent_spec else None
     if fresh:
         aside = set_aside_run_files(settings)
         if aside is not None:
@@ -203,6 +214,7 @@ def _play(
             use_memory=not no_memory,
             seed=seed,
             on_turn=on_turn,
+            agent=agent,
         )
     report = result.report
     click.echo(
