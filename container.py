@@ -147,7 +147,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
     )
 
-    # The seed-003 query tools: the `query` model ranks and summarizes when an LLM is
+    # The memory query tools: the `query` model ranks and summarizes when an LLM is
     # configured (lexical offline). A Singleton: it counts the query model's failures.
     memory_retriever = providers.Singleton(build_memory_retriever, llm_client)
     memory_query_tools = providers.Singleton(

@@ -54,9 +54,10 @@ class CairnSettings(BaseSettings):
     location_memory_max_tokens: int = Field(500, ge=50)
     prompt_token_budget: int = Field(2000, ge=100)
     objective_token_budget: int = Field(12000, ge=100)
-    """The objective prompt's budget: seed 000 designs it at 10-15K tokens (every 20 turns)."""
+    """The objective prompt's budget (every 20 turns): 10-15K tokens leave room for memories,
+    map and knowledge."""
     knowledge_max_tokens: int = Field(5000, ge=100)
-    """The knowledge base's own share of the objective prompt (seed 000: 2-5K)."""
+    """The knowledge base's own share of the objective prompt (2-5K)."""
     map_moves: int = Field(3, ge=0)
     """The objective prompt's map shows every room within this many moves, then a count."""
     llm: str = "offline"

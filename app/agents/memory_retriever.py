@@ -1,4 +1,4 @@
-"""LLMMemoryRetriever: the cheap `query` model ranks memories and sums up a location (seed 003)."""
+"""LLMMemoryRetriever: the cheap `query` model ranks memories and sums up a location."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The adventurer's research step: the model may call the seed-003 memory tools before acting."""
+"""The adventurer's research step: the model may call cairn's memory query tools before acting."""
 
 from __future__ import annotations
 

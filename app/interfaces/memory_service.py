@@ -82,7 +82,7 @@ class IMemoryService(IMemoryReader):
     def record_action_outcome(
         self, game_state: GameState, outcome: TurnOutcome
     ) -> MemoryEntry | None:
-        """Run the seed-002 triggers and, when one fires, synthesis; store at the SOURCE."""
+        """Run the memory triggers and, when one fires, synthesis; store at the SOURCE."""
 
     @abstractmethod
     def remember(
@@ -92,7 +92,7 @@ class IMemoryService(IMemoryReader):
         importance: int,
         location_id: int | None = None,
     ) -> MemoryEntry | None:
-        """Store an agent note (seed 003), or bump the importance of a near-duplicate."""
+        """Store an agent note, or bump the importance of a near-duplicate."""
 
     @abstractmethod
     def end_episode(self, game_state: GameState) -> None:

@@ -34,7 +34,7 @@ class MemoryScope(StrEnum):
 
 
 class MemoryCategory(StrEnum):
-    """The five categories of seed 002."""
+    """The five memory categories."""
 
     SUCCESS = "SUCCESS"
     FAILURE = "FAILURE"
@@ -228,7 +228,7 @@ class ParseProblem(BaseModel):
 
 
 class SynthesisDecision(BaseModel):
-    """The synthesis JSON of seeds 001/002: whether and what to remember about a turn."""
+    """The synthesis JSON: whether and what to remember about a turn."""
 
     model_config = ConfigDict(extra="ignore")
 

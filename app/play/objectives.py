@@ -1,4 +1,4 @@
-"""Objectives (seed 000): rediscovered every N turns from knowledge, memories and the map.
+"""Objectives: rediscovered every N turns from knowledge, memories and the map.
 
 Two discoverers share one tracker:
 - `MemoryObjectiveDiscoverer` (offline HEURISTIC): one objective per remembered scoring
@@ -7,7 +7,8 @@ Two discoverers share one tracker:
   an unexplored exit.
 - `LLMObjectiveDiscoverer`: the ContextService's objective prompt (location and adjacent
   memories, objectives, Mermaid map with `L{id}` nodes and routing summary, world memories,
-  notes, the knowledge base) sent to the `objective` role; answers are the seed-000 JSON.
+  notes, the knowledge base) sent to the `objective` role; answers are
+  `ObjectivesAnswer` JSON.
   Location ids named as "Location N" or "L N" become targets. On an LLM failure it falls back
   to the offline discoverer and counts the failure.
 
@@ -59,7 +60,7 @@ class Objective(BaseModel):
 
 
 class ObjectivesAnswer(BaseModel):
-    """The objectives discovered from knowledge, memories and the map (seed 000 JSON)."""
+    """The objectives discovered from knowledge, memories and the map (the objectives JSON)."""
 
     objectives: list[str] = Field(default_factory=list, max_length=8)
     reasoning: str = ""

@@ -1,4 +1,4 @@
-"""Reasoning capture (seed 001): `<thinking>`, `<think>` and `<reflection>` blocks of an answer."""
+"""Reasoning capture: `<thinking>`, `<think>` and `<reflection>` blocks of an answer."""
 
 from __future__ import annotations
 

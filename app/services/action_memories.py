@@ -46,7 +46,7 @@ _MOVE_TRIGGERS = frozenset({LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER})
 class ActionMemories(MemoryCore):
     """What one turn, an agent's note or the end of an episode leaves in memory."""
 
-    # -- action outcomes (seeds 001, 002) ----------------------------------------------------
+    # -- action outcomes ------------------------------------------------------------------
 
     def record_action_outcome(
         self, game_state: GameState, outcome: TurnOutcome

@@ -68,7 +68,7 @@ class RankedAnswer:
 
 
 class IMemoryRetriever(ABC):
-    """Port for the cheap model behind query_memories and get_location_memories (seed 003).
+    """Port for the cheap model behind query_memories and get_location_memories.
 
     Implementations raise a CairnError (an LLMError for a failed or unusable answer);
     MemoryQueryTools then counts the failure and answers lexically.
@@ -133,7 +133,7 @@ def _named_in(entries: Sequence[MemoryEntry]) -> str:
 
 
 class MemoryQueryTools:
-    """get_top_memories, query_memories, get_location_memories (seed 003).
+    """get_top_memories, query_memories, get_location_memories.
 
     With a retriever (the query model), query_memories returns the memories the model ranked
     plus its one-line answer, and get_location_memories a 2-3 sentence summary by the model

@@ -5,7 +5,7 @@ failures the memories hold, ranked by importance, plus one line per episode play
 client, the `summary` model rewrites the knowledge from the old file, that digest and the
 episode's result; a failed or empty answer falls back to the digest (and is counted). Either
 way the `## Episodes` lines are cairn's own, appended after the text. The file is read whole by
-the objective step (seed 000) and rewritten atomically at every episode end.
+the objective step and rewritten atomically at every episode end.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The Memories.md format: seed 002's layout plus NPC and World sections, escaped, lossless.
+"""The Memories.md format: location sections plus NPC and World sections, escaped, lossless.
 
 Layout (sections in this order; locations by id, NPCs by id; a `---` rule closes each location
-section, as in seed 002's example)::
+section)::
 
     # Location Memories
 

@@ -11,7 +11,7 @@ from cairn.models.memory import MemoryEntry
 
 
 class TurnHandler:
-    """RecordTurn -> record_action_outcome (seed 002 triggers and synthesis)."""
+    """RecordTurn -> record_action_outcome (memory triggers and synthesis)."""
 
     def __init__(self, memory_service: IMemoryService) -> None:
         self._memory = memory_service
@@ -23,7 +23,7 @@ class TurnHandler:
 
 
 class NoteHandler:
-    """RememberNote -> remember (seed 003)."""
+    """RememberNote -> remember."""
 
     def __init__(self, memory_service: IMemoryService) -> None:
         self._memory = memory_service

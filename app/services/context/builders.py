@@ -155,13 +155,13 @@ def entry_heading(entry: MemoryEntry) -> str:
 
 
 def entry_block(entry: MemoryEntry) -> str:
-    """The heading line, then the memory text on one line (seed-002 retrieved-context layout)."""
+    """The heading line, then the memory text on one line (the retrieved-context layout)."""
     text = one_line(entry.text)
     return f"{entry_heading(entry)}\n{text}" if text else entry_heading(entry)
 
 
 def dated_bullet(entry: MemoryEntry, max_chars: int | None = None) -> str:
-    """A seed-004 bullet: ``- {created_at:%Y-%m-%d} {text}`` (the title when there is no text).
+    """A narrative bullet: ``- {created_at:%Y-%m-%d} {text}`` (the title when there is no text).
 
     A tentative memory gets ``(tentative)`` before its text.
     """

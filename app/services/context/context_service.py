@@ -99,7 +99,7 @@ class ContextService:
         for budget in (budgets or {}).values():
             _check_budget(budget)
         self._budgets = dict(budgets or {})
-        """Budgets of single prompt kinds (the objective prompt's is seed 000's 10-15K)."""
+        """Budgets of single prompt kinds (the objective prompt's is 12K by default)."""
         for kind, builders in builders_by_prompt.items():
             names = [b.name for b in builders]
             duplicates = sorted({n for n in names if names.count(n) > 1})
@@ -229,8 +229,8 @@ def default_builders(
         NpcMemoryBuilder(memory, last_n=n, priority=20),
         WorldMemoryBuilder(memory, last_n=n, priority=30),
     ]
-    # seed 000: the whole knowledge base (up to its own budget), current and adjacent memories
-    # only, and the map compressed around the player rather than cut
+    # the objective prompt: the whole knowledge base (up to its own budget), current and
+    # adjacent memories only, and the map compressed around the player rather than cut
     objective: list[ContextBuilder] = [
         location(),
         adjacent(20),

@@ -22,7 +22,7 @@ _UNKNOWN_NOTE = re.compile(r"does not know the word '([\w-]+)'")
 """An agent note that the game does not know a word (folded into one line)."""
 
 FIRST_VISIT = "First visit - no prior experiences"
-"""The seed-002 text for a location with no memories that has not been visited before."""
+"""The text for a location with no memories that has not been visited before."""
 
 _Ranked = tuple[int, MemoryEntry]
 """A memory with its position in the oldest-first query answer (higher = newer)."""
@@ -53,7 +53,7 @@ class _Group:
 
 
 def _block(entry: MemoryEntry) -> str:
-    """The seed-002 block; a failure ledger shows its commands without the game's answer."""
+    """A location's memory block; a failure ledger shows its commands without the game's answer."""
     commands = failed_commands(entry.text) if entry.category is MemoryCategory.FAILURE else []
     if commands:
         quoted = ", ".join(f"'{c}'" for c in commands)
@@ -218,7 +218,7 @@ class AdjacentMemoryBuilder(SectionBuilder):
 
 
 class _LastEntriesBuilder(SectionBuilder):
-    """Shared shape of the seed-004 narrative builders: last N entries as dated bullets."""
+    """Shared shape of the narrative builders: last N entries as dated bullets."""
 
     def __init__(
         self,
