@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import logging
 import sys
-from importlib.metadata import version as _version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from cairn.adapters.storage.map_repository import load_map
+from cairn import defaults
 from cairn.cli_memories import memories
 from cairn.cli_options import format_entry, settings_for, store_option, workdir_option
 from cairn.errors import CairnError, MapFileError
-from cairn.models.kinds import PromptKind
-from cairn.play.metrics import TABLE_LEGEND
-from cairn.settings import CairnSettings, load_settings
+from cairn.play.legend import TABLE_LEGEND
+
+if TYPE_CHECKING:
+    from cairn.settings import CairnSettings
 
 
 def _log_level(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -54,13 +54,13 @@ def _with_verbosity(command: click.Command) -> None:
 
 
 @click.group(context_settings={"show_default": True})
-@click.version_option(_version("cairn"), prog_name="cairn")
+@click.version_option(package_name="cairn", prog_name="cairn")
 def main() -> None:
     """cairn: location-keyed memory for LLM game agents and narrative engines."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
 
 
-DEMO_WORKDIR = Path("cairn-runs") / "narrative-demo"
+DEMO_WORKDIR = Path(defaults.WORKDIR) / "narrative-demo"
 
 
 @main.command("demo")
@@ -85,7 +85,7 @@ def demo(workdir: Path | None, store: str | None) -> None:
     for e in mem_store.entries():
         click.echo(f"({e.place}) {format_entry(e)}")
     request = ContextRequest.from_game_state(gs)
-    prompt = container.context_service().assemble(PromptKind.NARRATIVE, request)
+    prompt = container.context_service().assemble("narrative", request)
     click.echo("\n# Narrative prompt\n")
     click.echo(prompt.text)
     click.echo(
@@ -107,9 +107,6 @@ def run() -> None:
         sys.exit(2)
 
 
-_DEFAULTS = CairnSettings.model_fields
-
-
 @main.command("play", epilog="The table printed at the end: " + TABLE_LEGEND)
 @click.option(
     "--game",
@@ -122,13 +119,13 @@ _DEFAULTS = CairnSettings.model_fields
     "--episodes",
     type=click.IntRange(min=1),
     default=None,
-    help=f"Episodes to play (default: play_episodes, {_DEFAULTS['play_episodes'].default}).",
+    help=f"Episodes to play (default: play_episodes, {defaults.PLAY_EPISODES}).",
 )
 @click.option(
     "--max-turns",
     type=click.IntRange(min=1),
     default=None,
-    help=f"Turns per episode (default: play_max_turns, {_DEFAULTS['play_max_turns'].default}).",
+    help=f"Turns per episode (default: play_max_turns, {defaults.PLAY_MAX_TURNS}).",
 )
 @click.option(
     "--llm",
@@ -167,6 +164,8 @@ def play(
     store: str | None,
 ) -> None:
     """Play episodes of a game with memory; write report.json, the store, map and transcript."""
+
+    from cairn.settings import load_settings
 
     settings = load_settings(workdir=workdir, store=store, llm=llm)
     _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh, agent_spec)
@@ -235,6 +234,9 @@ def _play(
 @workdir_option
 def map_command(fmt: str, workdir: Path | None) -> None:
     """Print the map learned so far (Mermaid with L{id} nodes, or Graphviz dot)."""
+
+    from cairn.adapters.storage.map_repository import load_map
+    from cairn.settings import load_settings
 
     settings = load_settings(workdir=workdir)
     path = settings.workdir / settings.map_file

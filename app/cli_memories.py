@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from cairn.cli_options import format_entry, settings_for, store_option, workdir_option
-from cairn.interfaces.store import IMemoryStore
-from cairn.models.memory import MemoryEntry, MemoryScope
+
+if TYPE_CHECKING:
+    from cairn.interfaces.store import IMemoryStore
+    from cairn.models.memory import MemoryEntry, MemoryScope
 
 
 @click.group(context_settings={"show_default": True})
@@ -20,6 +23,8 @@ def memories() -> None:
 
 def _only_scope(location_id: int | None, npc_id: str | None, world: bool) -> MemoryScope | None:
     """The scope the --location/--npc/--world filters ask for (at most one may be given)."""
+    from cairn.models.memory import MemoryScope
+
     if sum(x is not None and x is not False for x in (location_id, npc_id, world or None)) > 1:
         raise click.UsageError("give at most one of --location, --npc, --world")
     if location_id is not None:
@@ -75,6 +80,8 @@ def show(
 
 def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
     records = mem_store.locations()
+    from cairn.models.memory import MemoryScope
+
     groups: dict[str, list[MemoryEntry]] = {}
     for e in entries:
         if e.scope is MemoryScope.LOCATION:

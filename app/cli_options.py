@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from cairn.models.memory import MemoryEntry
-from cairn.settings import CairnSettings, load_settings
+if TYPE_CHECKING:
+    from cairn.models.memory import MemoryEntry
+    from cairn.settings import CairnSettings
 
 workdir_option = click.option(
     "--workdir",
@@ -30,6 +32,8 @@ def settings_for(workdir: Path | None, store: str | None) -> CairnSettings:
     When no `--store` was given and neither `CAIRN_STORE` nor `[tool.cairn] store` chose one,
     the store is the one whose file the workdir holds (see `detect_store`).
     """
+    from cairn.settings import load_settings
+
     settings = load_settings(workdir=workdir, store=store)
     if store is None and "store" not in settings.model_fields_set:
         found = detect_store(settings)

@@ -17,6 +17,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
+from cairn import defaults
 from cairn.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -31,7 +32,7 @@ class CairnSettings(BaseSettings):
         pyproject_toml_table_header=("tool", "cairn"),
     )
 
-    workdir: Path = Path("cairn-runs")
+    workdir: Path = Path(defaults.WORKDIR)
     """Where memories, map, knowledge base and reports go: a named folder, never the current
     folder itself."""
     store: Literal["markdown", "sqlite"] = "markdown"
@@ -83,8 +84,8 @@ class CairnSettings(BaseSettings):
     """False is the --no-memory baseline: the same run with no memory in any prompt."""
     play_seed: int = 0
     """The offline player's seed (and the game's, when the game takes one)."""
-    play_episodes: int = Field(3, ge=1)
-    play_max_turns: int = Field(100, ge=1)
+    play_episodes: int = Field(defaults.PLAY_EPISODES, ge=1)
+    play_max_turns: int = Field(defaults.PLAY_MAX_TURNS, ge=1)
     objective_every: int = Field(20, ge=1)
     demo_seed: int = 1
     game_npcs: dict[str, list[str]] = Field(

@@ -7,14 +7,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-TABLE_LEGEND = (
-    "coverage: visited rooms holding a memory; rep.fail: commands that failed again where they"
-    " had failed before; retried: commands tried again where they had failed, whatever came of"
-    " it; summ/turn: summarizer calls per turn; 1st score: turns to the first score; ctx p50:"
-    " median prompt tokens; loc.mem max: most room-memory tokens in one prompt"
-)
-"""The footer under the table: what its columns mean."""
-
 
 class EpisodeStats(BaseModel):
     """What one episode did. `score`/`max_score` are None when the game cannot tell them."""

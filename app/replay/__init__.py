@@ -1,23 +1,50 @@
-"""Scenario replays: YAML scenarios run through the container and bus, with checked outcomes."""
+"""Scenario replays: YAML scenarios run through the container and bus, with checked outcomes.
 
-from cairn.replay.expectations import CheckResult, Expectations, ReplayOutcome
-from cairn.replay.runner import (
-    ROMS_VARIABLE,
-    ReplayReport,
-    find_story,
-    prepare_workdir,
-    replay_files,
-    run_scenario,
-)
-from cairn.replay.scenario import (
-    JerichoScenario,
-    NarrativeScenario,
-    Scenario,
-    ScenarioDocument,
-    ScenarioFileError,
-    load_scenario,
-    parse_scenario,
-)
+The names below are imported on first use (`cairn replay --help` stays cheap)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cairn.replay.expectations import CheckResult, Expectations, ReplayOutcome
+    from cairn.replay.runner import (
+        ROMS_VARIABLE,
+        ReplayReport,
+        find_story,
+        prepare_workdir,
+        replay_files,
+        run_scenario,
+    )
+    from cairn.replay.scenario import (
+        JerichoScenario,
+        NarrativeScenario,
+        Scenario,
+        ScenarioDocument,
+        ScenarioFileError,
+        load_scenario,
+        parse_scenario,
+    )
+
+_WHERE = {
+    "CheckResult": "expectations",
+    "Expectations": "expectations",
+    "ReplayOutcome": "expectations",
+    "ROMS_VARIABLE": "runner",
+    "ReplayReport": "runner",
+    "find_story": "runner",
+    "prepare_workdir": "runner",
+    "replay_files": "runner",
+    "run_scenario": "runner",
+    "JerichoScenario": "scenario",
+    "NarrativeScenario": "scenario",
+    "Scenario": "scenario",
+    "ScenarioDocument": "scenario",
+    "ScenarioFileError": "scenario",
+    "load_scenario": "scenario",
+    "parse_scenario": "scenario",
+}
 
 __all__ = [
     "ROMS_VARIABLE",
@@ -37,3 +64,10 @@ __all__ = [
     "replay_files",
     "run_scenario",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cairn.replay' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"cairn.replay.{module}"), name)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from cairn.replay.runner import replay_files, walkthrough_document
-from cairn.replay.scenario import ScenarioDocument
+if TYPE_CHECKING:
+    from cairn.replay.scenario import ScenarioDocument
 
 
 @click.command("replay")
@@ -55,6 +56,8 @@ def replay(
     episodes: int,
 ) -> None:
     """Replay SCENARIO files through the memory pipeline; exit 1 when any expectation fails."""
+    from cairn.replay.runner import replay_files, walkthrough_document
+
     if walkthrough != (game_path is not None):
         raise click.UsageError("--game and --walkthrough go together")
     if not scenarios and game_path is None:
