@@ -1,0 +1,69 @@
+"""Start-up of the command line: `cairn --help`, and `cairn memories show` on 3,000 memories.
+
+Each command runs in a fresh interpreter (as a user runs it); prints the best and the median
+of N runs in milliseconds. Prints, asserts nothing.
+
+    .venv/bin/python bench/startup_bench.py [--runs N] [--memories M]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore  # noqa: E402
+from cairn.models.memory import MemoryEntry, MemoryScope  # noqa: E402
+
+
+def timed(args: list[str], runs: int) -> tuple[float, float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(args, check=True, capture_output=True)
+        times.append((time.perf_counter() - start) * 1000)
+    return min(times), statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--memories", type=int, default=3000)
+    args = parser.parse_args(argv)
+    cairn = [sys.executable, "-m", "cairn"]
+    with tempfile.TemporaryDirectory() as folder:
+        store = MarkdownMemoryStore(Path(folder) / "Memories.md", backup_count=0)
+        with store.transaction() as tx:
+            for n in range(args.memories):
+                tx.add(
+                    MemoryEntry(
+                        scope=MemoryScope.LOCATION,
+                        location_id=n % 84,
+                        location_name=f"Room {n % 84}",
+                        title=f"Memory {n}",
+                        text=f"Something learned in room {n % 84}, number {n}.",
+                    )
+                )
+        store.close()
+        rows = [
+            ("cairn --help", [*cairn, "--help"]),
+            (
+                f"cairn memories show ({args.memories} memories)",
+                [*cairn, "memories", "show", "--workdir", folder],
+            ),
+        ]
+        for label, command in rows:
+            best, median = timed(command, args.runs)
+            print(f"{label:40} best {best:6.0f} ms   median {median:6.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
