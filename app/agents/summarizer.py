@@ -12,6 +12,13 @@ from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
 from cairn.models.game import GameState, Message, NPCInstance, TurnOutcome
 from cairn.models.kinds import WorldEvent
 from cairn.models.memory import SynthesisDecision
+from cairn.services.memory_rules import (
+    ACT_NAME,
+    OBJECTIVE_NAME,
+    QUEST_NAME,
+    location_name,
+    story_line,
+)
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +70,11 @@ class SummarizerAgent(ISummarizer):
         messages: Sequence[Message],
         related: Mapping[str, str | list[str]],
     ) -> str:
-        details = ", ".join(f"{k}={v}" for k, v in sorted(related.items())) or "none"
-        system = render("world_summary", event_kind=event_kind, related=details)
+        system = render(
+            "world_summary",
+            event_kind=event_kind,
+            related=related_text(game_state, event_kind, related),
+        )
         return self._summary("world", system, messages)
 
     def _summary(self, scope: str, system: str, messages: Sequence[Message]) -> str:
@@ -93,6 +103,32 @@ def retry_summary(scope: str, attempts: int, call: Callable[[], str]) -> str:
     raise SummarizerError(f"{scope} summary failed after {attempts} attempts: {last}") from last
 
 
+_NAMED_IDS = {QUEST_NAME: "quest_id", OBJECTIVE_NAME: "objective_id", ACT_NAME: "act_id"}
+
+
+def related_text(
+    game_state: GameState, event_kind: WorldEvent, related: Mapping[str, str | list[str]]
+) -> str:
+    """What a world event is about, as the prompt shows it: the quest, objective or act by its
+    name (`story_line`), then what has no name (`encounter cellar-rats`, a location by its
+    name): no `quest_id=` codes for the model to copy into a memory."""
+    named = {ids for name, ids in _NAMED_IDS.items() if name in related}
+    line = story_line(event_kind, related)
+    parts = [line] if line else []
+    for key, value in sorted(related.items()):
+        text = value if isinstance(value, str) else ", ".join(value)
+        if key in _NAMED_IDS:
+            if not line:
+                parts.append(f"{key.removesuffix('_name')} '{text}'")
+            continue
+        if key in named:
+            continue
+        if key == "location_id" and text.isdigit():
+            text = location_name(game_state, int(text)) or text
+        parts.append(f"{key.removesuffix('_id')} {text}")
+    return "; ".join(parts) or "none"
+
+
 def transcript(messages: Sequence[Message]) -> str:
     """Messages as `[index] role @ location: text` lines."""
     return "\n".join(
@@ -118,7 +154,8 @@ def _context(o: TurnOutcome) -> str:
 
 
 def synthesis_prompt(request: SynthesisRequest) -> str:
-    """The user message of a synthesis call (seed 002 inputs plus seed 001's history)."""
+    """The user message of a synthesis call: the turn, its Z-machine context, the triggers,
+    the memories already here and the recent actions before it."""
     o = request.outcome
     existing = "\n".join(
         f"- [{m.status.value}] id={m.id} [{m.category.value}] {m.title}: {m.text}"

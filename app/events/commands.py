@@ -26,14 +26,15 @@ class ChangeLocation(Command):
 
 @dataclass(frozen=True)
 class RecordTurn(Command):
-    """Record what one game turn did (the action-outcome path of seed 002)."""
+    """Record what one game turn did (the action-outcome path: triggers, then synthesis)."""
 
     outcome: TurnOutcome
 
 
 @dataclass(frozen=True)
 class CompleteObjective(Command):
-    """Mark a quest objective completed."""
+    """Mark a quest objective completed; its world memory names the objective and its quest as
+    `game_state.quests` names them."""
 
     quest_id: str
     objective_id: str
@@ -44,7 +45,7 @@ class CompleteObjective(Command):
 
 @dataclass(frozen=True)
 class CompleteQuest(Command):
-    """Mark a quest completed."""
+    """Mark a quest completed; its world memory names it as `game_state.quests` does."""
 
     quest_id: str
     tags: list[str] = field(default_factory=list)
@@ -52,7 +53,7 @@ class CompleteQuest(Command):
 
 @dataclass(frozen=True)
 class ProgressAct(Command):
-    """Move the story to its next act."""
+    """Move the story to its next act; its world memory names it as `game_state.acts` does."""
 
     act_id: str
     tags: list[str] = field(default_factory=list)
@@ -69,7 +70,7 @@ class UpdateLocationState(Command):
 
 @dataclass(frozen=True)
 class RememberNote(Command):
-    """Store an agent's `remember` note with its importance (seed 003)."""
+    """Store an agent's `remember` note with its importance."""
 
     text: str
     importance: int = 500

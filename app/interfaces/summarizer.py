@@ -13,7 +13,8 @@ from cairn.models.memory import MemoryEntry, SynthesisDecision
 
 
 class SynthesisRequest(BaseModel):
-    """Everything synthesis sees for one turn (seeds 001 and 002)."""
+    """Everything synthesis sees for one turn: its outcome, the triggers it fired, the memories
+    already at its location and the recent turns before it."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -50,4 +51,9 @@ class ISummarizer(ABC):
         messages: Sequence[Message],
         related: Mapping[str, str | list[str]],
     ) -> str:
-        """Summarize story progress since the last world update ('' means nothing to keep)."""
+        """Summarize story progress since the last world update ('' means nothing to keep).
+
+        `related` holds the event's ids (`quest_id`, `objective_id`, `act_id`, ...) and the
+        names the GameState gives them (`quest_name`, `objective_name`, `act_name`): a summary
+        names them, never shows the ids.
+        """

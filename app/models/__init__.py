@@ -5,6 +5,7 @@ from cairn.models.game import (
     LocationState,
     Message,
     NPCInstance,
+    QuestState,
     ScenarioInstance,
     TurnOutcome,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "Message",
     "NPCInstance",
     "ParseProblem",
+    "QuestState",
     "ScenarioInstance",
     "SynthesisDecision",
     "TurnOutcome",

@@ -49,8 +49,20 @@ class NPCInstance(BaseModel):
     current_location_id: LocationId | None = None
 
 
+class QuestState(BaseModel):
+    """A quest of the running game: its name and its objectives' names, by id."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str = Field(min_length=1)
+    name: str = ""
+    objectives: dict[str, str] = Field(default_factory=dict)
+    """Objective id -> name ("" when the engine gave it none)."""
+
+
 class ScenarioInstance(BaseModel):
-    """Story progress plus the three per-scope message cursors of seed 004."""
+    """Story progress plus the three per-scope message cursors (world, each location, each
+    NPC)."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -65,7 +77,7 @@ class ScenarioInstance(BaseModel):
 
 
 class TurnOutcome(BaseModel):
-    """What one game turn did: the Z-machine ground truth the triggers read (seed 002)."""
+    """What one game turn did: the Z-machine ground truth the triggers read."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -118,6 +130,10 @@ class GameState(BaseModel):
     scenario: ScenarioInstance = Field(default_factory=ScenarioInstance)
     locations: dict[int, LocationState] = Field(default_factory=dict)
     npcs: dict[str, NPCInstance] = Field(default_factory=dict)
+    quests: dict[str, QuestState] = Field(default_factory=dict)
+    """The quests memories name ("Completed quest 'The Goblin Cage'"), by id."""
+    acts: dict[str, str] = Field(default_factory=dict)
+    """Act id -> name."""
     conversation_history: list[Message] = Field(default_factory=list)
     episode: int = 1
     turn: int = 0

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt
 
 
 class Trigger(StrEnum):
-    """Seed 002's significance triggers: Z-machine facts that may ask for synthesis."""
+    """Significance triggers: Z-machine facts that may ask for synthesis."""
 
     SCORE = "score_changed"
     LOCATION = "location_changed"

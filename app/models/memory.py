@@ -44,7 +44,7 @@ class MemoryCategory(StrEnum):
 
 
 class MemoryStatus(StrEnum):
-    """Seed 001 statuses: confirmed, awaiting confirmation, contradicted."""
+    """Memory statuses: confirmed, awaiting confirmation, contradicted."""
 
     ACTIVE = "ACTIVE"
     TENTATIVE = "TENTATIVE"
@@ -181,7 +181,7 @@ class MemoryEntry(BaseModel):
 
     @property
     def meta(self) -> list[str]:
-        """Seed 002's metadata parts: ``["Ep1", "T23-24", "+5"]`` (only those known)."""
+        """The header's metadata parts: ``["Ep1", "T23-24", "+5"]`` (only those known)."""
         parts: list[str] = []
         if self.episode is not None:
             parts.append(f"Ep{self.episode}")

@@ -21,7 +21,14 @@ from cairn.errors import CairnError, ScenarioError
 from cairn.events import commands as c
 from cairn.events.bus import MessageBus
 from cairn.interfaces.game import GameObservation, IGame
-from cairn.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
+from cairn.models.game import (
+    GameState,
+    LocationState,
+    Message,
+    NPCInstance,
+    QuestState,
+    TurnOutcome,
+)
 from cairn.play.translator import StepTranslator, stamped_message
 from cairn.replay.expectations import CheckResult, Expectations, ReplayOutcome, evaluate
 from cairn.replay.scenario import (
@@ -348,7 +355,8 @@ class _Replay:
 
 
 def build_world(spec: NarrativeScenario) -> GameState:
-    """The scenario's locations and NPCs as an engine's GameState (no location yet)."""
+    """The scenario's locations, NPCs, quests and acts as an engine's GameState (no location
+    yet)."""
     gs = GameState()
     for loc in spec.locations:
         gs.locations[loc.id] = LocationState(
@@ -358,6 +366,11 @@ def build_world(spec: NarrativeScenario) -> GameState:
         gs.npcs[npc.id] = NPCInstance(
             instance_id=npc.id, name=npc.name or npc.id, current_location_id=npc.location
         )
+    for quest in spec.quests:
+        gs.quests[quest.id] = QuestState(
+            id=quest.id, name=quest.name, objectives={o.id: o.name for o in quest.objectives}
+        )
+    gs.acts = {act.id: act.name for act in spec.acts}
     return gs
 
 

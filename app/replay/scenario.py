@@ -96,12 +96,28 @@ class NpcSpec(_Model):
     location: StrictInt | None = None
 
 
-class QuestSpec(_Model):
-    """A quest and the ids of its objectives."""
+class NamedSpec(_Model):
+    """An objective or an act: its id and the name memories show (a plain string: an id)."""
 
     id: str = Field(min_length=1)
     name: str = ""
-    objectives: list[str] = Field(default_factory=list)
+
+
+def _named(value: Any) -> Any:
+    """`[clear-cellar, {id: deliver, name: Deliver the letter}]`: plain ids become specs."""
+    if isinstance(value, list):
+        return [{"id": item} if isinstance(item, str) else item for item in value]
+    return value
+
+
+class QuestSpec(_Model):
+    """A quest and its objectives."""
+
+    id: str = Field(min_length=1)
+    name: str = ""
+    objectives: list[NamedSpec] = Field(default_factory=list)
+
+    _objective_ids = field_validator("objectives", mode="before")(_named)
 
 
 class EncounterSpec(_Model):
@@ -304,9 +320,11 @@ class NarrativeScenario(_Scenario):
     locations: list[LocationSpec] = Field(min_length=1)
     npcs: list[NpcSpec] = Field(default_factory=list)
     quests: list[QuestSpec] = Field(default_factory=list)
-    acts: list[str] = Field(default_factory=list)
+    acts: list[NamedSpec] = Field(default_factory=list)
     encounters: list[EncounterSpec] = Field(default_factory=list)
     steps: list[Step] = Field(min_length=1)
+
+    _act_ids = field_validator("acts", mode="before")(_named)
 
 
 class JerichoScenario(_Scenario):
@@ -618,7 +636,7 @@ def check_references(document: ScenarioDocument, scenario: NarrativeScenario) ->
     """Every id a step or expectation names is declared in the world (typos fail at load)."""
     locations = {loc.id for loc in scenario.locations}
     npcs = {npc.id for npc in scenario.npcs}
-    quests = {q.id: set(q.objectives) for q in scenario.quests}
+    quests = {q.id: {o.id for o in q.objectives} for q in scenario.quests}
     encounters = {e.id: e.location for e in scenario.encounters}
     problems: list[Problem] = []
 
@@ -629,6 +647,7 @@ def check_references(document: ScenarioDocument, scenario: NarrativeScenario) ->
         ("locations", scenario.locations),
         ("npcs", scenario.npcs),
         ("quests", scenario.quests),
+        ("acts", scenario.acts),
         ("encounters", scenario.encounters),
     ):
         ids = [item.id for item in items]
@@ -659,7 +678,7 @@ def check_references(document: ScenarioDocument, scenario: NarrativeScenario) ->
                 bad((*at, "complete_objective"), f"quest {step.quest!r} has no such objective")
         elif isinstance(step, QuestStep) and step.complete_quest not in quests:
             bad((*at, "complete_quest"), f"no quest {step.complete_quest!r} declared")
-        elif isinstance(step, ActStep) and step.progress_act not in scenario.acts:
+        elif isinstance(step, ActStep) and step.progress_act not in {a.id for a in scenario.acts}:
             bad((*at, "progress_act"), f"no act {step.progress_act!r} declared")
         elif isinstance(step, LocationStateStep) and step.complete_encounter is not None:
             where = encounters.get(step.complete_encounter)

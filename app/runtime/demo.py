@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from cairn.events import commands as c
 from cairn.events.bus import MessageBus
-from cairn.models.game import GameState, LocationState, NPCInstance, TurnOutcome
+from cairn.models.game import GameState, LocationState, NPCInstance, QuestState, TurnOutcome
 
 TAVERN, STREET, CELLAR = 1, 2, 3
 
 
 def build_state() -> GameState:
-    """The demo world: three locations, three NPCs."""
+    """The demo world: three locations, three NPCs, a quest and the next act, named."""
     gs = GameState()
     for loc_id, name in [
         (TAVERN, "The Crooked Lantern"),
@@ -21,6 +21,10 @@ def build_state() -> GameState:
     gs.npcs["bram"] = NPCInstance(instance_id="bram", name="Bram", current_location_id=TAVERN)
     gs.npcs["lia"] = NPCInstance(instance_id="lia", name="Lia", current_location_id=TAVERN)
     gs.npcs["ovo"] = NPCInstance(instance_id="ovo", name="Ovo", current_location_id=STREET)
+    gs.quests["rats"] = QuestState(
+        id="rats", name="Rats in the cellar", objectives={"clear-cellar": "Clear the cellar"}
+    )
+    gs.acts["act-2"] = "The letter's secret"
     return gs
 
 

@@ -4,7 +4,7 @@ titles, and which turns are plain failures, moves or news. Pure functions."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from cairn.models.game import GameState, Message, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
@@ -66,8 +66,64 @@ def mention_window(
     return [fresh[p] for p in sorted(keep)]
 
 
+QUEST_NAME, OBJECTIVE_NAME, ACT_NAME = "quest_name", "objective_name", "act_name"
+"""Keys of the names `story_names` adds to the `related` mapping a world summarizer reads."""
+
+
+def story_names(related: EventRelated, game_state: GameState) -> dict[str, str]:
+    """The names the GameState gives the quest, objective and act of a world event, under
+    `quest_name`, `objective_name`, `act_name`; an unnamed one is left out (its id is internal,
+    "ep1-t5", and does not belong in a memory's text)."""
+    names: dict[str, str] = {}
+    quest = game_state.quests.get(related.quest_id) if related.quest_id else None
+    if quest and quest.name:
+        names[QUEST_NAME] = quest.name
+    if quest and related.objective_id and quest.objectives.get(related.objective_id):
+        names[OBJECTIVE_NAME] = quest.objectives[related.objective_id]
+    if related.act_id and game_state.acts.get(related.act_id):
+        names[ACT_NAME] = game_state.acts[related.act_id]
+    return names
+
+
+def story_line(event_kind: str, related: Mapping[str, str | list[str]]) -> str:
+    """"Completed objective 'Free the prisoner' (quest 'The Goblin Cage')", "Completed quest
+    'The Goblin Cage'", "Reached act 'The Siege'": the story event by the names in `related`
+    (see `story_names`); '' for other events, or when the names are not known."""
+    quest, objective, act = (_text(related.get(k)) for k in (QUEST_NAME, OBJECTIVE_NAME, ACT_NAME))
+    of_quest = f" (quest '{quest}')" if quest else ""
+    if event_kind == WorldEvent.OBJECTIVE_COMPLETED and objective:
+        return f"Completed objective '{objective}'{of_quest}"
+    if event_kind == WorldEvent.OBJECTIVE_COMPLETED and quest:
+        return f"Completed an objective{of_quest}"
+    if event_kind == WorldEvent.QUEST_COMPLETED and quest:
+        return f"Completed quest '{quest}'"
+    if event_kind == WorldEvent.ACT_PROGRESSED and act:
+        return f"Reached act '{act}'"
+    return ""
+
+
+def naming_story(summary: str, event_kind: str, names: Mapping[str, str]) -> str:
+    """`summary`, led by the event's `story_line` when it does not already hold every name:
+    a world memory names its quest, objective or act whatever the summarizer wrote."""
+    line = story_line(event_kind, names)
+    said = summary.casefold()
+    if not line or all(name.casefold() in said for name in names.values()):
+        return summary
+    return f"{line}. {summary}" if summary else f"{line}."
+
+
+def _text(value: str | list[str] | None) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else ", ".join(value)
+
+
 def world_title(event_kind: WorldEvent, related: EventRelated, game_state: GameState) -> str:
-    """"Quest completed: rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
+    """"Completed quest 'The Goblin Cage'" when the GameState names it, else "Quest completed:
+    rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
+    line = story_line(event_kind, story_names(related, game_state))
+    if line:
+        return line
     head = event_kind.replace("_", " ").capitalize()
     names = [
         str(value).replace("_", " ")

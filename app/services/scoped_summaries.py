@@ -17,9 +17,11 @@ from cairn.services.memory_core import MemoryCore, log
 from cairn.services.memory_rules import (
     location_name,
     mention_window,
+    naming_story,
     norm,
     npcs_in,
     span,
+    story_names,
     world_title,
 )
 
@@ -30,7 +32,7 @@ VISIT_IMPORTANCE = 200
 class ScopedSummaries(MemoryCore):
     """Location, NPC and world summaries; cursors advance only after the memory is stored."""
 
-    # -- scoped summaries (seed 004) -------------------------------------------------------
+    # -- scoped summaries ------------------------------------------------------------------
 
     def on_location_exit(self, game_state: GameState) -> None:
         loc_id = game_state.scenario.current_location_id
@@ -174,6 +176,7 @@ class ScopedSummaries(MemoryCore):
             else EventRelated.model_validate(dict(related or {}))
         )
         mapping = about.as_mapping()
+        names = story_names(about, game_state)
         since = game_state.scenario.last_world_message_index
         history = game_state.conversation_history
         fresh = [m for m in history if m.index > since]
@@ -186,7 +189,7 @@ class ScopedSummaries(MemoryCore):
             summary = self._ask(
                 "world",
                 lambda: self._summarizer.summarize_world_update(
-                    game_state, event_kind, window, mapping
+                    game_state, event_kind, window, {**mapping, **names}
                 ),
             )
             tx.after_commit(
@@ -205,7 +208,7 @@ class ScopedSummaries(MemoryCore):
                     else MemoryCategory.NOTE
                 ),
                 title=title or world_title(event_kind, about, game_state),
-                text=summary,
+                text=naming_story(summary, event_kind, names),
                 tags=[f"world:{event_kind}", *(tags or [])],
                 source=MemorySource.WORLD,
                 quest_id=about.quest_id,

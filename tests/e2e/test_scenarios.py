@@ -147,7 +147,7 @@ def test_a_wrong_expectation_fails_with_a_readable_diff(tmp_path: Path) -> None:
     scenario = _tavern_copy(tmp_path)
     expected = scenario.parent / "expected" / "tavern_session.end.txt"
     true_text = expected.read_text()
-    expected.write_text(true_text.replace("Act progressed.", "Act regressed."))
+    expected.write_text(true_text.replace("Reached act 'The conspiracy'.", "Left act 1."))
     text = scenario.read_text().replace(
         "text_contains: burns the letter", "text_contains: slays the dragon"
     )
@@ -160,14 +160,14 @@ def test_a_wrong_expectation_fails_with_a_readable_diff(tmp_path: Path) -> None:
     assert set(failed) == {"memories[13]", "prompts[1]"}
     diff = failed["prompts[1]"].detail
     assert "(expected)" in diff and "+++ actual prompt" in diff
-    assert "-- 2026-01-01 Act regressed. Ovo burns the letter." in diff
-    assert "+- 2026-01-01 Act progressed. Ovo burns the letter." in diff
+    assert "-- 2026-01-01 Left act 1. Ovo burns the letter." in diff
+    assert "+- 2026-01-01 Reached act 'The conspiracy'. Ovo burns the letter." in diff
     memory = failed["memories[13]"].detail
     assert "expected exactly 1 memory: scope world, visible, text contains 'slays the dragon'" in (
         memory
     )
     assert "closest:" in memory
-    assert "[NOTE] Act progressed: act-2 (world, ACTIVE)" in memory
+    assert "[NOTE] Reached act 'The conspiracy' (world, ACTIVE)" in memory
     assert "differs: text lacks 'slays the dragon'" in memory
     line = text.splitlines().index(next(ln for ln in text.splitlines() if "slays the dragon" in ln))
     assert failed["memories[13]"].line == line + 1
@@ -175,7 +175,7 @@ def test_a_wrong_expectation_fails_with_a_readable_diff(tmp_path: Path) -> None:
     result = invoke_replay([str(scenario), "--workdir", str(tmp_path / "cli")])
     assert result.exit_code == 1
     assert f"FAIL memories[13] ({scenario}:{line + 1})" in result.output
-    assert "+- 2026-01-01 Act progressed. Ovo burns the letter." in result.output
+    assert "+- 2026-01-01 Reached act 'The conspiracy'. Ovo burns the letter." in result.output
     assert "1 scenario(s): 0 passed, 1 failed" in result.output
 
 
@@ -496,4 +496,5 @@ def test_examples_embed_runs() -> None:
     assert done.returncode == 0, done.stderr
     assert "## Recent Location Memory" in done.stdout
     assert "Mira the harbourmaster warns of a storm tonight." in done.stdout
-    assert "## World Memory" in done.stdout and "Quest completed." in done.stdout
+    assert "## World Memory" in done.stdout
+    assert "Completed quest 'Light before the storm'." in done.stdout

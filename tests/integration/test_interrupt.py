@@ -23,8 +23,10 @@ ZORK = SHARED_ROMS / "zork1.z5"
 def test_ctrl_c_ends_the_turn_saves_the_run_and_exits_130(tmp_path: Path) -> None:
     work = tmp_path / "work"
     process = subprocess.Popen(
-        [sys.executable, "-m", "cairn", "play", "--game", str(ZORK), "--workdir", str(work)]
-        + ["--episodes", "3", "--max-turns", "5000"],
+        [
+            *(sys.executable, "-m", "cairn", "play", "--game", str(ZORK)),
+            *("--workdir", str(work), "--episodes", "3", "--max-turns", "5000"),
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -41,7 +43,7 @@ def test_ctrl_c_ends_the_turn_saves_the_run_and_exits_130(tmp_path: Path) -> Non
             time.sleep(0.1)
         assert transcripts, "the run never started"
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=120)
+        _, err = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             process.kill()

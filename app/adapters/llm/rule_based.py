@@ -2,7 +2,9 @@
 
 These are HEURISTICS, not a model: keyword patterns over the game's response and the
 Z-machine deltas decide the category, and summaries are extractive (sentences copied from
-the messages). They let cairn run, and be tested, with no LLM and no network.
+the messages). A summary keeps the sentences that record an exchange of items or a promise
+(`is_key_sentence`, a word list) ahead of the others, and a world update names its quest,
+objective or act (`story_line`). They let cairn run, and be tested, with no LLM and no network.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from cairn.models.kinds import WorldEvent
 from cairn.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
 from cairn.services.endings import ending_text
 from cairn.services.map import normalize_direction
+from cairn.services.memory_rules import named_in, story_line
 from cairn.services.outcomes import (
     FAILURE_PATTERNS,
     changes_state,
@@ -33,7 +36,75 @@ _BANNER_WORDS = re.compile(
     r"interpreter|version \d)", re.I
 )
 
-__all__ = ["FAILURE_PATTERNS", "RuleBasedSummarizer", "first_sentences", "is_failure"]
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+SUMMARY_SENTENCES = 3
+"""At most this many sentences in a location, NPC or world summary (the prompts ask 2-3)."""
+KEY_SUMMARY_CHARS = 200
+"""A summary holding an exchange or a promise gets other sentences only within this length:
+the narrative prompt shows the first 200 characters of a memory."""
+
+EXCHANGE_WORDS = (
+    r"give|gives|gave|given|giving|handed|hands? (?:you|him|her|them|me|us|over)|"
+    r"trade|trades|traded|trading|buy|buys|bought|buying|sell|sells|sold|selling|"
+    r"receive|receives|received|pay|pays|paid|swap|swaps|swapped|exchange|exchanges|exchanged"
+)
+"""Verbs of an exchange of items ("You trade him a silver ring", "she sold you a map")."""
+PROMISE_WORDS = (
+    r"promise|promises|promised|swear|swears|swore|sworn|vow|vows|vowed|pledge|pledges|"
+    r"pledged|agree to|agrees to|agreed to|i will|i['\u2019]ll|we will|we['\u2019]ll"
+)
+"""Words of a promise ("Grik promises to open the cage", "'I will return,' she says")."""
+_KEY_SENTENCE = re.compile(rf"\b(?:{EXCHANGE_WORDS}|{PROMISE_WORDS})\b", re.I)
+
+__all__ = [
+    "FAILURE_PATTERNS",
+    "RuleBasedSummarizer",
+    "first_sentences",
+    "is_failure",
+    "is_key_sentence",
+]
+
+
+def is_key_sentence(sentence: str) -> bool:
+    """Whether a sentence records an exchange of items (give, hand, trade, buy, sell, receive,
+    pay, swap) or a promise (promise, swear, vow, pledge, agree to, "I will", "we will").
+
+    A heuristic over an English word list, not a model: "the door gives way" is a false
+    positive, a promise without one of these words is missed. Summaries keep these
+    sentences ahead of the others, because what changed hands and what was promised is what
+    a game master needs to remember of a scene.
+    """
+    return _KEY_SENTENCE.search(sentence) is not None
+
+
+def sentences(text: str) -> list[str]:
+    """`text` split into sentences, whitespace collapsed, each at most 220 characters."""
+    flat = " ".join(text.split())
+    return [first_sentences(s) for s in _SENTENCE_END.split(flat) if s]
+
+
+def keep_key_sentences(
+    candidates: Sequence[str],
+    chosen: Sequence[str],
+    limit: int = SUMMARY_SENTENCES,
+    pinned: Sequence[str] = (),
+) -> str:
+    """At most `limit` sentences, shown in the order of `candidates`: `pinned` ones (a world
+    update's latest message), then the key sentences of `candidates` (`is_key_sentence`; a
+    player's `> command` is none), then `chosen` (the summary this rule improves on).
+
+    With no key sentence the summary is `pinned` and `chosen`. With some, a `chosen` sentence
+    joins them only while the summary stays within `KEY_SUMMARY_CHARS`, so that a prompt
+    showing a memory's first characters shows the exchange or the promise."""
+    order = {s: i for i, s in reversed(list(enumerate([*candidates, *pinned, *chosen])))}
+    keys = [s for s in candidates if not s.startswith(">") and is_key_sentence(s)]
+    kept = list(dict.fromkeys(s for s in (*pinned, *keys) if s))[: max(0, limit)]
+    for sentence in chosen:
+        if len(kept) >= limit or not sentence or sentence in kept:
+            continue
+        if not keys or len(" ".join([*kept, sentence])) <= KEY_SUMMARY_CHARS:
+            kept.append(sentence)
+    return " ".join(sorted(kept, key=order.__getitem__))
 
 
 def prose(text: str) -> str:
@@ -136,7 +207,8 @@ class RuleBasedSummarizer(ISummarizer):
             return ""
         first = first_sentences(said[0])
         last = first_sentences(said[-1]) if len(said) > 1 else ""
-        return " ".join(dict.fromkeys(p for p in (first, last) if p))
+        candidates = [s for text in said for s in sentences(text)]
+        return keep_key_sentences(candidates, [first, last])
 
     def summarize_npc_interactions(
         self, game_state: GameState, npc: NPCInstance, messages: Sequence[Message]
@@ -144,7 +216,19 @@ class RuleBasedSummarizer(ISummarizer):
         names = [re.escape(n) for n in (npc.name, *npc.aliases) if n]
         named = re.compile(rf"(?<!\w)(?:{'|'.join(names)})(?!\w)", re.I) if names else None
         about = [m for m in messages if named and named.search(m.text)] or list(messages)
-        return " ".join(first_sentences(m.text) for m in about[:3])
+        # key sentences also come from the window's messages that list the NPC, or that name
+        # and list no NPC at all ("You trade him a silver ring." told next to Grik's line)
+        named_here = {m.index for m in about}
+        scene = [
+            m
+            for m in messages
+            if m.index in named_here
+            or npc.instance_id in (*m.npcs_present, *m.npcs_mentioned)
+            or not (m.npcs_present or m.npcs_mentioned or named_in(m, game_state))
+        ]
+        candidates = [s for m in scene for s in sentences(m.text)]
+        chosen = [first_sentences(m.text) for m in about[:SUMMARY_SENTENCES]]
+        return keep_key_sentences(candidates, chosen)
 
     def summarize_world_update(
         self,
@@ -153,8 +237,17 @@ class RuleBasedSummarizer(ISummarizer):
         messages: Sequence[Message],
         related: Mapping[str, str | list[str]],
     ) -> str:
-        recent = " ".join(first_sentences(m.text) for m in messages[-2:])
-        return f"{event_kind.replace('_', ' ').capitalize()}. {recent}".strip()
+        head = story_line(event_kind, related) or event_kind.replace("_", " ").capitalize()
+        # the latest message is the event itself; the key sentences of its scene (the messages
+        # at its location) come before the message just before it
+        latest = [first_sentences(m.text) for m in messages[-1:]]
+        before = [first_sentences(m.text) for m in messages[-2:-1]]
+        where = messages[-1].location_id if messages else None
+        candidates = [
+            s for m in messages for s in sentences(m.text) if m.location_id == where or s in before
+        ]
+        recent = keep_key_sentences(candidates, before, SUMMARY_SENTENCES - 1, pinned=latest)
+        return f"{head}. {recent}".strip()
 
 
 def _procedure(history: Sequence[TurnOutcome], outcome: TurnOutcome) -> list[str]:
