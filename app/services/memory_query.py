@@ -1,4 +1,4 @@
-"""Seed-003 memory query tools over IMemoryReader: a query model when given, else lexical."""
+"""Memory query tools over IMemoryReader: a query model when given, else lexical."""
 
 from __future__ import annotations
 

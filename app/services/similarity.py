@@ -1,4 +1,4 @@
-"""Seed-003 near-duplicate test for agent notes."""
+"""Near-duplicate test for agent notes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed-002 significance triggers: Z-machine ground truth decides WHEN to ask for synthesis."""
+"""Significance triggers: Z-machine ground truth decides WHEN to ask for synthesis."""
 
 from __future__ import annotations
 

@@ -139,7 +139,7 @@ def one_line(text: str, max_chars: int | None = None) -> str:
 
 
 def entry_meta(entry: MemoryEntry) -> str:
-    """Seed-002 metadata such as ``(Ep1, T45, +5)`` or ``(Ep1, T23-24)``; "" when none is known."""
+    """Metadata such as ``(Ep1, T45, +5)`` or ``(Ep1, T23-24)``; "" when none is known."""
     parts = entry.meta
     return f"({', '.join(parts)})" if parts else ""
 

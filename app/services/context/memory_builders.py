@@ -62,7 +62,7 @@ def _block(entry: MemoryEntry) -> str:
 
 
 class LocationMemoryBuilder(SectionBuilder):
-    """Seed-002 "Location Memory" blocks, chosen by what each memory is for, not by recency.
+    """The "Location Memory" blocks, chosen by what each memory is for, not by recency.
 
     Kinds, in this order: dangers (with their cause), procedures that worked (with their
     prerequisite steps), what was tried and did not work (one block per object listing every
@@ -165,7 +165,7 @@ class LocationMemoryBuilder(SectionBuilder):
 
 
 class AdjacentMemoryBuilder(SectionBuilder):
-    """Seed-000 adjacent memories: up to ``max_rooms`` neighbours with memories, by id, each with
+    """Adjacent memories: up to ``max_rooms`` neighbours with memories, by id, each with
     its ``per_room`` most important (then newest) memories."""
 
     default_name = "adjacent_memory"
@@ -245,7 +245,7 @@ class _LastEntriesBuilder(SectionBuilder):
 
 
 class NarrativeLocationMemoryBuilder(_LastEntriesBuilder):
-    """Seed-004 "Recent Location Memory": the last N memories of the current location."""
+    """The "Recent Location Memory" section: the last N memories of the current location."""
 
     default_name = "recent_location_memory"
     default_title = "Recent Location Memory"
@@ -261,7 +261,7 @@ class NarrativeLocationMemoryBuilder(_LastEntriesBuilder):
 
 
 class NpcMemoryBuilder(_LastEntriesBuilder):
-    """Seed-004 "NPC Memory": for each NPC present, its last N memories under its name."""
+    """The "NPC Memory" section: for each NPC present, its last N memories under its name."""
 
     default_name = "npc_memory"
     default_title = "NPC Memory"
@@ -282,7 +282,7 @@ class NpcMemoryBuilder(_LastEntriesBuilder):
 
 
 class WorldMemoryBuilder(_LastEntriesBuilder):
-    """Seed-004 "World Memory": the last N world memories."""
+    """The "World Memory" section: the last N world memories."""
 
     default_name = "world_memory"
     default_title = "World Memory"

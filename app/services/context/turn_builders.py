@@ -23,7 +23,7 @@ def _where(turn: TurnOutcome) -> str:
 
 
 class RecentReasoningBuilder(SectionBuilder):
-    """Seed-001 "Previous Reasoning and Actions": the last few turns' reasoning, action, response.
+    """The "Previous Reasoning and Actions" section: the last turns' reasoning, action, response.
 
     Reasoning and response are flattened to one line each; the response is clipped to
     ``max_response_chars``.
