@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,14 +44,18 @@ all_filter = click.option("--all", "show_all", is_flag=True, help="Include SUPER
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
+def memory_filters(command: Callable[..., None]) -> Callable[..., None]:
+    """The options `show` and `search` share: scope filters, --all, --json, workdir, store."""
+    command = store_option(command)
+    for option in reversed(
+        (location_filter, npc_filter, world_filter, all_filter, json_option, workdir_option)
+    ):
+        command = option(command)
+    return command
+
+
 @memories.command("show")
-@location_filter
-@npc_filter
-@world_filter
-@all_filter
-@json_option
-@workdir_option
-@store_option
+@memory_filters
 def show(
     location_id: int | None,
     npc_id: str | None,
@@ -108,13 +113,7 @@ def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
 @click.option(
     "--k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="Results to show."
 )
-@location_filter
-@npc_filter
-@world_filter
-@all_filter
-@json_option
-@workdir_option
-@store_option
+@memory_filters
 def search(
     query: tuple[str, ...],
     k: int,
