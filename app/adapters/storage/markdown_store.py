@@ -215,13 +215,12 @@ class MarkdownMemoryStore(CachedStore):
         self._unwritten = self._unwritten or bool(result.restored) or parsed is None
 
     def _refresh(self) -> None:
-        """Merge whatever was saved since this store last looked: into the file, and into the
-        files it replaced (an editor that had one open saves into it)."""
+        """Merge whatever was saved into the file since this store last looked (one stat per
+        read; saves into the files it replaced are checked by writes and `close`)."""
         if path_signature(self._path) != self._signature:
             got = self._read()
             self._merge(got[0] if got else None, "file")
             self._signature = got[1] if got else None
-        self._check_watched()
 
     def _check_watched(self) -> None:
         now = time.monotonic()
@@ -263,6 +262,7 @@ class MarkdownMemoryStore(CachedStore):
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
         with self._locked():
             self._refresh()
+            self._check_watched()
             cache = self._working_copy()
             cache.apply_all(self._without_hand_deleted(ops))
             for _ in range(_MAX_ROUNDS):
