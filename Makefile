@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck bench clean
+.PHONY: install demo test lint typecheck bench clean system-packages
 
 $(STAMP): pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -19,7 +19,13 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check app container.py tests bench examples
 	$(VENV)/bin/mypy
 
-test: $(STAMP) lint
+# The PostgreSQL server and Chromium for the store and report tests (installed when missing).
+SYSTEM_PACKAGES := /usr/lib/postgresql/15/bin/initdb=postgresql-15 chromium=chromium
+
+system-packages:
+	@tools/system-packages.sh $(SYSTEM_PACKAGES)
+
+test: $(STAMP) lint system-packages
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)
