@@ -1,15 +1,21 @@
-"""Store benchmark: load time, durable write time (p50/p95) and file size per store and size.
+"""Store benchmark: each store grown one unit of work at a time, as a long game grows it.
 
-Run as `.venv/bin/python bench/store_bench.py [--sizes 100,1000,10000] [--writes 50]`.
-Targets (from the issue): a 200 KB Memories.md loads in at most 10 ms; one durable write (a unit
-of work adding one memory) takes at most 10 ms p95 at 1,000 memories. Loads are timed from opening
-the store to reading its memories (best of several); writes from opening the unit of work to its
-durable end (file and folder fsynced).
+Run as `.venv/bin/python bench/store_bench.py [--sizes 100,1000,3000,10000]`. At each size it
+prints the write p50/p95 (of the last `--window` writes), the total time of all writes so far,
+the load time (open a new store object and read a location's memories, best of 5) and the size
+of the store's files. A write is one unit of work adding one memory, durable (fsynced) before it
+returns. Beside them, a full-rewrite writer (read and parse the whole Memories.md, add one
+memory, write the whole file again, as the reference writer does) and the ratio.
+
+Targets: at 10,000 memories write p95 <= 0.5 ms, all 10,000 writes <= 5 s, write p50 within
+1.5x of the p50 at 100; loads <= 10 ms at 3,000 and <= 30 ms at 10,000; >= 20x faster than the
+full-rewrite writer at 10,000.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import tempfile
@@ -19,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.adapters.storage.markdown_format import as_written, parse, render
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.interfaces.store import IMemoryStore
@@ -28,11 +35,6 @@ from cairn.models.memory import (
     MemoryScope,
     MemoryStatus,
 )
-
-LOAD_200KB_TARGET_MS = 10.0
-WRITE_P95_TARGET_MS = 10.0
-WRITE_TARGET_SIZE = 1000
-LOAD_FILE_BYTES = 200_000
 
 _WORDS = (
     "the", "troll", "blocks", "a", "narrow", "passage", "lamp", "brass", "lantern", "grating",
@@ -119,100 +121,147 @@ def _percentile(values: list[float], pct: float) -> float:
     return ordered[index]
 
 
-def _verdict(value: float, target: float) -> str:
-    return f"target <= {target:.0f} ms: {'OK' if value <= target else 'MISSED'}"
-
-
 @contextmanager
 def _workdir() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="cairn-bench-") as name:
         yield Path(name)
 
 
-def _load_times_ms(kind: StoreKind, path: Path, repeats: int) -> list[float]:
-    """Open the store and read its memories `repeats` times; each time in ms."""
+def _load_ms(kind: StoreKind, path: Path, repeats: int) -> float:
+    """Open the store and read its memories; the best of `repeats`, in ms."""
     times: list[float] = []
     for _ in range(repeats):
         start = time.perf_counter()
         store = kind.open(path)
-        store.entries()
+        store.entries(location_id=1)
         times.append(_ms(time.perf_counter() - start))
         store.close()
-    return times
+    return min(times)
 
 
-def bench_size(kind: StoreKind, size: int, writes: int, seed: int) -> None:
-    """Print load time, write p50/p95 and file size for one store at one size."""
+@dataclass
+class SizeFigures:
+    """One store at one size: the writes that grew it there, its load time and file size."""
+
+    size: int
+    p50: float
+    p95: float
+    total_s: float
+    load_ms: float
+    file_kb: float
+
+
+def grow(kind: StoreKind, sizes: list[int], seed: int, window: int) -> list[SizeFigures]:
+    """Grow one store a unit of work (one memory) at a time, as a long game does; at each size
+    take the p50/p95 of the last `window` writes, the total so far and a fresh load."""
     rng = random.Random(seed)
-    with _workdir() as folder:
-        path = folder / kind.file_name
-        store = kind.open(path)
-        fill(store, size, rng)
-        store.close()
-        load_ms = min(_load_times_ms(kind, path, repeats=5 if size <= 1000 else 2))
-        store = kind.open(path)
-        times: list[float] = []
-        for n in range(writes):
-            entry = realistic_entry(rng, size + n)
-            start = time.perf_counter()
-            with store.transaction() as tx:
-                tx.add(entry)
-            times.append(_ms(time.perf_counter() - start))
-        store.close()
-        size_kb = path.stat().st_size / 1000
-    p50, p95 = statistics.median(times), _percentile(times, 95)
-    line = (
-        f"{kind.name:<8} {size:>6} memories: load {load_ms:8.2f} ms | write p50 {p50:6.2f} ms"
-        f" p95 {p95:6.2f} ms | file {size_kb:9.1f} KB"
-    )
-    if size == WRITE_TARGET_SIZE:
-        line += f" | write p95 {_verdict(p95, WRITE_P95_TARGET_MS)}"
-    print(line, flush=True)
-
-
-def bench_load_200kb(seed: int) -> None:
-    """Print the parse+load time of a Memories.md of about 200 KB (best of several runs)."""
-    rng = random.Random(seed)
-    kind = KINDS[0]
+    figures: list[SizeFigures] = []
     with _workdir() as folder:
         path = folder / kind.file_name
         store = kind.open(path)
         with store.transaction() as tx:
             for room in range(1, _ROOMS + 1):
                 tx.record_visit(room, f"Room {room}", 1)
-        n = 0
-        while path.stat().st_size < LOAD_FILE_BYTES:
-            with store.transaction() as tx:
-                for _ in range(50):
-                    tx.add(realistic_entry(rng, n))
-                    n += 1
+        times: list[float] = []
+        total = 0.0
+        for size in sizes:
+            while len(times) < size:
+                entry = realistic_entry(rng, len(times))
+                start = time.perf_counter()
+                with store.transaction() as tx:
+                    tx.add(entry)
+                took = time.perf_counter() - start
+                total += took
+                times.append(_ms(took))
+            recent = times[-min(window, size) :]
+            files = [p for p in folder.iterdir() if p.name.startswith(kind.file_name)]
+            file_kb = sum(p.stat().st_size for p in files if not p.name.endswith(".lock")) / 1000
+            figures.append(
+                SizeFigures(
+                    size,
+                    statistics.median(recent),
+                    _percentile(recent, 95),
+                    total,
+                    _load_ms(kind, path, repeats=5),
+                    file_kb,
+                )
+            )
+            print(f"  {kind.name:<8} reached {size:>6}: {total:6.2f} s so far", flush=True)
         store.close()
-        size_kb = path.stat().st_size / 1000
-        times = _load_times_ms(kind, path, repeats=30)
-    best, median = min(times), statistics.median(times)
-    print(
-        f"load of a 200 KB Memories.md ({size_kb:.0f} KB, {n} memories): {best:.2f} ms"
-        f" (best of {len(times)}; median {median:.2f} ms) | {_verdict(best, LOAD_200KB_TARGET_MS)}",
-        flush=True,
-    )
+    return figures
+
+
+def full_rewrite_ms(size: int, seed: int, writes: int) -> float:
+    """The p50 of a writer that reads and parses the whole Memories.md, adds one memory and
+    writes the whole file again (no lock, no fsync), at `size` memories."""
+    rng = random.Random(seed)
+    with _workdir() as folder:
+        path = folder / "Memories.md"
+        store = MarkdownMemoryStore(path, backup_count=0)
+        fill(store, size, rng)
+        store.close()
+        times: list[float] = []
+        for n in range(writes):
+            entry = as_written(realistic_entry(rng, size + n))
+            start = time.perf_counter()
+            parsed = parse(path.read_text(encoding="utf-8"), str(path))
+            parsed.cache.memories[entry.id] = entry
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(render(parsed.cache, parsed.raw), encoding="utf-8")
+            os.replace(tmp, path)
+            times.append(_ms(time.perf_counter() - start))
+    return statistics.median(times)
+
+
+def _mark(ok: bool) -> str:
+    return "OK" if ok else "MISSED"
+
+
+def report(name: str, figures: list[SizeFigures]) -> None:
+    print(f"\n{name}")
+    print("   size   write p50   write p95   total (s)   load (ms)   files (KB)")
+    for f in figures:
+        print(
+            f"{f.size:>7} {f.p50:9.3f} ms {f.p95:8.3f} ms {f.total_s:10.2f} {f.load_ms:11.2f}"
+            f" {f.file_kb:12.1f}"
+        )
+    first, last = figures[0], figures[-1]
+    if last.size >= 10_000:
+        print(
+            f"targets at {last.size}: p95 {last.p95:.3f} ms <= 0.5 ({_mark(last.p95 <= 0.5)});"
+            f" total {last.total_s:.2f} s <= 5 ({_mark(last.total_s <= 5)});"
+            f" p50 {last.p50 / first.p50:.2f}x of the p50 at {first.size} <= 1.5"
+            f" ({_mark(last.p50 <= 1.5 * first.p50)})"
+        )
+    loads = {f.size: f.load_ms for f in figures}
+    for size, target in ((3000, 10.0), (10_000, 30.0)):
+        if size in loads:
+            verdict = _mark(loads[size] <= target)
+            print(f"load at {size}: {loads[size]:.2f} ms <= {target:.0f} ({verdict})")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument(
-        "--sizes",
-        default="100,1000,10000",
-        help="comma-separated store sizes (number of memories)",
-    )
-    parser.add_argument("--writes", type=int, default=50, help="timed writes per store and size")
+    parser.add_argument("--sizes", default="100,1000,3000,10000", help="comma-separated sizes")
+    parser.add_argument("--window", type=int, default=500, help="writes per p50/p95")
+    parser.add_argument("--rewrites", type=int, default=5, help="timed full-rewrite writes")
     parser.add_argument("--seed", type=int, default=1, help="random seed for the memories")
+    parser.add_argument("--stores", default="markdown,sqlite", help="which stores to grow")
     args = parser.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    print(f"cairn store bench: sizes {sizes}, {args.writes} timed writes each", flush=True)
+    sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
+    wanted = args.stores.split(",")
+    print(f"cairn store bench: grown one unit of work at a time to {sizes}", flush=True)
+    results = {k.name: grow(k, sizes, args.seed, args.window) for k in KINDS if k.name in wanted}
+    for name, figures in results.items():
+        report(name, figures)
+    print("\nfull-rewrite writer (read, parse, add one, rewrite the file; no fsync, no lock)")
     for size in sizes:
-        for kind in KINDS:
-            bench_size(kind, size, args.writes, args.seed)
-    bench_load_200kb(args.seed)
+        rewrite = full_rewrite_ms(size, args.seed, args.rewrites)
+        ratios = "  ".join(
+            f"{name} {rewrite / figures[sizes.index(size)].p50:7.1f}x faster"
+            for name, figures in results.items()
+        )
+        print(f"{size:>7}: p50 {rewrite:9.2f} ms   {ratios}", flush=True)
     return 0
 
 

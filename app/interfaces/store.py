@@ -80,6 +80,25 @@ class IMemoryStore(ABC):
     ) -> list[MemoryEntry]:
         """Return memories matching every given filter, oldest first (store order)."""
 
+    def ranked(self, limit: int) -> list[MemoryEntry]:
+        """The visible (ACTIVE, TENTATIVE) memories, most important first, then newest, then in
+        store order; at most `limit`. Stores answer from an index, without a scan."""
+        visible = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+        ranked = sorted(
+            self.entries(statuses=visible),
+            key=lambda e: (e.importance, e.created_at.timestamp()),
+            reverse=True,
+        )
+        return ranked[: max(0, limit)]
+
+    def checkpoint(self) -> None:  # noqa: B027 (a hook: stores without either do nothing)
+        """The end of an episode: fold what was appended and move SUPERSEDED memories to the
+        archive (stores without either do nothing)."""
+
+    def archived(self) -> list[MemoryEntry]:
+        """The memories moved to the archive (not loaded for play), oldest first."""
+        return []
+
     @abstractmethod
     def locations(self) -> dict[int, LocationRecord]:
         """Return every known location record by id."""

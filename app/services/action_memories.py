@@ -328,7 +328,12 @@ class ActionMemories(MemoryCore):
         importance = max(1, min(1000, int(importance)))
         with self._store.transaction() as tx:
             # the same words about another place are another note: dedupe per location
-            for note in self._store.entries(statuses=VISIBLE):
+            here = (
+                self._store.entries(location_id=location_id, statuses=VISIBLE)
+                if location_id is not None
+                else self._store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE)
+            )
+            for note in here:
                 if note.location_id != location_id:
                     continue
                 if note.source is MemorySource.NOTE and is_similar(text, note.text):
@@ -355,7 +360,10 @@ class ActionMemories(MemoryCore):
 
     def end_episode(self, game_state: GameState) -> None:
         game_state.turns = []
-        self.prune()
+        with self._store.transaction() as tx:
+            self.prune()
+            # once the episode is stored: fold the store's recent part, archive SUPERSEDED
+            tx.after_commit(self._store.checkpoint)
 
     def prune(self) -> list[str]:
         with self._store.transaction() as tx:

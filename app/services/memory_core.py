@@ -77,12 +77,7 @@ class MemoryCore:
         return self._store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE)
 
     def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
-        ranked = sorted(
-            self._store.entries(statuses=VISIBLE),
-            key=lambda e: (e.importance, e.created_at),
-            reverse=True,
-        )
-        return ranked[: max(0, limit)]
+        return self._store.ranked(limit)
 
     def location_record(self, location_id: int) -> LocationRecord | None:
         return self._store.location(location_id)

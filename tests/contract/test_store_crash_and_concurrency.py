@@ -45,10 +45,10 @@ class Writer:
     ids: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, kind: str, path: Path, count: int, prefix: str) -> Writer:
+    def start(cls, kind: str, path: Path, count: int, prefix: str, *options: str) -> Writer:
         command = [sys.executable, "-m", "tests.contract.writer", kind, str(path), str(count)]
         process = subprocess.Popen(
-            [*command, "--prefix", prefix, "--wait"],
+            [*command, "--prefix", prefix, "--wait", *options],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -139,10 +139,16 @@ def assert_loads_cleanly(kind: str, path: Path, acknowledged: set[str], kills: i
     return ids
 
 
+@pytest.mark.parametrize("folds", [False, True], ids=["appends", "folds"])
 def test_writer_killed_mid_write_never_loses_acknowledged_memories(
-    durable_factory: StoreFactory,
+    durable_factory: StoreFactory, folds: bool
 ) -> None:
+    """Killed while appending units of work to the recent part, and (`folds`: the recent part
+    is folded every other write) while folding it into the sections."""
     kind, path = durable_factory.kind, durable_factory.path
+    if folds and kind != "markdown":
+        pytest.skip("only the markdown store folds")
+    options = ("--recent-limit", "1") if folds else ()  # append, fold, append, ...
     rng = random.Random(20240607)
     acknowledged: set[str] = set()
     mid_write = 0
@@ -151,7 +157,8 @@ def test_writer_killed_mid_write_never_loses_acknowledged_memories(
 
         def top_up(next_round: int) -> None:
             while len(queue) < WARM_WRITERS and next_round + len(queue) < KILLS:
-                writer = Writer.start(kind, path, 100_000, f"k{next_round + len(queue):02d}")
+                prefix = f"k{next_round + len(queue):02d}"
+                writer = Writer.start(kind, path, 100_000, prefix, *options)
                 started.append(writer)
                 queue.append(writer)
 
@@ -167,7 +174,7 @@ def test_writer_killed_mid_write_never_loses_acknowledged_memories(
             mid_write += bool(list(path.parent.glob(f".{path.name}.*.tmp")))
             assert_loads_cleanly(kind, path, acknowledged, kills=round_number + 1)
     assert len(acknowledged) >= KILLS
-    if kind == "markdown":  # the kills did land inside writes, not only between them
+    if folds:  # the kills did land inside folds, not only between them
         print(f"kills that left a half-written temp file: {mid_write} of {KILLS}")
         assert mid_write > 0
 

@@ -5,6 +5,10 @@ edits), in place (truncate, then write) or through a temp file renamed over it, 
 before cairn re-reads the file, between its check and its swap, or into the file it has just
 replaced. Each of those moments has a test here, and a simulated editor makes 100 saves of each
 style against a writer process that adds memories without pause.
+
+Every test runs on both write paths: units of work appended to the recent part (`append`), and
+the whole file written by a swap each time (`fold`: the recent part is folded at every write).
+Tests of a moment only a fold has (the swap, a save into the file it replaced) run on `fold`.
 """
 
 from __future__ import annotations
@@ -20,6 +24,22 @@ from cairn.adapters.storage import markdown_store
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope
 from tests.contract import editor
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "write_path" in metafunc.fixturenames:
+        folds_only = metafunc.definition.get_closest_marker("fold_moment") is not None
+        paths = ["fold"] if folds_only else ["append", "fold"]
+        metafunc.parametrize("write_path", paths, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def write_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """`fold`: every write folds the recent part (a whole-file write by a swap)."""
+    path: str = request.param
+    if path == "fold":
+        monkeypatch.setattr(markdown_store, "RECENT_LIMIT", 0)
+    return path
 
 
 def note(n: int) -> MemoryEntry:
@@ -95,6 +115,7 @@ def test_an_edit_to_a_memory_wins_over_the_version_cairn_holds(tmp_path: Path) -
     assert "Learned 0, corrected by hand." in path.read_text()
 
 
+@pytest.mark.fold_moment
 @pytest.mark.parametrize("style", editor.STYLES)
 def test_a_save_landing_between_the_last_check_and_the_swap_is_merged(
     tmp_path: Path, style: str, monkeypatch: pytest.MonkeyPatch
@@ -131,6 +152,7 @@ def save_into_the_replaced_file(path: Path) -> MarkdownMemoryStore:
     return store
 
 
+@pytest.mark.fold_moment
 def test_an_in_place_save_into_the_file_cairn_just_replaced_is_merged(tmp_path: Path) -> None:
     path = tmp_path / "Memories.md"
     store = save_into_the_replaced_file(path)
@@ -142,6 +164,7 @@ def test_an_in_place_save_into_the_file_cairn_just_replaced_is_merged(tmp_path: 
     assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= titles
 
 
+@pytest.mark.fold_moment
 def test_a_late_save_is_merged_when_the_store_closes(tmp_path: Path) -> None:
     path = tmp_path / "Memories.md"
     store = save_into_the_replaced_file(path)

@@ -6,7 +6,8 @@ KIND is `markdown` or `sqlite`. Each memory id is printed to stdout, flushed, on
 unit of work has returned, so every printed id is an acknowledged (durably stored) memory.
 With `--wait` the process first prints `ready` to stderr and waits for a line on stdin before it
 opens the store, so a test can start interpreters ahead of time and release them when it wants.
-With `--until FILE` it stops early, after the memory it is writing, once FILE exists.
+With `--until FILE` it stops early, after the memory it is writing, once FILE exists. With
+`--recent-limit BYTES` a markdown store folds its recent part that often (kills land in folds).
 """
 
 from __future__ import annotations
@@ -24,9 +25,12 @@ from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 KINDS = ("markdown", "sqlite")
 
 
-def open_store(kind: str, path: Path) -> IMemoryStore:
-    """Open the store of `kind` at `path` as the application would."""
+def open_store(kind: str, path: Path, recent_limit: int | None = None) -> IMemoryStore:
+    """Open the store of `kind` at `path` as the application would (a markdown store folds its
+    recent part after `recent_limit` bytes when given)."""
     if kind == "markdown":
+        if recent_limit is not None:
+            return MarkdownMemoryStore(path, recent_limit=recent_limit)
         return MarkdownMemoryStore(path)
     if kind == "sqlite":
         return SqliteMemoryStore(path)
@@ -55,10 +59,17 @@ def writer_entry(prefix: str, n: int) -> MemoryEntry:
     return MemoryEntry(scope=MemoryScope.WORLD, **common)
 
 
-def run(kind: str, path: Path, count: int, prefix: str, until: Path | None = None) -> None:
+def run(
+    kind: str,
+    path: Path,
+    count: int,
+    prefix: str,
+    until: Path | None = None,
+    recent_limit: int | None = None,
+) -> None:
     """Add `count` memories one unit of work each (stopping once `until` exists), printing
     each id once it is stored."""
-    store = open_store(kind, path)
+    store = open_store(kind, path, recent_limit)
     try:
         for n in range(count):
             if until is not None and until.exists():
@@ -84,13 +95,16 @@ def main(argv: list[str] | None = None) -> int:
         "--wait", action="store_true", help="print 'ready' to stderr, wait for a stdin line"
     )
     parser.add_argument("--until", type=Path, help="stop once this file exists")
+    parser.add_argument(
+        "--recent-limit", type=int, help="markdown: fold after this many appended bytes"
+    )
     args = parser.parse_args(argv)
     if args.wait:
         sys.stderr.write("ready\n")
         sys.stderr.flush()
         if not sys.stdin.readline():
             return 1
-    run(args.kind, args.path, args.count, args.prefix, args.until)
+    run(args.kind, args.path, args.count, args.prefix, args.until, args.recent_limit)
     return 0
 
 

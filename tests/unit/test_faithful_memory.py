@@ -221,7 +221,10 @@ def test_a_richer_memory_with_the_same_title_supersedes_the_old_one(tmp_path: Pa
     play(tmp_path, first, ["west"])
     second = StubGame(obs(INTRO), {"open window": obs("Opened."), "west": kitchen})
     play(tmp_path, second, ["open window", "west"])
-    scored = [m for m in stored(tmp_path) if m.title == "Scored 10 by 'west'"]
+    store = build_container(load_settings(workdir=tmp_path)).store()
+    # the superseded one moved to the archive when its episode ended
+    scored = [m for m in store.archived() + store.entries() if m.title == "Scored 10 by 'west'"]
     assert [m.status for m in scored] == [MemoryStatus.SUPERSEDED, MemoryStatus.ACTIVE]
+    assert [m.title for m in store.entries()].count("Scored 10 by 'west'") == 1
     assert scored[0].superseded_by == scored[1].id
     assert "(1) open window" in scored[1].text

@@ -146,7 +146,7 @@ def test_failing_summarizer_loses_nothing_and_keeps_cursors(env: Env, scope: str
     assert failed == [scope]
     assert env.service.summary_failures == 1
     after = env.store.entries()
-    assert [e.id for e in before] == [e.id for e in after[: len(before)]]
+    assert [e.id for e in after if e.id in {b.id for b in before}] == [e.id for e in before]
     if scope == "location":
         assert env.gs.scenario.last_location_message_index == cursors.last_location_message_index
     elif scope == "npc":

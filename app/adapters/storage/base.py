@@ -22,7 +22,10 @@ class CachedStore(IMemoryStore):
     """Reads from `self._cache`; a unit of work commits its ops through `_commit` once.
 
     Subclasses implement `_commit(ops) -> MemoryCache`: durably write the ops (re-reading
-    what other processes wrote first, under a lock) and return the new cache.
+    what other processes wrote first, under a lock) and return the new cache. The cache keeps
+    its indexes in step with each op (`MemoryCache.applying` changes it in place and undoes a
+    unit of work that fails), so a commit and the reads after it cost what the unit of work
+    changed, not the size of the store.
     """
 
     def __init__(self) -> None:
@@ -73,6 +76,11 @@ class CachedStore(IMemoryStore):
             return self._cache.select(
                 scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
             )
+
+    def ranked(self, limit: int) -> list[MemoryEntry]:
+        with self._lock:
+            self._refresh()
+            return self._cache.ranked(limit)
 
     def locations(self) -> dict[int, LocationRecord]:
         with self._lock:

@@ -19,7 +19,7 @@ intent (delete in bulk with cairn stopped).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from cairn.adapters.storage.ops import MemoryCache
@@ -103,8 +103,12 @@ class EditHistory:
                 return gen
         return None
 
-    def merge(self, theirs: MemoryCache, ours: MemoryCache) -> MergeResult:
-        """`theirs` (a file someone saved) merged into `ours` (what this store holds)."""
+    def merge(
+        self, theirs: MemoryCache, ours: MemoryCache, archived: Collection[str] = ()
+    ) -> MergeResult:
+        """`theirs` (a file someone saved) merged into `ours` (what this store holds).
+        `archived`: memories the store moved to its archive; an unedited copy of one stays
+        there."""
         entry_gens = {
             i: self._entry_gen(e) for i, e in theirs.memories.items() if i in ours.memories
         }
@@ -118,6 +122,8 @@ class EditHistory:
         result = MergeResult(out)
         for memory_id, entry in theirs.memories.items():
             mine = ours.memories.get(memory_id)
+            if mine is None and memory_id in archived and self._entry_gen(entry) is not None:
+                continue  # an unedited copy of an archived memory: it stays archived
             if mine is not None and entry_gens.get(memory_id) is not None:
                 out.memories[memory_id] = mine  # an unedited copy: ours is newer or equal
             else:

@@ -101,6 +101,11 @@ from cairn.models.memory import (
 LOCATIONS_HEADER = "# Location Memories"
 NPCS_HEADER = "# NPC Memories"
 WORLD_HEADER = "# World Memories"
+RECENT_HEADER = "# Recent Memories"
+RECENT_TITLE = f"{RECENT_HEADER} (cairn folds these into the sections above when an episode ends)"
+ARCHIVE_HEADER = "# Archived Memories"
+WORLD_SECTION = "## World"
+_APPENDED_HEADERS = (RECENT_HEADER, ARCHIVE_HEADER)
 MEMORIES_SUBHEADER = "### Memories"
 
 _LOCATION_RE = re.compile(r"^## Location (-?\d+):(?: (.*))?$")
@@ -408,7 +413,7 @@ class _Sections:
         sections = cls()
         by_location, by_npc, world = sections.by_location, sections.by_npc, sections.world
         location, npc = MemoryScope.LOCATION, MemoryScope.NPC
-        for entry in cache.memories.values():
+        for entry in cache.in_order():
             scope = entry.scope
             if scope is location:
                 by_location[entry.location_id or 0].append(entry)
@@ -518,12 +523,7 @@ class _Renderer:
         raw_locations = {int(name) for kind, name in self.raw if kind == "location"}
         for loc_id in sorted(set(records) | set(sections.by_location) | raw_locations):
             record = records.get(loc_id) or LocationRecord(id=loc_id)
-            name = escape_inline(record.name)
-            episodes = ", ".join(str(e) for e in record.episodes) or "-"
-            self.chunks.append(
-                f"## Location {loc_id}:{' ' + name if name else ''}\n"
-                f"**Visits:** {record.visits} | **Episodes:** {episodes}"
-            )
+            self.chunks.append(_location_header(record))
             self.chunks.append(MEMORIES_SUBHEADER)
             self.emit(("location", str(loc_id)), sections.by_location.get(loc_id, []), record.name)
             self.emit_raw(("location", str(loc_id)))
@@ -564,6 +564,80 @@ def render_file(
 def render(cache: MemoryCache, raw: list[RawBlock], blocks: EntryRenderCache | None = None) -> str:
     """The whole file for `cache` and the kept raw blocks."""
     return render_file(cache, raw, blocks).text
+
+
+def _location_header(record: LocationRecord) -> str:
+    name = escape_inline(record.name)
+    episodes = ", ".join(str(e) for e in record.episodes) or "-"
+    return (
+        f"## Location {record.id}:{' ' + name if name else ''}\n"
+        f"**Visits:** {record.visits} | **Episodes:** {episodes}"
+    )
+
+
+Section = tuple[str, str]
+
+
+def section_of(entry: MemoryEntry) -> Section:
+    """The file section a memory is written in."""
+    if entry.scope is MemoryScope.LOCATION:
+        return "location", str(entry.location_id or 0)
+    if entry.scope is MemoryScope.NPC:
+        return "npc", entry.npc_ids[0]
+    return "world", ""
+
+
+@dataclass
+class AppendedPart:
+    """Text to append to a memory file: blocks under section headers, in an appended part
+    (`# Recent Memories`, or `# Archived Memories` in the archive). A reader takes each block as
+    the memory's newest version and each visits line as the location's newest record."""
+
+    header: str
+    section: Section | None = None
+    """The section the text appended so far ends in (None: the part's header is not written)."""
+    chunks: list[str] = field(default_factory=list)
+
+    def add_location(self, record: LocationRecord) -> None:
+        """A location's record (its header and visits line), which also opens its section."""
+        self._open()
+        self.chunks.append(_location_header(record))
+        self.section = ("location", str(record.id))
+
+    def add_memory(self, cache: MemoryCache, entry: MemoryEntry) -> None:
+        """A memory's block, under its section's header when the text is not in it already."""
+        self._open()
+        section = section_of(entry)
+        loc_id = entry.location_id or 0
+        record = cache.locations.get(loc_id) or LocationRecord(id=loc_id)
+        if section != self.section:
+            if section[0] == "location":
+                self.chunks.append(_location_header(record))
+            elif section[0] == "npc":
+                self.chunks.append(f"## NPC {escape_inline(section[1])}")
+            else:
+                self.chunks.append(WORLD_SECTION)
+            self.section = section
+        name = {"location": record.name, "npc": section[1]}.get(section[0])
+        display = (
+            display_line(entry, cache.memories.get(entry.superseded_by or ""))
+            if entry.status is MemoryStatus.SUPERSEDED
+            else None
+        )
+        self.chunks.append(render_entry(entry, name, display))
+
+    def _open(self) -> None:
+        if self.section is None and not self.chunks:
+            self.chunks.append(self.header)
+            self.section = ("preamble", "")
+
+    def take(self) -> str:
+        """The text to append (after a file that ends with a line end), and start afresh."""
+        if not self.chunks:
+            return ""
+        text = "\n" + "\n\n".join(self.chunks) + "\n"
+        self.chunks = []
+        return text
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -612,6 +686,9 @@ class _Parser:
         self.in_memory_section = False
         self.scope_defaults: dict[str, Any] = {}
         self.scope_fixed: dict[str, Any] = {}
+        self.appended = False
+        """In an appended part (`# Recent Memories`): blocks are newer versions of memories
+        read before, location headers and visits lines newer records."""
 
     def problem(self, line: int, message: str) -> None:
         self.out.problems.append(ParseProblem(path=self.path, line=line, message=message))
@@ -672,6 +749,8 @@ class _Parser:
             flush(start, chunk)
         self.end_bad()
         self.resolve_display_links()
+        if self.appended:  # new memories of an appended part belong in their sections
+            self.out.cache = ordered(self.out.cache)
         return self.out
 
     def top_header(self, number: int, line: str) -> None:
@@ -682,6 +761,9 @@ class _Parser:
             self.enter("npc_top", ("preamble", ""), None)
         elif line == WORLD_HEADER:
             self.enter("world", ("world", ""), None)
+        elif line.startswith(_APPENDED_HEADERS):
+            self.appended = True
+            self.enter("appended_top", ("preamble", ""), None)
         else:
             self.start_bad(number, line, f"unknown top-level header {line!r}", top=True)
 
@@ -689,17 +771,23 @@ class _Parser:
         self.end_bad()
         location = _LOCATION_RE.match(line)
         npc = _NPC_RE.match(line)
-        if location and self.mode in ("location_top", "location"):
+        appended = self.appended and self.mode != "bad"
+        if location and (appended or self.mode in ("location_top", "location")):
             loc_id = int(location.group(1))
             name = unescape_inline(location.group(2) or "")
-            if loc_id in self.out.cache.locations:
-                self.problem(number, f"location {loc_id} appears twice; its sections are merged")
-            else:
+            record = self.out.cache.locations.get(loc_id)
+            if record is None:
                 self.out.cache.locations[loc_id] = LocationRecord(id=loc_id, name=name)
+            elif appended:
+                record.name = name  # the newest record
+            else:
+                self.problem(number, f"location {loc_id} appears twice; its sections are merged")
             self.enter("location", ("location", str(loc_id)), self.out.cache.locations[loc_id].name)
-        elif npc and self.mode in ("npc_top", "npc"):
+        elif npc and (appended or self.mode in ("npc_top", "npc")):
             npc_id = unescape_inline(npc.group(1))
             self.enter("npc", ("npc", npc_id), npc_id)
+        elif appended and line == WORLD_SECTION:
+            self.enter("world", ("world", ""), None)
         else:
             self.start_bad(number, line, f"section header {line!r} not understood here")
 
@@ -808,7 +896,7 @@ class _Parser:
         except ValidationError as e:
             return f"invalid memory ({_validation_message(e)})"
         memories, entry_id = self.memories, entry.id
-        if entry_id in memories:
+        if entry_id in memories and not self.appended:
             return f"duplicate memory id {entry_id!r}"
         memories[entry_id] = entry
         self.last_id = entry_id

@@ -29,12 +29,18 @@ from cairn.adapters.storage.file_swap import (
     signature_of,
 )
 from cairn.adapters.storage.markdown_format import (
+    ARCHIVE_HEADER,
+    RECENT_HEADER,
+    RECENT_TITLE,
+    AppendedPart,
     EntryRenderCache,
     ParsedFile,
     RawBlock,
+    as_written,
     ordered,
     parse,
     render_file,
+    section_of,
 )
 from cairn.adapters.storage.ops import (
     AddOp,
@@ -43,8 +49,10 @@ from cairn.adapters.storage.ops import (
     StoreOp,
     SupersedeOp,
     UpdateOp,
+    VisitOp,
 )
 from cairn.errors import StoreError, StoreLockedError
+from cairn.models.memory import MemoryEntry, MemoryStatus, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +65,10 @@ _WATCH_SECONDS = 5.0
 """How long a replaced file is watched for an editor's save that landed in it late."""
 _WATCHED_FILES = 4
 _MAX_ROUNDS = 20
+_FOLD_TRIES = 3
+"""Folds found outdated by a save before the store appends what the save lacks instead."""
+RECENT_LIMIT = 64 * 1024
+"""Bytes of appended units of work after which the next write folds the file."""
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -98,8 +110,16 @@ class MarkdownMemoryStore(CachedStore):
     - Blocks that do not parse are reported by `problems()` and written back verbatim.
     """
 
-    def __init__(self, path: Path, *, backup_count: int = 3, lock_timeout: float = 30.0) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        backup_count: int = 3,
+        lock_timeout: float = 30.0,
+        recent_limit: int | None = None,
+    ) -> None:
         super().__init__()
+        self._recent_limit = RECENT_LIMIT if recent_limit is None else recent_limit
         # a symlinked Memories.md is written where it points, so the link keeps seeing writes
         self._path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
         self._crlf = False
@@ -123,6 +143,18 @@ class MarkdownMemoryStore(CachedStore):
         self._watched: list[_Watched] = []
         self._unwritten = False
         """The cache holds memories the file lacks (kept by a merge): the next write has them."""
+        self._pending: dict[str | int, None] = {}
+        """Memories (ids) and location records (ids) a merge kept that the live file lacks or
+        holds in another version: the next append writes them."""
+        self._recent = AppendedPart(RECENT_TITLE)
+        self._recent_bytes = 0
+        """The size of the file's recent part (appended units of work not folded yet)."""
+        self._appended = False
+        """This store appended to the file: closing it folds the recent part."""
+        self._archive_path = self._path.with_name(_archive_name(self._path.name))
+        self._archived_ids: set[str] = set()
+        """Memories this store moved to the archive: an editor's stale copy may still hold
+        them, and the merge must not bring them back."""
         self.merges: Counter[str] = Counter()
         """Saves by others merged, by where they were found: `file` (changed since the store
         last looked), `check` (found by the check just before a swap), `swap` (landed between
@@ -144,6 +176,8 @@ class MarkdownMemoryStore(CachedStore):
         self._crlf = "\r\n" in text
         if self._crlf:
             text = text.replace("\r\n", "\n")
+        at = text.find("\n" + RECENT_HEADER)
+        self._recent_bytes = len(text) - at if at >= 0 else 0
         modified = datetime.fromtimestamp(modified_ns / 1e9, tz=UTC)
         parsed = parse(text, str(self._path), created_at=modified)
         for problem in parsed.problems:
@@ -189,7 +223,7 @@ class MarkdownMemoryStore(CachedStore):
         """Merge a file someone else saved (None: the file was removed) into the cache."""
         self.merges[source] += 1
         theirs = parsed.cache if parsed is not None else MemoryCache()
-        result = self._history.merge(theirs, self._cache)
+        result = self._history.merge(theirs, self._cache, archived=self._archived_ids)
         if result.shrink:
             log.warning(
                 "%s: a save (%s) lost %d of %d memories at once; kept them (delete in bulk"
@@ -212,7 +246,13 @@ class MarkdownMemoryStore(CachedStore):
         self._cache = ordered(result.cache)
         if parsed is not None:
             self._raw, self._problems = parsed.raw, parsed.problems
-        self._unwritten = self._unwritten or bool(result.restored) or parsed is None
+        if parsed is not None and source in _LIVE_IS_THEIRS:
+            # The live file is theirs: what the merge kept of ours is appended to it, in a
+            # recent part of its own (theirs may end anywhere).
+            self._pending.update(dict.fromkeys(_differing(self._cache, theirs)))
+            self._recent = AppendedPart(RECENT_TITLE)
+        else:  # the file is gone, or the live file is ours and lacks their edits: a fold
+            self._unwritten = True
 
     def _refresh(self) -> None:
         """Merge whatever was saved into the file since this store last looked (one stat per
@@ -263,25 +303,196 @@ class MarkdownMemoryStore(CachedStore):
         with self._locked():
             self._refresh()
             self._check_watched()
-            cache = self._working_copy()
-            cache.apply_all(self._without_hand_deleted(ops))
-            for _ in range(_MAX_ROUNDS):
-                rendered = render_file(cache, self._raw, self._blocks)
-                displaced = self._replace(rendered.text)
-                self._cache = rendered.cache
-                # Kept blocks moved: report their problems at their new lines (the ones that a
-                # rewrite resolves, such as a location's sections written twice, are gone now).
-                self._problems = rendered.problems(str(self._path))
-                self._history.observe(self._cache, _touched(ops) if not self._unwritten else None)
-                self._unwritten = False
-                if displaced is None:
-                    break
-                # Someone saved between the read and the swap: merge that, and write again.
-                self._merge(*displaced)
-                cache = self._working_copy()
-            else:
-                raise StoreError(f"{self._path}: the file kept changing ({_MAX_ROUNDS} writes)")
+            ops = [_as_written(op) for op in self._without_hand_deleted(ops)]
+            touched = _touched(ops)
+            with self._cache.applying(ops):  # undone when the write fails
+                if not self._append(ops, touched):
+                    deletes = any(isinstance(op, DeleteOp) for op in ops)
+                    self._fold(touched, appendable=not deletes)
         return self._cache
+
+    def _can_append(self, ops: Sequence[StoreOp], *, bounded: bool = True) -> bool:
+        """Whether a unit of work may be appended rather than written by a fold: the file is
+        known, this session's backup is taken, nothing is deleted, the live file is not one
+        that lacks someone's edits, and (`bounded`) the recent part is within its bound."""
+        return (
+            self._signature is not None
+            and (self._backed_up or self._backup_count == 0)
+            and not self._unwritten
+            and (not bounded or self._recent_bytes < self._recent_limit)
+            and not any(isinstance(op, DeleteOp) for op in ops)
+        )
+
+    def _append(
+        self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True
+    ) -> bool:
+        """Append the unit of work's blocks (and the records of visited locations), with what
+        merges kept that the file lacks, to the recent part, durably. When someone saves the
+        file meanwhile, that save is merged and the difference appended to it. False when it
+        must be folded instead (see `_can_append`)."""
+        visited = [op.location_id for op in ops if isinstance(op, VisitOp)]
+        for _ in range(_MAX_ROUNDS):
+            if not self._can_append(ops, bounded=bounded):
+                return False
+            written = [*self._pending, *visited, *touched]
+            if self._append_once(written):
+                self._pending.clear()
+                self._history.observe(self._cache, [i for i in written if isinstance(i, str)])
+                return True
+        return False
+
+    def _append_once(self, ids: list[str | int]) -> bool:
+        """Append the current versions of these memories (str ids) and location records (int
+        ids). False when someone saved the file meanwhile (merged: try again)."""
+        part = self._recent
+        for item in dict.fromkeys(ids):
+            if isinstance(item, int):
+                if item in self._cache.locations:
+                    part.add_location(self._cache.locations[item])
+            elif (entry := self._cache.memories.get(item)) is not None:
+                part.add_memory(self._cache, entry)
+        section = part.section
+        text = part.take()
+        if self._crlf:
+            text = text.replace("\n", "\r\n")
+        data = text.encode("utf-8", errors="surrogateescape")
+        try:
+            fd = os.open(self._path, os.O_WRONLY | os.O_APPEND)
+        except FileNotFoundError:
+            return self._saved_meanwhile("check")
+        except OSError as e:
+            raise StoreError(f"{self._path}: cannot write: {e}") from e
+        try:
+            before = signature_of(os.fstat(fd))
+            if before != self._signature:  # saved since the check: merge first
+                return self._saved_meanwhile("check")
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            except OSError:
+                # no half block may stay behind to be read as a memory: cut it off again
+                with contextlib.suppress(OSError):
+                    if os.fstat(fd).st_size > before[1]:
+                        os.ftruncate(fd, before[1])
+                        os.fsync(fd)
+                raise
+            after = signature_of(os.fstat(fd))
+        except OSError as e:
+            raise StoreError(f"{self._path}: cannot write: {e}") from e
+        finally:
+            os.close(fd)
+        self._appended = True
+        self._recent_bytes += len(data)
+        if after[1] != before[1] + len(data) or path_signature(self._path) != after:
+            # an editor saved while the blocks were appended: merge what the file holds now
+            self._pending.update(dict.fromkeys(ids))
+            return self._saved_meanwhile("append")
+        self._signature = after
+        part.section = section
+        return True
+
+    def _saved_meanwhile(self, source: str) -> bool:
+        """Someone saved the file while a unit of work was being appended: merge it (the
+        memories it lacks become pending) and start a new recent part."""
+        got = self._read()
+        self._merge(got[0] if got else None, source)
+        self._signature = got[1] if got else None
+        return False
+
+    def _fold(self, touched: list[str] | None, *, appendable: bool = True) -> None:
+        """Write the whole file from the cache (the recent part folded into the sections), by
+        a swap; merge what someone saved meanwhile and write again. When saves keep landing
+        before the swap, and the fold deletes nothing (`appendable`), append to the saved file
+        what it lacks instead."""
+        rounds: Counter[str] = Counter()
+        for _ in range(_MAX_ROUNDS):
+            rendered = render_file(self._cache, self._raw, self._blocks)
+            displaced = self._replace(rendered.text)
+            for entry in rendered.cache.memories.values():  # timestamps as the file has them
+                if self._cache.memories.get(entry.id) is not entry:
+                    self._cache.apply(UpdateOp(entry))
+            # Kept blocks moved: report their problems at their new lines (the ones that a
+            # rewrite resolves, such as a location's sections written twice, are gone now).
+            self._problems = rendered.problems(str(self._path))
+            self._history.observe(self._cache, touched if not self._unwritten else None)
+            self._unwritten = False
+            self._pending.clear()
+            self._recent = AppendedPart(RECENT_TITLE)
+            self._recent_bytes = 0
+            if displaced is None:
+                return
+            # Someone saved between the read and the swap: merge that, and write again.
+            self._merge(*displaced)
+            rounds[displaced[1]] += 1
+            # saves keep coming faster than a fold: append to the last one what it lacks
+            outpaced = appendable and rounds["check"] >= _FOLD_TRIES
+            if outpaced and self._append([], [], bounded=False):
+                return
+        found = ", ".join(f"{k} {v}" for k, v in rounds.most_common())
+        raise StoreError(f"{self._path}: the file kept changing ({_MAX_ROUNDS} writes; {found})")
+
+    def fold(self) -> None:
+        """Fold the recent part into the sections now (and write what a merge kept)."""
+        with self._lock, self._locked():
+            self._refresh()
+            self._check_watched()
+            if self._recent_bytes or self._unwritten or self._pending:
+                self._fold([])
+
+    def checkpoint(self) -> None:
+        """The end of an episode: move SUPERSEDED memories to the archive and fold."""
+        with self._lock, self._locked():
+            self._refresh()
+            self._check_watched()
+            old = [e for e in self._cache.memories.values() if e.status is MemoryStatus.SUPERSEDED]
+            if old:
+                self._archive(old)
+                self._archived_ids.update(e.id for e in old)
+                with self._cache.applying([DeleteOp(e.id) for e in old]):
+                    self._fold([e.id for e in old], appendable=False)
+            elif self._recent_bytes or self._unwritten or self._pending:
+                self._fold([])
+
+    def _archive(self, entries: list[MemoryEntry]) -> None:
+        """Append `entries` to the archive file, durably (before the fold drops them: a crash
+        between the two leaves them in both files, and readers take the live file's)."""
+        part = AppendedPart(f"{ARCHIVE_HEADER} (moved here {utc_now():%Y-%m-%d %H:%M:%S} UTC)")
+        for entry in sorted(entries, key=lambda e: section_of(e)[0] != "location"):
+            part.add_memory(self._cache, entry)
+        data = part.take().encode("utf-8", errors="surrogateescape")
+        new = not self._archive_path.exists()
+        try:
+            with open(self._archive_path, "ab") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if new:
+                _fsync_dir(self._archive_path.parent)
+        except OSError as e:
+            raise StoreError(f"{self._archive_path}: cannot write: {e}") from e
+
+    @property
+    def archive_path(self) -> Path:
+        """The archive file (`NAME.archive.md`): SUPERSEDED memories, not loaded for play."""
+        return self._archive_path
+
+    def archived(self) -> list[MemoryEntry]:
+        try:
+            data = self._archive_path.read_bytes()
+        except FileNotFoundError:
+            return []
+        except OSError as e:
+            raise StoreError(f"{self._archive_path}: cannot read: {e}") from e
+        parsed = parse(
+            data.decode("utf-8", errors="surrogateescape"), str(self._archive_path)
+        )
+        for problem in parsed.problems:
+            log.warning("%s", problem)
+        with self._lock:
+            live = self._cache.memories
+            return [e for e in parsed.cache.memories.values() if e.id not in live]
 
     def _without_hand_deleted(self, ops: Sequence[StoreOp]) -> list[StoreOp]:
         """`ops` less those that change a memory a person deleted (the deletion wins)."""
@@ -295,17 +506,6 @@ class MarkdownMemoryStore(CachedStore):
                 len(ops) - len(kept),
             )
         return kept
-
-    def _working_copy(self) -> MemoryCache:
-        """A copy of the cache that ops may change: the records are copied (ops change them in
-        place), the entries are shared (ops replace entries, never change them)."""
-        cache = MemoryCache()
-        cache.memories = dict(self._cache.memories)
-        cache.locations = {
-            k: v.model_copy(update={"episodes": list(v.episodes)})
-            for k, v in self._cache.locations.items()
-        }
-        return cache
 
     def _replace(self, text: str) -> tuple[ParsedFile | None, str] | None:
         """Write `text` as the file. Returns what someone else had saved in the file since it was
@@ -422,13 +622,13 @@ class MarkdownMemoryStore(CachedStore):
         """Write what a merge kept that the file lacks, then stop watching replaced files."""
         with self._lock:
             self._check_watched()
-            if self._unwritten:
+            if self._unwritten or self._pending or (self._appended and self._recent_bytes):
                 try:
-                    self._cache = self._commit([])
+                    with self._locked():
+                        self._refresh()
+                        self._fold([])
                 except StoreError as e:
-                    log.warning(
-                        "%s: memories kept from a merge were not written: %s", self._path, e
-                    )
+                    log.warning("%s: not folded on close: %s", self._path, e)
             for watched in list(self._watched):
                 self._unwatch(watched)
 
@@ -458,6 +658,37 @@ def _target(op: StoreOp) -> str | None:
     if isinstance(op, DeleteOp):
         return op.entry_id
     return None
+
+
+_LIVE_IS_THEIRS = frozenset({"file", "check", "append"})
+"""Merges after which the live file is the one merged (not one this store wrote since)."""
+
+
+def _differing(ours: MemoryCache, theirs: MemoryCache) -> list[str | int]:
+    """The memories and location records `ours` holds that `theirs` lacks or holds otherwise."""
+    found: list[str | int] = [
+        i for i, e in ours.memories.items() if theirs.memories.get(i) not in (e,)
+    ]
+    for loc_id, record in ours.locations.items():
+        other = theirs.locations.get(loc_id)
+        if other is None or other != record:
+            found.append(loc_id)
+    return found
+
+
+def _as_written(op: StoreOp) -> StoreOp:
+    """`op` with its entry as the file keeps it (timestamps to the second)."""
+    if isinstance(op, AddOp):
+        return AddOp(as_written(op.entry))
+    if isinstance(op, UpdateOp):
+        return UpdateOp(as_written(op.entry))
+    return op
+
+
+def _archive_name(name: str) -> str:
+    """`Memories.md` -> `Memories.archive.md` (`notes` -> `notes.archive`)."""
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}.archive.{suffix}" if dot and stem else f"{name}.archive"
 
 
 def _touched(ops: Sequence[StoreOp]) -> list[str]:

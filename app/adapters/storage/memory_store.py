@@ -21,10 +21,9 @@ class InMemoryStore(CachedStore):
         return Path(":memory:")
 
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
-        cache = self._cache.copy()
-        cache.apply_all(ops)
+        self._cache.apply_all(ops)
         self.commits += 1
-        return cache
+        return self._cache
 
     def reload(self) -> None:
         """Nothing to re-read."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import bisect
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from cairn.errors import MemoryNotFoundError, StoreError
@@ -56,43 +58,151 @@ class VisitOp:
 StoreOp = AddOp | UpdateOp | SupersedeOp | DeleteOp | VisitOp
 
 
+_VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+
+OrderKey = tuple[int, int | str, int]
+"""Store order: (section rank, section key, sequence). Locations by id, then NPCs by their first
+id, then the world; within a section the order memories were added (the order a file holds)."""
+
+
+def _section(entry: MemoryEntry) -> tuple[int, int | str]:
+    if entry.scope is MemoryScope.LOCATION:
+        return 0, entry.location_id or 0
+    if entry.scope is MemoryScope.NPC:
+        return 1, entry.npc_ids[0] if entry.npc_ids else ""
+    return 2, 0
+
+
+def _rank_key(entry: MemoryEntry, order: OrderKey) -> tuple[int, float, OrderKey]:
+    """Most important first, then newest, then store order (as a stable sort of the store by
+    (importance, created_at), reversed, gives)."""
+    return -entry.importance, -entry.created_at.timestamp(), order
+
+
+class _Index:
+    """Sorted id lists kept in step with a cache's memories, one change at a time."""
+
+    def __init__(self) -> None:
+        self.order: dict[str, OrderKey] = {}
+        self.by_location: dict[int, list[str]] = {}
+        self.by_npc: dict[str, list[str]] = {}
+        self.by_section: dict[tuple[int, int | str], list[str]] = {}
+        self.ranked: list[tuple[tuple[int, float, OrderKey], str]] = []
+        """Visible memories by `_rank_key`."""
+        self.seq = 0
+
+    def _insert(self, bucket: list[str], entry_id: str) -> None:
+        order = self.order
+        if not bucket or order[bucket[-1]] < order[entry_id]:
+            bucket.append(entry_id)  # the usual case: the newest of its section
+        else:
+            bisect.insort(bucket, entry_id, key=order.__getitem__)
+
+    def _remove(self, bucket: list[str], entry_id: str) -> None:
+        at = bisect.bisect_left(bucket, self.order[entry_id], key=self.order.__getitem__)
+        if at < len(bucket) and bucket[at] == entry_id:
+            del bucket[at]
+
+    def add(self, entry: MemoryEntry, seq: int | None = None) -> None:
+        """Index `entry` (at the end of its section, or at `seq` when it keeps its place)."""
+        if seq is None:
+            self.seq += 1
+            seq = self.seq
+        order = self.order[entry.id] = (*_section(entry), seq)
+        if entry.location_id is not None:
+            self._insert(self.by_location.setdefault(entry.location_id, []), entry.id)
+        for npc in dict.fromkeys(entry.npc_ids):
+            self._insert(self.by_npc.setdefault(npc, []), entry.id)
+        self._insert(self.by_section.setdefault(order[:2], []), entry.id)
+        if entry.status in _VISIBLE:
+            bisect.insort(self.ranked, (_rank_key(entry, order), entry.id))
+
+    def remove(self, entry: MemoryEntry) -> int:
+        """Drop `entry` from every list; return its sequence number."""
+        order = self.order[entry.id]
+        if entry.location_id is not None:
+            self._remove(self.by_location[entry.location_id], entry.id)
+        for npc in dict.fromkeys(entry.npc_ids):
+            self._remove(self.by_npc[npc], entry.id)
+        self._remove(self.by_section[order[:2]], entry.id)
+        if entry.status in _VISIBLE:
+            item = (_rank_key(entry, order), entry.id)
+            at = bisect.bisect_left(self.ranked, item)
+            if at < len(self.ranked) and self.ranked[at] == item:
+                del self.ranked[at]
+        del self.order[entry.id]
+        return order[2]
+
+
 class MemoryCache:
-    """All memories and location records of a store, in store order, with the ops applied."""
+    """All memories and location records of a store, with indexes for the reads of a turn.
+
+    `memories` may be filled directly while a cache is being built (a parse, a merge); the
+    indexes are built on the first query, then kept in step by `apply`, one change at a time.
+    Once queried, change the cache only through `apply`/`apply_all`.
+    """
 
     def __init__(self) -> None:
         self.memories: dict[str, MemoryEntry] = {}
         self.locations: dict[int, LocationRecord] = {}
+        self._index: _Index | None = None
 
     def copy(self) -> MemoryCache:
-        """A shallow copy: entries and location records are replaced, never mutated, so sharing
-        them is safe (see `ensure_location`, which copies a record before changing it)."""
+        """A shallow copy (its indexes are built again on its first query): entries and
+        location records are replaced, never mutated, so sharing them is safe (see
+        `ensure_location`, which copies a record before changing it)."""
         other = MemoryCache()
         other.memories = dict(self.memories)
         other.locations = dict(self.locations)
         return other
+
+    @property
+    def index(self) -> _Index:
+        """The indexes, built from the memories on first use."""
+        if self._index is None:
+            index = _Index()
+            for entry in self.memories.values():
+                index.add(entry)
+            self._index = index
+        return self._index
+
+    def _put(self, entry: MemoryEntry) -> None:
+        old = self.memories.get(entry.id)
+        self.memories[entry.id] = entry
+        if self._index is not None:
+            seq = self._index.remove(old) if old is not None else None
+            self._index.add(entry, seq)
+
+    def _drop(self, entry_id: str) -> None:
+        old = self.memories.pop(entry_id)
+        if self._index is not None:
+            self._index.remove(old)
 
     def apply(self, op: StoreOp) -> None:
         """Apply one op; raise StoreError naming the problem when it cannot be applied."""
         if isinstance(op, AddOp):
             if op.entry.id in self.memories:
                 raise StoreError(f"memory id {op.entry.id!r} already exists")
-            self.memories[op.entry.id] = op.entry
+            self._put(op.entry)
             if op.entry.location_id is not None and op.entry.scope is MemoryScope.LOCATION:
                 self.ensure_location(op.entry.location_id, op.entry.location_name or "")
         elif isinstance(op, UpdateOp):
             if op.entry.id not in self.memories:
                 raise MemoryNotFoundError(f"no memory with id {op.entry.id!r} to update")
-            self.memories[op.entry.id] = op.entry
+            self._put(op.entry)
         elif isinstance(op, SupersedeOp):
             old = self.memories.get(op.old_id)
             if old is None:
                 raise MemoryNotFoundError(f"no memory with id {op.old_id!r} to supersede")
-            self.memories[op.old_id] = old.model_copy(
-                update={"status": MemoryStatus.SUPERSEDED, "superseded_by": op.new_id}
+            self._put(
+                old.model_copy(
+                    update={"status": MemoryStatus.SUPERSEDED, "superseded_by": op.new_id}
+                )
             )
         elif isinstance(op, DeleteOp):
-            if self.memories.pop(op.entry_id, None) is None:
+            if op.entry_id not in self.memories:
                 raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} to delete")
+            self._drop(op.entry_id)
         else:
             record = self.ensure_location(op.location_id, op.name)
             record.visits += 1
@@ -103,9 +213,54 @@ class MemoryCache:
                 record.episodes.sort()
 
     def apply_all(self, ops: Iterable[StoreOp]) -> None:
-        """Apply ops in order."""
-        for op in ops:
-            self.apply(op)
+        """Apply ops in order, all or none: on an error the cache is as it was."""
+        with self.applying(ops):
+            pass
+
+    @contextmanager
+    def applying(self, ops: Iterable[StoreOp]) -> Iterator[None]:
+        """Apply ops in order; when they or the block fail, undo them all (in place: no copy
+        of the cache, so a unit of work costs what it changes)."""
+        memories: list[tuple[str, MemoryEntry | None, int | None]] = []
+        records: list[tuple[int, LocationRecord | None]] = []
+        try:
+            for op in ops:
+                for entry_id in _targets(op):
+                    order = self._index.order.get(entry_id) if self._index else None
+                    memories.append(
+                        (entry_id, self.memories.get(entry_id), order[2] if order else None)
+                    )
+                loc_id = op.location_id if isinstance(op, VisitOp) else None
+                if isinstance(op, AddOp):
+                    loc_id = op.entry.location_id
+                if loc_id is not None:
+                    records.append((loc_id, self.locations.get(loc_id)))
+                self.apply(op)
+            yield
+        except BaseException:
+            for entry_id, before, seq in reversed(memories):
+                self._restore(entry_id, before, seq)
+            for loc_id, record in reversed(records):
+                if record is None:
+                    self.locations.pop(loc_id, None)
+                else:
+                    self.locations[loc_id] = record
+            raise
+
+    def _restore(self, entry_id: str, before: MemoryEntry | None, seq: int | None) -> None:
+        """Put back what a memory was before an op (absent when `before` is None), in its
+        place in store order."""
+        now = self.memories.get(entry_id)
+        if now is before:
+            return
+        if before is None:
+            self._drop(entry_id)
+        elif now is not None:
+            self._put(before)
+        else:
+            self.memories[entry_id] = before
+            if self._index is not None:
+                self._index.add(before, seq)
 
     def ensure_location(self, location_id: int, name: str) -> LocationRecord:
         """Return a record of this location that this cache alone owns (copied on first write)."""
@@ -128,15 +283,53 @@ class MemoryCache:
         npc_id: str | None = None,
         statuses: frozenset[MemoryStatus] | None = None,
     ) -> list[MemoryEntry]:
-        """Memories matching every given filter, in store order."""
+        """Memories matching every given filter, in store order (read from the indexes)."""
+        index, memories = self.index, self.memories
+        ids: Iterable[str]
+        if location_id is not None:
+            ids = index.by_location.get(location_id, ())
+        elif npc_id is not None:
+            ids = index.by_npc.get(npc_id, ())
+        elif scope is not None:
+            rank = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2}[scope]
+            ids = [
+                i
+                for section in sorted(k for k in index.by_section if k[0] == rank)
+                for i in index.by_section[section]
+            ]
+        else:
+            ids = [i for section in sorted(index.by_section) for i in index.by_section[section]]
+        found = [memories[i] for i in ids]
         return [
             m
-            for m in self.memories.values()
+            for m in found
             if (scope is None or m.scope is scope)
             and (location_id is None or m.location_id == location_id)
             and (npc_id is None or npc_id in m.npc_ids)
             and (statuses is None or m.status in statuses)
         ]
+
+    def in_order(self) -> list[MemoryEntry]:
+        """Every memory in store order (file order for a cache that was never queried)."""
+        if self._index is None:
+            return list(self.memories.values())
+        return self.select()
+
+    def ranked(self, limit: int) -> list[MemoryEntry]:
+        """The visible memories, most important first, then newest, then in store order."""
+        memories = self.memories
+        return [memories[i] for _, i in self.index.ranked[: max(0, limit)]]
+
+
+def _targets(op: StoreOp) -> tuple[str, ...]:
+    """The ids of the memories an op adds or changes."""
+    if isinstance(op, AddOp | UpdateOp):
+        return (op.entry.id,)
+    if isinstance(op, SupersedeOp):
+        return (op.old_id,)
+    if isinstance(op, DeleteOp):
+        return (op.entry_id,)
+    return ()
 
 
 class StagingTransaction(StoreTransaction):

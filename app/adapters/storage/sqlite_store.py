@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -27,11 +28,17 @@ from cairn.errors import MemoryNotFoundError, StoreError, StoreLockedError
 from cairn.models.memory import (
     LocationRecord,
     MemoryEntry,
+    MemoryStatus,
     ParseProblem,
+    utc_now,
 )
 
-SCHEMA_VERSION = 1
-"""Kept in `PRAGMA user_version`; a file with a newer version is refused."""
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
+"""Kept in `PRAGMA user_version`; a file with a newer version is refused. 2 added the archive
+(`memories_archive`); every statement of `_SCHEMA` is idempotent, so an older file is brought up
+to date by running them all."""
 
 # `memories.entry` (pydantic JSON of the whole MemoryEntry) is the source of truth; the other
 # columns are copies kept for queries and indices. `seq` is the store order (an update keeps it).
@@ -58,7 +65,16 @@ _SCHEMA = (
         visits INTEGER NOT NULL,
         episodes TEXT NOT NULL
     )""",
+    # SUPERSEDED memories move here when an episode ends: kept, never loaded for play
+    """CREATE TABLE IF NOT EXISTS memories_archive (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        location_id INTEGER,
+        archived_at TEXT NOT NULL,
+        entry TEXT NOT NULL
+    )""",
     "CREATE INDEX IF NOT EXISTS memories_by_location ON memories(location_id)",
+    "CREATE INDEX IF NOT EXISTS memories_by_status ON memories(status)",
     "CREATE INDEX IF NOT EXISTS memories_by_importance ON memories(importance)",
     "CREATE INDEX IF NOT EXISTS memory_npcs_by_npc ON memory_npcs(npc_id)",
 )
@@ -272,18 +288,18 @@ class SqliteMemoryStore(CachedStore):
             try:
                 if _data_version(conn) != self._data_version:
                     self._load(conn)
-                cache = self._cache.copy()
+                cache = self._cache
                 touched: set[int] = set()
-                for op in ops:
-                    cache.apply(op)
-                    self._write(conn, cache, op, touched)
-                for loc_id in sorted(touched):
-                    record = cache.locations[loc_id]
-                    conn.execute(
-                        _UPSERT_LOCATION,
-                        (loc_id, record.name, record.visits, json.dumps(record.episodes)),
-                    )
-                conn.execute("COMMIT")
+                with cache.applying(ops):  # undone when the database refuses the unit of work
+                    for op in ops:
+                        self._write(conn, cache, op, touched)
+                    for loc_id in sorted(touched):
+                        record = cache.locations[loc_id]
+                        conn.execute(
+                            _UPSERT_LOCATION,
+                            (loc_id, record.name, record.visits, json.dumps(record.episodes)),
+                        )
+                    conn.execute("COMMIT")
             finally:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -292,7 +308,8 @@ class SqliteMemoryStore(CachedStore):
     def _write(
         self, conn: sqlite3.Connection, cache: MemoryCache, op: StoreOp, touched: set[int]
     ) -> None:
-        """Apply one op (already applied to `cache`, which validated it) to the database."""
+        """Write one op to the database (`cache` holds the unit of work's result: every op
+        already applied, and validated)."""
         if isinstance(op, AddOp):
             entry = op.entry
             conn.execute(
@@ -304,7 +321,10 @@ class SqliteMemoryStore(CachedStore):
             if entry.location_id is not None and entry.location_id in cache.locations:
                 touched.add(entry.location_id)
         elif isinstance(op, UpdateOp | SupersedeOp):
-            entry = cache.memories[op.entry.id if isinstance(op, UpdateOp) else op.old_id]
+            found = cache.memories.get(op.entry.id if isinstance(op, UpdateOp) else op.old_id)
+            if found is None:
+                return  # deleted by a later op of this unit of work
+            entry = found
             if conn.execute(_UPDATE_MEMORY, (*_columns(entry), entry.id)).rowcount != 1:
                 raise MemoryNotFoundError(f"no memory with id {entry.id!r} in {self._path}")
             if isinstance(op, UpdateOp):
@@ -315,6 +335,54 @@ class SqliteMemoryStore(CachedStore):
                 raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} in {self._path}")
         elif isinstance(op, VisitOp):
             touched.add(op.location_id)
+
+    def checkpoint(self) -> None:
+        """The end of an episode: move SUPERSEDED memories to `memories_archive`, in one
+        transaction."""
+        with self._lock:
+            conn = self._connection()
+            with self._sql_errors("archive"):
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    if _data_version(conn) != self._data_version:
+                        self._load(conn)
+                    ids = [
+                        row[0]
+                        for row in conn.execute(
+                            "SELECT id FROM memories WHERE status = ? ORDER BY seq",
+                            (MemoryStatus.SUPERSEDED.value,),
+                        )
+                    ]
+                    if not ids:
+                        return
+                    conn.execute(
+                        "INSERT OR REPLACE INTO memories_archive (id, location_id, archived_at,"
+                        " entry) SELECT id, location_id, ?, entry FROM memories WHERE status = ?"
+                        " ORDER BY seq",
+                        (utc_now().isoformat(), MemoryStatus.SUPERSEDED.value),
+                    )
+                    conn.execute(
+                        "DELETE FROM memories WHERE status = ?", (MemoryStatus.SUPERSEDED.value,)
+                    )
+                    cache = self._cache
+                    with cache.applying([DeleteOp(i) for i in ids if i in cache.memories]):
+                        conn.execute("COMMIT")
+                finally:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+
+    def archived(self) -> list[MemoryEntry]:
+        with self._lock:
+            conn = self._connection()
+            with self._sql_errors("read the archive"):
+                rows = conn.execute("SELECT entry FROM memories_archive ORDER BY seq").fetchall()
+        found: list[MemoryEntry] = []
+        for (data,) in rows:
+            try:
+                found.append(MemoryEntry.model_validate_json(data))
+            except ValidationError as e:
+                log.warning("%s: an archived memory is invalid: %s", self._path, e)
+        return found
 
     @staticmethod
     def _write_npcs(conn: sqlite3.Connection, entry: MemoryEntry) -> None:
