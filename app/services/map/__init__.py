@@ -23,8 +23,8 @@ e.g. several rooms called "Forest"):
   those already covered by a known or inferred edge (or tried and found to stay in place).
 
 Modules: `directions` (compass words), `exits` (exits in room text), `graph` (MapGraph:
-learning, reading, routing), `render` (connections: one per pair of rooms; Mermaid, dot, prompt summaries). Pure: saving and
-loading are the map repository adapter's (`app/adapters/storage/map_repository.py`).
+learning, reading, routing), `render` (connections, one per pair of rooms; Mermaid, dot, prompt
+summaries). Pure: saving and loading are the map repository adapter's (`app/adapters/storage/map_repository.py`).
 """
 
 from cairn.services.map.directions import DIRECTIONS, normalize_action, normalize_direction
