@@ -24,7 +24,8 @@ e.g. several rooms called "Forest"):
 
 Modules: `directions` (compass words), `exits` (exits in room text), `graph` (MapGraph:
 learning, reading, routing), `render` (connections, one per pair of rooms; Mermaid, dot, prompt
-summaries). Pure: saving and loading are the map repository adapter's (`app/adapters/storage/map_repository.py`).
+summaries). Pure: saving and loading are the map repository adapter's
+(`app/adapters/storage/map_repository.py`).
 """
 
 from cairn.services.map.directions import DIRECTIONS, normalize_action, normalize_direction
