@@ -9,7 +9,7 @@ from html import escape
 from typing import Any
 
 WIDTH, HEIGHT = 380, 210
-LEFT, RIGHT, TOP, BOTTOM = 48, 14, 26, 30
+LEFT, RIGHT, TOP, BOTTOM = 48, 14, 38, 30
 
 
 @dataclass(frozen=True)
@@ -131,16 +131,15 @@ def line_chart(curve: Curve, series: list[Series]) -> str:
                     f'<circle class="point {s.css}" data-episode="{i}" cx="{x_at(i):.1f}" '
                     f'cy="{y_at(v):.1f}" r="4"><title>{escape(label)}</title></circle>'
                 )
-    if len(series) > 1:
-        x = WIDTH - RIGHT
-        for s in reversed(series):
-            width = 7 * len(s.name) + 16
-            x -= width
+    if len(series) > 1:  # the legend, on its own line under the title
+        x = float(LEFT)
+        for s in series:
             out.append(
-                f'<g class="legend {s.css}"><line class="line {s.css}" x1="{x:.1f}" y1="12" '
-                f'x2="{x + 12:.1f}" y2="12"/><text x="{x + 15:.1f}" y="16">'
+                f'<g class="legend {s.css}"><line class="line {s.css}" x1="{x:.1f}" y1="26" '
+                f'x2="{x + 14:.1f}" y2="26"/><text x="{x + 18:.1f}" y="30">'
                 f"{escape(s.name)}</text></g>"
             )
+            x += 6 * len(s.name) + 34
     out.append("</svg>")
     return "".join(out)
 

@@ -43,7 +43,7 @@ MAP_STYLE = """
 .map .room.selected .box { stroke: #6a1b9a; stroke-width: 3.5; }
 .map .room .name { font-size: 11px; fill: #111; }
 .map .room .count { font-size: 9px; fill: #234; }
-.map .room .skull { font-size: 12px; fill: #c62828; }
+.map .room .skull { font-size: 15px; fill: #b71c1c; font-weight: bold; }
 .map .badge rect { fill: #2e7d32; }
 .map .badge.here rect { fill: #111; }
 .map .badge text { font-size: 9px; fill: #fff; }
@@ -198,7 +198,7 @@ def _room(graph: MapGraph, box: Box, marks: MapMarks, most: int) -> str:
         )
     if deaths:
         out.append(
-            f'<text class="skull" x="{box.x + box.w - 4:.1f}" y="{box.y + 13:.1f}" '
+            f'<text class="skull" x="{box.x + box.w - 4:.1f}" y="{box.y + 15:.1f}" '
             f'text-anchor="end">\u2620{deaths if deaths > 1 else ""}</text>'
         )
     badges = [("start", "start")] if room == marks.start else []
