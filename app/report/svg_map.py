@@ -6,18 +6,11 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
-from cairn.report.layout import Box, DrawnEdge, MapLayout, layout_map
+from cairn.report.layout import COMPASS, Box, DrawnEdge, MapLayout, layout_map
 from cairn.services.map import MapGraph, room_label
 
 STUB_DIRECTIONS: dict[str, tuple[float, float]] = {
-    "north": (0, -1),
-    "south": (0, 1),
-    "east": (1, 0),
-    "west": (-1, 0),
-    "northeast": (1, -1),
-    "northwest": (-1, -1),
-    "southeast": (1, 1),
-    "southwest": (-1, 1),
+    **COMPASS,
     "up": (0.45, -1),
     "down": (-0.45, 1),
     "in": (1, 0.45),
