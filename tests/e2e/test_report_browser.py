@@ -153,3 +153,37 @@ def test_the_demo_report_in_a_browser(demo_run: Path, tmp_path: Path) -> None:
             page.close()
     png = (tmp_path / "report.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
+
+
+def test_superseded_memories_hide_until_asked_and_link_to_their_successor(tmp_path: Path) -> None:
+    from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+    from cairn.models.memory import MemoryEntry
+    from tests.integration.test_cli_report import workdir_with_a_run
+
+    work = workdir_with_a_run(tmp_path / "run")
+    store = MarkdownMemoryStore(work / "Memories.md")
+    with store.transaction() as tx:
+        for ident, title in (("m-old", "Door is locked"), ("m-new", "Key opens the door")):
+            tx.add(MemoryEntry(id=ident, scope=MemoryScope.LOCATION, location_id=44, title=title))
+        tx.supersede("m-old", "m-new")
+    store.close()
+    result = CliRunner().invoke(main, ["report", "--workdir", str(work)])
+    assert result.exit_code == 0, result.output
+    with Chromium(tmp_path / "profile") as browser:
+        page = browser.page()
+        try:
+            open_report(page, work / "report.html")
+            hidden = "document.getElementById('mem-m-old').hidden"
+            assert page.evaluate(hidden) is True
+            assert page.evaluate("document.getElementById('mem-m-new').hidden") is False
+            page.evaluate("document.getElementById('show-superseded').click()")
+            assert page.evaluate(hidden) is False
+            page.evaluate("document.querySelector('#mem-m-old a.to-successor').click()")
+            assert page.evaluate("document.getElementById('mem-m-new').classList.contains('flash')")
+
+            width = "+document.getElementById('map-svg').getAttribute('width')"
+            before = page.evaluate(width)
+            page.evaluate("document.querySelector('[data-zoom=in]').click()")
+            assert page.evaluate(width) > before
+        finally:
+            page.close()
