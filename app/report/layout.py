@@ -96,10 +96,16 @@ class DrawnEdge:
     control: Point
     end: Point
 
+    def point_at(self, t: float) -> Point:
+        """The point of the curve at `t` (0: `start`, 1: `end`)."""
+        u = 1 - t
+        (x0, y0), (x1, y1), (x2, y2) = self.start, self.control, self.end
+        return (u * u * x0 + 2 * u * t * x1 + t * t * x2, u * u * y0 + 2 * u * t * y1 + t * t * y2)
+
     @property
     def label_at(self) -> Point:
         """The curve's middle (where its label goes)."""
-        return _bezier(self.start, self.control, self.end, 0.5)
+        return self.point_at(0.5)
 
     def path(self) -> str:
         """The SVG path data."""
@@ -280,17 +286,9 @@ def _crossings(edge: DrawnEdge, boxes: dict[int, Box], occupied: dict[Cell, int]
     samples = max(int(length / 8), 2)
     crossed: set[int] = set()
     for i in range(1, samples):
-        x, y = _bezier(edge.start, edge.control, edge.end, i / samples)
+        x, y = edge.point_at(i / samples)
         cell = (round((x - MARGIN - BOX_W / 2) / CELL_W), round((y - MARGIN - BOX_H / 2) / CELL_H))
         room = occupied.get(cell)
         if room is not None and room not in ends and boxes[room].contains((x, y), pad=6):
             crossed.add(room)
     return len(crossed)
-
-
-def _bezier(p0: Point, p1: Point, p2: Point, t: float) -> Point:
-    u = 1 - t
-    return (
-        u * u * p0[0] + 2 * u * t * p1[0] + t * t * p2[0],
-        u * u * p0[1] + 2 * u * t * p1[1] + t * t * p2[1],
-    )

@@ -45,17 +45,7 @@ def test_few_edges_pass_through_other_rooms(zork_layout: MapLayout) -> None:
     crossing = 0
     for edge in zork_layout.edges:
         others = [b for r, b in zork_layout.boxes.items() if r not in (edge.link.a, edge.link.b)]
-        points = [
-            (
-                (1 - t) ** 2 * edge.start[0]
-                + 2 * (1 - t) * t * edge.control[0]
-                + t * t * edge.end[0],
-                (1 - t) ** 2 * edge.start[1]
-                + 2 * (1 - t) * t * edge.control[1]
-                + t * t * edge.end[1],
-            )
-            for t in (i / 50 for i in range(1, 50))
-        ]
+        points = [edge.point_at(i / 50) for i in range(1, 50)]
         crossing += any(box.contains(p) for box in others for p in points)
     assert crossing <= len(zork_layout.edges) // 10, crossing
 

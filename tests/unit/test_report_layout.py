@@ -87,12 +87,7 @@ def test_an_edge_that_would_cross_a_room_bends_around_it() -> None:
     middle = layout.boxes[2]
     [edge] = [e for e in layout.edges if {e.link.a, e.link.b} == {1, 3}]
     for step in range(1, 40):
-        t = step / 40
-        u = 1 - t
-        point = (
-            u * u * edge.start[0] + 2 * u * t * edge.control[0] + t * t * edge.end[0],
-            u * u * edge.start[1] + 2 * u * t * edge.control[1] + t * t * edge.end[1],
-        )
+        point = edge.point_at(step / 40)
         assert not middle.contains(point), point
     assert not math.isclose(edge.control[1], middle.center[1])
 
