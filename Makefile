@@ -31,6 +31,7 @@ test: $(STAMP) lint system-packages
 bench: $(STAMP)
 	$(PY) bench/store_bench.py
 	$(PY) bench/play_bench.py
+	$(PY) bench/report_bench.py
 
 clean:
 	rm -rf $(VENV) .cairn-demo .pytest_cache .mypy_cache .ruff_cache

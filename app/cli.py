@@ -12,6 +12,7 @@ import click
 from cairn import defaults
 from cairn.cli_memories import memories
 from cairn.cli_options import format_entry, settings_for, store_option, workdir_option
+from cairn.cli_report import compare, report
 from cairn.errors import CairnError, MapFileError
 from cairn.play.legend import TABLE_LEGEND
 
@@ -222,6 +223,7 @@ def _play(
     click.echo(episode_table(report))
     click.echo(TABLE_LEGEND)
     click.echo(f"report: {result.report_path}  transcript: {result.run_dir / 'transcript.jsonl'}")
+    click.echo(f"html report: {result.html_path}")
     if report.get("interrupted"):
         click.echo("interrupted: the run ended early (Ctrl-C); everything above is saved", err=True)
         sys.exit(130)
@@ -229,11 +231,16 @@ def _play(
 
 @main.command("map")
 @click.option(
-    "--format", "fmt", type=click.Choice(["mermaid", "dot"]), default="mermaid", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["mermaid", "dot", "svg"]),
+    default="mermaid",
+    show_default=True,
 )
 @workdir_option
 def map_command(fmt: str, workdir: Path | None) -> None:
-    """Print the map learned so far (Mermaid with L{id} nodes, or Graphviz dot)."""
+    """Print the map learned so far (Mermaid or Graphviz dot with L{id} nodes, or the report's
+    SVG drawing: redirect it into a .svg file)."""
 
     from cairn.adapters.storage.map_repository import load_map
     from cairn.settings import load_settings
@@ -243,10 +250,17 @@ def map_command(fmt: str, workdir: Path | None) -> None:
     graph = load_map(path)
     if not graph.location_ids():
         raise MapFileError(path, "no map here: nothing was played in this workdir yet")
+    if fmt == "svg":
+        from cairn.report.writer import workdir_map_svg
+
+        click.echo(workdir_map_svg(settings_for(workdir, None), graph))
+        return
     click.echo(graph.render_mermaid() if fmt == "mermaid" else graph.render_dot())
 
 
 main.add_command(memories)
+main.add_command(report)
+main.add_command(compare)
 
 
 def _register_replay() -> None:

@@ -100,3 +100,8 @@ class GameError(CairnError):
 
 class ScenarioError(CairnError):
     """Raised when a replay scenario cannot be loaded or run; names the file, line and field."""
+
+
+class ReportError(CairnError):
+    """Raised when a report or comparison cannot be made: a workdir without report.json, an
+    unreadable or malformed report.json, a baseline folder that is missing; names the file."""

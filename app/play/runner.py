@@ -1,7 +1,7 @@
 """run_play: build everything from the container, play the episodes, write the run's files.
 
 Files written into the workdir: the memory store, `map.json` and `map.mmd`, `knowledgebase.md`,
-`report.json`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`.
+`report.json`, `report.html`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class PlayResult:
     report: dict[str, Any]
     report_path: Path
     run_dir: Path
+    html_path: Path | None = None
 
 
 def open_play_game(settings: CairnSettings, game_path: Path | None, seed: int) -> IGame:
@@ -127,7 +128,15 @@ def run_play(
     }
     report_path = workdir / settings.report_file
     atomic_write_text(report_path, json.dumps(report, indent=2) + "\n")
-    return PlayResult(report=report, report_path=report_path, run_dir=transcript_file.parent)
+    from cairn.report.writer import write_report
+
+    html_path = write_report(settings)
+    return PlayResult(
+        report=report,
+        report_path=report_path,
+        run_dir=transcript_file.parent,
+        html_path=html_path,
+    )
 
 
 class _StopOnInterrupt:

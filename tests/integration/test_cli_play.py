@@ -37,7 +37,7 @@ def test_play_prints_the_table_and_map_renders_what_it_learned(tmp_path: Path) -
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["store"] == "sqlite" and (tmp_path / "memories.sqlite3").exists()
     mermaid = runner.invoke(main, ["map", "--workdir", str(tmp_path)])
-    assert mermaid.exit_code == 0 and 'L44["Entrance Hall"]' in mermaid.output
+    assert mermaid.exit_code == 0 and 'L44["Entrance Hall (L44)"]' in mermaid.output
     dot = runner.invoke(main, ["map", "--workdir", str(tmp_path), "--format", "dot"])
     assert dot.exit_code == 0 and dot.output.startswith("digraph")
     shown = runner.invoke(

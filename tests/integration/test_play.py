@@ -63,7 +63,7 @@ def test_a_run_writes_its_files(demo_runs: tuple[Path, dict[str, Any], dict[str,
     assert on_disk["total"] == report["total"] and len(on_disk["episodes"]) == 3
     assert on_disk["total"]["max_score"] == 4
     mermaid = (workdir / "map.mmd").read_text()
-    assert mermaid.startswith("graph LR") and 'L44["Entrance Hall"]' in mermaid
+    assert mermaid.startswith("graph LR") and 'L44["Entrance Hall (L44)"]' in mermaid
     assert "## Episodes" in (workdir / "knowledgebase.md").read_text()
     [transcript] = workdir.glob("runs/*/transcript.jsonl")
     lines = [json.loads(x) for x in transcript.read_text().splitlines()]

@@ -14,6 +14,7 @@ from cairn.errors import CairnError, InvalidLocationError, MapFileError
 from cairn.services.map import (
     MapEdge,
     MapGraph,
+    connections,
     exits_in_text,
     normalize_action,
     normalize_direction,
@@ -120,9 +121,8 @@ def test_names_that_repeat_stay_distinct_nodes() -> None:
     g.add_connection(10, 11, action="north")
     g.add_connection(11, 12, action="east")
     mermaid = g.render_mermaid()
-    assert mermaid.count('["Forest"]') == 3
     for room in (10, 11, 12):
-        assert f'L{room}["Forest"]' in mermaid
+        assert f'L{room}["Forest (L{room})"]' in mermaid
     assert g.route(10, 12) == ["north", "east"]
 
 
@@ -323,7 +323,7 @@ def test_mermaid_has_id_nodes_and_labelled_edges_in_a_stable_order() -> None:
     mermaid = g.render_mermaid()
     lines = mermaid.splitlines()
     assert lines[0] == "graph LR"
-    assert '    L180["West of House"]' in lines
+    assert '    L180["West of House (L180)"]' in lines
     assert "    L180 -->|north| L81" in lines
     assert "    L79 -->|enter window| L62" in lines
     assert mermaid == zork_house().render_mermaid()
@@ -338,7 +338,7 @@ def test_mermaid_escapes_quotes_and_brackets_in_names() -> None:
     g.add_connection(1, 2, action='say "hi|there"')
     mermaid = g.render_mermaid()
     node = next(line for line in mermaid.splitlines() if line.strip().startswith("L1["))
-    label = node.strip()[len('L1["') : -len('"]')]
+    label = node.strip()[len('L1["') : -len(' (L1)"]')]
     assert not set(label) & set('"[]{}()|<>')
     assert "#quot;Grue's#quot;" in label and "#91;Lair#93;" in label
     edge = next(line for line in mermaid.splitlines() if "-->" in line)
@@ -370,16 +370,34 @@ def test_dot_output_quotes_names_and_labels() -> None:
             edges.append((int(edge.group(1)), int(edge.group(2)), _dot_unquote(edge.group(3))))
         else:
             assert re.fullmatch(r"\s+(rankdir=LR|node \[shape=box\]);", line), line
-    assert names[180] == "West of House"
-    assert names[7] == 'Say "hello" \\ wave'
+    assert names[180] == "West of House (L180)"
+    assert names[7] == 'Say "hello" \\ wave (L7)'
     assert (BEHIND_HOUSE, KITCHEN, "enter window") in edges
     assert (KITCHEN, 7, "up") in edges
+
+
+def test_a_two_way_connection_is_one_edge_in_every_format() -> None:
+    g = zork_house()
+    g.add_connection(NORTH_OF_HOUSE, WEST_OF_HOUSE, action="south")
+    g.add_connection(KITCHEN, BEHIND_HOUSE, action=None)
+    mermaid = g.render_mermaid().splitlines()
+    assert "    L81 <-->|south / north| L180" in mermaid
+    assert not [line for line in mermaid if re.search(r"L180 .*L81", line)]
+    assert "    L79 <-->|enter window| L62" in mermaid
+    assert "    L81 -->|east| L79" in mermaid
+    dot = g.render_dot().splitlines()
+    assert '    L81 -> L180 [label="south / north", dir=both];' in dot
+    assert '    L81 -> L79 [label="east"];' in dot
+    assert not [line for line in dot if "L180 -> L81" in line]
+    links = {(c.a, c.b): c for c in connections(g)}
+    assert len(links) == 5 and links[(BEHIND_HOUSE, KITCHEN)].back == ()
+    assert links[(BEHIND_HOUSE, KITCHEN)].two_way
 
 
 def test_unnamed_rooms_render_with_their_id() -> None:
     g = MapGraph()
     g.add_connection(3, 4, action="east")
-    assert 'L3["Location 3"]' in g.render_mermaid()
+    assert 'L3["Location 3 (L3)"]' in g.render_mermaid()
 
 
 def test_routing_summary_lines() -> None:

@@ -23,20 +23,25 @@ e.g. several rooms called "Forest"):
   those already covered by a known or inferred edge (or tried and found to stay in place).
 
 Modules: `directions` (compass words), `exits` (exits in room text), `graph` (MapGraph:
-learning, reading, routing), `render` (Mermaid, dot, prompt summaries). Pure: saving and
-loading are the map repository adapter's (`app/adapters/storage/map_repository.py`).
+learning, reading, routing), `render` (connections, one per pair of rooms; Mermaid, dot, prompt
+summaries). Pure: saving and loading are the map repository adapter's
+(`app/adapters/storage/map_repository.py`).
 """
 
 from cairn.services.map.directions import DIRECTIONS, normalize_action, normalize_direction
 from cairn.services.map.exits import exits_in_text
 from cairn.services.map.graph import ExplorationFigures, MapEdge, MapGraph
+from cairn.services.map.render import Connection, connections, room_label
 
 __all__ = [
     "DIRECTIONS",
+    "Connection",
     "ExplorationFigures",
     "MapEdge",
     "MapGraph",
+    "connections",
     "exits_in_text",
     "normalize_action",
     "normalize_direction",
+    "room_label",
 ]

@@ -2,34 +2,92 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from cairn.services.map.graph import MapGraph
 
 
+@dataclass(frozen=True, slots=True)
+class Connection:
+    """Two rooms joined by known moves, drawn as ONE edge: the actions from `a` to `b`
+    (`forward`) and back (`back`, empty for a one-way move). An unlabelled move adds no action;
+    `b_to_a` tells whether any move (labelled or not) goes back."""
+
+    a: int
+    b: int
+    forward: tuple[str, ...]
+    back: tuple[str, ...]
+    b_to_a: bool = False
+
+    @property
+    def two_way(self) -> bool:
+        return self.b_to_a
+
+    @property
+    def label(self) -> str:
+        """`north / south` (a->b / b->a), `enter window` one way, "" with no action known."""
+        parts = (", ".join(self.forward), ", ".join(self.back))
+        return " / ".join(part for part in parts if part)
+
+
+def connections(graph: MapGraph) -> list[Connection]:
+    """Every pair of rooms joined by a known move, once, in the order of `graph.edges()`:
+    `a` is the source of the first labelled edge between the two (else of the first edge)."""
+    edges = graph.edges()
+    pairs: dict[frozenset[int], tuple[int, int]] = {}
+    actions: dict[tuple[int, int], list[str]] = {}
+    for edge in sorted(edges, key=lambda e: e.action is None):  # stable: labelled ones first
+        pairs.setdefault(frozenset((edge.from_id, edge.to_id)), (edge.from_id, edge.to_id))
+    for edge in edges:
+        taken = actions.setdefault((edge.from_id, edge.to_id), [])
+        if edge.action is not None:
+            taken.append(edge.action)
+    order: dict[frozenset[int], int] = {}
+    for index, edge in enumerate(edges):
+        order.setdefault(frozenset((edge.from_id, edge.to_id)), index)
+    return [
+        Connection(
+            a,
+            b,
+            forward=tuple(actions[(a, b)]),
+            back=tuple(actions.get((b, a), ())),
+            b_to_a=(b, a) in actions,
+        )
+        for a, b in sorted(pairs.values(), key=lambda pair: order[frozenset(pair)])
+    ]
+
+
+def room_label(graph: MapGraph, room: int) -> str:
+    """A room as every map shows it: its name and id, `Forest (L76)` (names repeat)."""
+    return f"{_display_name(graph, room)} (L{room})"
+
+
 def mermaid(graph: MapGraph, direction: Literal["LR", "TD"] = "LR") -> str:
-    """A Mermaid flowchart: nodes `L{id}["Name"]`, edges `L1 -->|north| L2` (known only)."""
+    """A Mermaid flowchart: nodes `L{id}["Name (L{id})"]`; one edge per connection,
+    `L1 -->|enter window| L2` one way, `L1 <-->|north / south| L2` both ways (known only)."""
     lines = [f"graph {direction}"]
     for room in graph.location_ids():
-        lines.append(f'    L{room}["{_mermaid_text(_display_name(graph, room))}"]')
-    for edge in graph.edges():
-        if edge.action is None:
-            lines.append(f"    L{edge.from_id} --> L{edge.to_id}")
-        else:
-            label = _mermaid_text(edge.action)
-            lines.append(f"    L{edge.from_id} -->|{label}| L{edge.to_id}")
+        lines.append(f'    L{room}["{_mermaid_text(_display_name(graph, room))} (L{room})"]')
+    for link in connections(graph):
+        arrow = "<-->" if link.two_way else "-->"
+        label = f"|{_mermaid_text(link.label)}|" if link.label else ""
+        lines.append(f"    L{link.a} {arrow}{label} L{link.b}")
     return "\n".join(lines)
 
 
 def dot(graph: MapGraph) -> str:
-    """A Graphviz digraph with the same nodes and edges as `mermaid`."""
+    """A Graphviz digraph with the same nodes and edges as `mermaid` (`dir=both` both ways)."""
     lines = ["digraph map {", "    rankdir=LR;", "    node [shape=box];"]
     for room in graph.location_ids():
-        lines.append(f"    L{room} [label={_dot_string(_display_name(graph, room))}];")
-    for edge in graph.edges():
-        attributes = "" if edge.action is None else f" [label={_dot_string(edge.action)}]"
-        lines.append(f"    L{edge.from_id} -> L{edge.to_id}{attributes};")
+        lines.append(f"    L{room} [label={_dot_string(room_label(graph, room))}];")
+    for link in connections(graph):
+        attributes = [f"label={_dot_string(link.label)}"] if link.label else []
+        if link.two_way:
+            attributes.append("dir=both")
+        shown = f" [{', '.join(attributes)}]" if attributes else ""
+        lines.append(f"    L{link.a} -> L{link.b}{shown};")
     lines.append("}")
     return "\n".join(lines)
 

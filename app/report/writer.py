@@ -1,0 +1,61 @@
+"""Write a workdir's report page: open its store (through the composition root), gather, render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cairn.adapters.files import atomic_write_text
+from cairn.errors import ReportError
+from cairn.report.data import RunData, gather, load_report_json, run_ends
+from cairn.report.page import render_page
+from cairn.report.svg_map import map_svg
+from cairn.services.map import MapGraph
+
+if TYPE_CHECKING:
+    from cairn.settings import CairnSettings
+
+HTML_FILE = "report.html"
+"""The page `cairn play` writes beside report.json."""
+
+
+def write_report(
+    settings: CairnSettings, *, output: Path | None = None, baseline: Path | None = None
+) -> Path:
+    """Render the report of `settings.workdir` into `output` (default: WORKDIR/report.html);
+    the path written. ReportError when the workdir holds no report.json or the baseline none."""
+    from cairn.container import build_container
+
+    workdir = settings.workdir
+    load_report_json(workdir)  # fail before opening (and creating) a store in a wrong folder
+    if baseline is not None:
+        load_report_json(baseline, what="baseline")
+    store = build_container(settings).store()
+    try:
+        data = gather(workdir, store, map_file=settings.map_file, baseline=baseline)
+    finally:
+        store.close()
+    path = output if output is not None else workdir / HTML_FILE
+    try:
+        atomic_write_text(path, render_page(data))
+    except OSError as error:
+        raise ReportError(f"{path}: cannot write the report: {error}") from error
+    return path
+
+
+def workdir_map_svg(settings: CairnSettings, graph: MapGraph) -> str:
+    """The report's map of `graph` alone, marked with the workdir's memories (and the last
+    run's start and current rooms when its report.json is there)."""
+    from cairn.container import build_container
+
+    try:
+        report = load_report_json(settings.workdir)
+    except ReportError:
+        report = {}
+    store = build_container(settings).store()
+    try:
+        data = RunData(report, graph, store.entries(), store.locations())
+    finally:
+        store.close()
+    data.start, data.current = run_ends(settings.workdir, report)
+    return map_svg(graph, data.marks)
