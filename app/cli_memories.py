@@ -40,7 +40,9 @@ location_filter = click.option(
 )
 npc_filter = click.option("--npc", "npc_id", default=None, help="Only this NPC id.")
 world_filter = click.option("--world", is_flag=True, help="Only world memories.")
-all_filter = click.option("--all", "show_all", is_flag=True, help="Include SUPERSEDED memories.")
+all_filter = click.option(
+    "--all", "show_all", is_flag=True, help="Include SUPERSEDED memories and the archive."
+)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
 
@@ -74,6 +76,14 @@ def show(
     entries = mem_store.entries(scope=scope, location_id=location_id, npc_id=npc_id)
     if not show_all:
         entries = [e for e in entries if e.visible]
+    else:  # with the archive (SUPERSEDED memories moved there when their episode ended)
+        entries = [
+            e
+            for e in mem_store.archived()
+            if (scope is None or e.scope is scope)
+            and (location_id is None or e.location_id == location_id)
+            and (npc_id is None or npc_id in e.npc_ids)
+        ] + entries
     if as_json:
         payload = [e.model_dump(mode="json") for e in entries]
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -190,6 +200,8 @@ def export(fmt: str, workdir: Path | None, store: str | None) -> None:
     payload = {
         "store": str(mem_store.path),
         "locations": [r.model_dump(mode="json") for r in mem_store.locations().values()],
-        "memories": [e.model_dump(mode="json") for e in mem_store.entries()],
+        "memories": [
+            e.model_dump(mode="json") for e in mem_store.archived() + mem_store.entries()
+        ],
     }
     click.echo(json.dumps(payload, indent=2, ensure_ascii=False))

@@ -103,7 +103,7 @@ def gather(
     return RunData(
         report=report,
         graph=load_map(workdir / map_file),
-        memories=store.entries(),
+        memories=store.archived() + store.entries(),
         locations=store.locations(),
         start=start,
         current=current,

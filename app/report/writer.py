@@ -54,7 +54,7 @@ def workdir_map_svg(settings: CairnSettings, graph: MapGraph) -> str:
         report = {}
     store = build_container(settings).store()
     try:
-        data = RunData(report, graph, store.entries(), store.locations())
+        data = RunData(report, graph, store.archived() + store.entries(), store.locations())
     finally:
         store.close()
     data.start, data.current = run_ends(settings.workdir, report)

@@ -119,7 +119,7 @@ def sqlite_factory(tmp_path: Path) -> Iterator[StoreFactory]:
 def counting_commits(store: IMemoryStore) -> Iterator[Callable[[], int]]:
     """Count the durable writes `store` makes inside the block; yields a function giving it.
 
-    markdown: calls of its one file write; sqlite: COMMITs of write (BEGIN IMMEDIATE)
+    markdown: its whole-file writes (folds) and appends; sqlite: COMMITs of write (BEGIN IMMEDIATE)
     transactions on its connection;
     inmemory: its `commits` counter.
     """
@@ -128,17 +128,23 @@ def counting_commits(store: IMemoryStore) -> Iterator[Callable[[], int]]:
         yield lambda: store.commits - start
     elif isinstance(store, MarkdownMemoryStore):
         writes: list[str] = []
-        original = store._replace
+        original, original_append = store._replace, store._append_once
 
         def write(text: str) -> tuple[ParsedFile | None, str] | None:
             writes.append(text)
             return original(text)
 
+        def append(ids: list[str | int]) -> bool:
+            writes.append("append")
+            return original_append(ids)
+
         store._replace = write  # type: ignore[method-assign]
+        store._append_once = append  # type: ignore[method-assign]
         try:
             yield lambda: len(writes)
         finally:
             del store._replace
+            del store._append_once
     elif isinstance(store, SqliteMemoryStore):
         statements: list[str] = []
         conn = store._connection()

@@ -1,0 +1,302 @@
+"""The write and read paths that keep a store's cost flat as it grows.
+
+- Memories.md takes each unit of work as an append to a recent part (the file is not rewritten),
+  and a person who reads the file at any moment sees every acknowledged memory; the recent part
+  is folded into the sections at an episode's end (`checkpoint`), on close and past its bound.
+- At an episode's end SUPERSEDED memories move to an archive (Memories.md's
+  `Memories.archive.md`, SQLite's `memories_archive`): kept, readable, never loaded for play.
+- The cache's indexes answer every filter and the ranking exactly as a scan of every memory.
+- A unit of work that fails leaves the cache (and the file) as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from cairn.adapters.storage import markdown_store
+from cairn.adapters.storage.markdown_format import RECENT_HEADER, check_memory_file
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.ops import (
+    AddOp,
+    DeleteOp,
+    MemoryCache,
+    StoreOp,
+    SupersedeOp,
+    UpdateOp,
+    VisitOp,
+)
+from cairn.errors import StoreError
+from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus
+from tests.contract.conftest import StoreFactory
+
+BASE = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+def memory(n: int, *, importance: int = 500, seconds: int | None = None) -> MemoryEntry:
+    """Memories spread over three rooms, two NPCs (one shared with a room) and the world."""
+    kind = n % 4
+    fields: dict[str, object] = {
+        "id": f"s-{n:04d}",
+        "title": f"Memory {n}",
+        "text": f"Learned thing {n}.",
+        "importance": importance,
+        "created_at": BASE + timedelta(seconds=n if seconds is None else seconds),
+    }
+    if kind == 0:
+        return MemoryEntry(scope=MemoryScope.LOCATION, location_id=n % 3 + 1, **fields)  # type: ignore[arg-type]
+    if kind == 1:
+        return MemoryEntry(scope=MemoryScope.NPC, npc_ids=["troll", "thief"][n % 2 : 2], **fields)  # type: ignore[arg-type]
+    if kind == 2:
+        return MemoryEntry(  # type: ignore[arg-type]
+            scope=MemoryScope.NPC, npc_ids=["thief"], location_id=2, **fields
+        )
+    return MemoryEntry(scope=MemoryScope.WORLD, **fields)  # type: ignore[arg-type]
+
+
+def file_view(path: Path) -> tuple[list[MemoryEntry], dict[int, tuple[str, int, list[int]]]]:
+    """What a person (or a new process) reading the file now gets."""
+    store = MarkdownMemoryStore(path)
+    try:
+        assert store.problems() == []
+        records = {k: (r.name, r.visits, r.episodes) for k, r in store.locations().items()}
+        return store.entries(), records
+    finally:
+        store.close()
+
+
+def test_units_of_work_are_appended_and_the_file_is_whole_at_every_moment(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    with store.transaction() as tx:  # the session's first write folds (it takes the backup)
+        tx.add(memory(0))
+    inode = path.stat().st_ino
+    for n in range(1, 40):
+        size = path.stat().st_size
+        with store.transaction() as tx:
+            tx.add(memory(n))
+            tx.record_visit(n % 3 + 1, f"Room {n % 3 + 1}", n // 10 + 1)
+            if n % 7 == 0:
+                tx.supersede(f"s-{n - 4:04d}", f"s-{n:04d}")
+            if n % 5 == 0:
+                old = store.get(f"s-{n - 1:04d}")
+                assert old is not None
+                tx.update(old.model_copy(update={"text": f"Changed in write {n}."}))
+        assert path.stat().st_ino == inode, "an append never replaces the file"
+        added = path.stat().st_size - size
+        assert 0 < added < 2_000, "a unit of work costs its own blocks, not the file"
+        entries, records = file_view(path)
+        assert entries == store.entries()
+        assert records == {k: (r.name, r.visits, r.episodes) for k, r in store.locations().items()}
+    text = path.read_text()
+    assert text.count(RECENT_HEADER) == 1
+    assert "Changed in write 35." in text
+    store.close()  # closing folds the recent part into the sections
+    assert RECENT_HEADER not in path.read_text()
+    assert check_memory_file(path) == []
+    assert file_view(path)[0] == entries
+
+
+def test_the_recent_part_is_folded_past_its_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(markdown_store, "RECENT_LIMIT", 1_000)
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    inodes = set()
+    for n in range(30):
+        with store.transaction() as tx:
+            tx.add(memory(n))
+        inodes.add(path.stat().st_ino)
+        text = path.read_text()
+        if RECENT_HEADER in text:
+            assert len(text.split(RECENT_HEADER, 1)[1]) < 1_000 + 600
+    assert len(inodes) > 3, "folds (whole-file swaps) happened past the bound"
+    assert file_view(path)[0] == store.entries()
+
+
+def test_a_person_editing_a_block_in_the_recent_part_keeps_the_edit(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    for n in range(4):
+        with store.transaction() as tx:
+            tx.add(memory(n))
+    text = path.read_text()
+    assert text.index(RECENT_HEADER) < text.index("Learned thing 3.")
+    path.write_text(text.replace("Learned thing 3.", "Corrected by hand."))
+    with store.transaction() as tx:
+        tx.add(memory(4))
+    store.close()
+    entries = {e.id: e.text for e in file_view(path)[0]}
+    assert entries["s-0003"] == "Corrected by hand."
+    assert set(entries) == {f"s-{n:04d}" for n in range(5)}
+
+
+def test_a_failed_append_leaves_no_half_block_and_no_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    for n in range(2):
+        with store.transaction() as tx:
+            tx.add(memory(n))
+    before = path.read_bytes()
+    real_write = os.write
+
+    def half_then_full_disk(fd: int, data: bytes | memoryview) -> int:
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(markdown_store.os, "write", half_then_full_disk)
+    with pytest.raises(StoreError, match="No space left"), store.transaction() as tx:
+        tx.add(memory(2))
+        tx.record_visit(9, "Room 9", 1)
+    monkeypatch.setattr(markdown_store.os, "write", real_write)
+    assert path.read_bytes() == before
+    assert store.get("s-0002") is None
+    assert 9 not in store.locations()
+    assert [e.id for e in store.entries()] == ["s-0000", "s-0001"]
+
+
+def test_checkpoint_moves_superseded_memories_to_the_archive(
+    durable_factory: StoreFactory,
+) -> None:
+    store = durable_factory.open()
+    with store.transaction() as tx:
+        for n in range(8):
+            tx.add(memory(n))
+    with store.transaction() as tx:
+        tx.supersede("s-0000", "s-0004")
+        tx.supersede("s-0003", None)
+    store.checkpoint()
+    assert {e.id for e in store.entries()} == {f"s-{n:04d}" for n in (1, 2, 4, 5, 6, 7)}
+    archived = {e.id: e for e in store.archived()}
+    assert set(archived) == {"s-0000", "s-0003"}
+    assert archived["s-0000"].superseded_by == "s-0004"
+    assert archived["s-0000"].status is MemoryStatus.SUPERSEDED
+    store.checkpoint()  # nothing more to move
+    reopened = durable_factory.open()
+    assert {e.id for e in reopened.entries()} == {e.id for e in store.entries()}
+    assert set(e.id for e in reopened.archived()) == {"s-0000", "s-0003"}
+    if durable_factory.kind == "markdown":
+        assert durable_factory.path.with_name("Memories.archive.md").exists()
+        assert "s-0000" not in durable_factory.path.read_text()
+
+
+def test_an_editors_stale_copy_does_not_bring_archived_memories_back(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    with store.transaction() as tx:
+        for n in range(3):
+            tx.add(memory(n))
+    with store.transaction() as tx:
+        tx.supersede("s-0000", "s-0001")
+    stale = path.read_text()  # a person opens the file; the episode ends meanwhile
+    store.checkpoint()
+    path.write_text(stale + "\n**[NOTE] Hand note** *(Ep1, T1)*\nWritten by hand.\n")
+    with store.transaction() as tx:
+        tx.add(memory(3))
+    store.close()
+    entries = {e.title for e in file_view(path)[0]}
+    assert "Memory 0" not in entries and "Hand note" in entries
+    assert [e.id for e in store.archived()] == ["s-0000"]
+
+
+def random_ops(rng: random.Random, cache: MemoryCache, n: int) -> list[StoreOp]:
+    ids = list(cache.memories)
+    roll = rng.random()
+    if roll < 0.45 or not ids:
+        return [AddOp(memory(n, importance=rng.randrange(1, 1000), seconds=rng.randrange(50)))]
+    target = cache.memories[rng.choice(ids)]
+    if roll < 0.6:
+        return [UpdateOp(target.model_copy(update={"importance": rng.randrange(1, 1000)}))]
+    if roll < 0.7:
+        return [UpdateOp(target.model_copy(update={"status": MemoryStatus.TENTATIVE}))]
+    if roll < 0.8:
+        return [SupersedeOp(target.id, rng.choice([*ids, None]))]
+    if roll < 0.9:
+        return [DeleteOp(target.id)]
+    return [VisitOp(rng.randrange(1, 4), "Room", 1)]
+
+
+def scan(
+    memories: list[MemoryEntry], **filters: object
+) -> list[MemoryEntry]:  # the reference: every memory, in store order, filtered
+    return [
+        m
+        for m in memories
+        if (filters.get("scope") is None or m.scope is filters["scope"])
+        and (filters.get("location_id") is None or m.location_id == filters["location_id"])
+        and (filters.get("npc_id") is None or filters["npc_id"] in m.npc_ids)
+        and (filters.get("statuses") is None or m.status in filters["statuses"])  # type: ignore[operator]
+    ]
+
+
+def test_the_indexes_answer_as_a_scan_of_every_memory_does() -> None:
+    rng = random.Random(5)
+    cache = MemoryCache()
+    order: list[str] = []  # store order: sections (rooms, NPCs, world), added order within
+    visible = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+    for n in range(600):
+        ops = random_ops(rng, cache, n)
+        cache.apply_all(ops)
+        for op in ops:
+            if isinstance(op, AddOp):
+                order.append(op.entry.id)
+            elif isinstance(op, DeleteOp):
+                order.remove(op.entry_id)
+        if n % 25:
+            continue
+        section = {"location": 0, "npc": 1, "world": 2}
+        in_order = sorted(
+            (cache.memories[i] for i in order),
+            key=lambda m: (
+                section[m.scope.value],
+                m.location_id or 0 if m.scope is MemoryScope.LOCATION else m.npc_ids[0]
+                if m.scope is MemoryScope.NPC else 0,
+            ),
+        )
+        assert cache.select() == in_order
+        for filters in (
+            {"location_id": 2},
+            {"location_id": 2, "scope": MemoryScope.LOCATION, "statuses": visible},
+            {"npc_id": "thief"},
+            {"npc_id": "troll", "statuses": visible},
+            {"scope": MemoryScope.WORLD, "statuses": visible},
+            {"scope": MemoryScope.NPC},
+            {"statuses": visible},
+        ):
+            assert cache.select(**filters) == scan(in_order, **filters), filters  # type: ignore[arg-type]
+        ranked = sorted(
+            scan(in_order, statuses=visible),
+            key=lambda m: (m.importance, m.created_at),
+            reverse=True,
+        )
+        assert cache.ranked(10) == ranked[:10]
+        assert cache.ranked(10_000) == ranked
+
+
+def test_a_failing_unit_of_work_leaves_the_cache_and_its_indexes_as_they_were() -> None:
+    cache = MemoryCache()
+    cache.apply_all([AddOp(memory(n)) for n in range(12)] + [VisitOp(1, "Room 1", 1)])
+    before = (cache.select(), cache.ranked(100), dict(cache.locations))
+    with pytest.raises(StoreError):
+        cache.apply_all(
+            [
+                UpdateOp(memory(4, importance=999)),
+                DeleteOp("s-0005"),
+                SupersedeOp("s-0006", "s-0007"),
+                VisitOp(1, "Room 1", 2),
+                VisitOp(9, "Room 9", 2),
+                AddOp(memory(20)),
+                AddOp(memory(3)),  # exists: the unit of work fails here
+            ]
+        )
+    assert (cache.select(), cache.ranked(100), dict(cache.locations)) == before
+    assert cache.locations[1].episodes == [1]
