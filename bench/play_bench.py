@@ -1,16 +1,22 @@
-"""Offline play pipeline speed against raw Jericho on the same action sequence.
+"""Offline play pipeline speed against raw Jericho on the same action sequence, from stores
+that already hold 0, 1,500 and 10,000 memories.
 
-Replays Zork I's walkthrough (from ../shared/roms) three ways and prints steps per second:
-raw `FrotzEnv.step`, cairn's `JerichoGame` adapter alone, and the whole offline pipeline
-(PlaySession: context assembly, agent, bus, triggers, rule-based synthesis, markdown store),
-with the pipeline/raw ratio.
+Replays Zork I's walkthrough (from ../shared/roms) and prints steps per second: raw
+`FrotzEnv.step`, cairn's `JerichoGame` adapter alone, and the whole offline pipeline
+(PlaySession: context assembly, agent, bus, triggers, rule-based synthesis, durable store
+writes) on each store, preloaded with memories of the kind a long run leaves (spread over the
+game's rooms, NPCs and the world), with the ratio to raw Jericho.
 
-    .venv/bin/python bench/play_bench.py [--rom PATH] [--repeat N] [--store markdown|sqlite]
+Targets: >= 1,000 turns/s from an empty store and >= 500 turns/s at 10,000 memories.
+
+    .venv/bin/python bench/play_bench.py [--rom PATH] [--repeat N] [--sizes 0,1500,10000]
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import random
 import sys
 import tempfile
 import time
@@ -21,8 +27,12 @@ sys.path.insert(0, str(ROOT))
 
 from cairn.adapters.game.jericho_game import JerichoGame  # noqa: E402
 from cairn.agents.scripted import ScriptedAgent  # noqa: E402
+from cairn.container import build_container  # noqa: E402
 from cairn.play.runner import run_play  # noqa: E402
-from cairn.settings import load_settings  # noqa: E402
+from cairn.settings import CairnSettings, load_settings  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from store_bench import realistic_entry  # noqa: E402
 
 
 def raw_steps_per_second(rom: Path, actions: list[str], repeat: int) -> float:
@@ -51,9 +61,38 @@ def adapter_steps_per_second(rom: Path, actions: list[str], repeat: int) -> floa
     return repeat * len(actions) / elapsed
 
 
-def pipeline_turns_per_second(rom: Path, actions: list[str], repeat: int, store: str) -> float:
+def preload(settings: CairnSettings, size: int, rooms: list[int]) -> int:
+    """Fill the workdir's store with `size` memories spread over the game's rooms, as a long
+    run leaves them: written, then the episode's end (the policy's caps retire the excess,
+    the checkpoint archives what is SUPERSEDED). Returns how many stay loaded for play."""
+    if not size:
+        return 0
+    rng = random.Random(size)
+    container = build_container(settings)
+    store = container.store()
+    try:
+        with store.transaction() as tx:
+            for n in range(size):
+                entry = realistic_entry(rng, n)
+                if entry.location_id is not None:
+                    room = rooms[n % len(rooms)]
+                    entry = entry.model_copy(
+                        update={"location_id": room, "location_name": f"Room {room}"}
+                    )
+                tx.add(entry)
+        container.memory_service().prune()
+        store.checkpoint()
+        return len(store.entries())
+    finally:
+        store.close()
+
+
+def pipeline_turns_per_second(
+    rom: Path, actions: list[str], repeat: int, store: str, size: int, rooms: list[int]
+) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(workdir=Path(tmp), store=store, objective_every=10_000)
+        hot = preload(settings, size, rooms)
         start = time.perf_counter()
         result = run_play(
             settings,
@@ -64,26 +103,49 @@ def pipeline_turns_per_second(rom: Path, actions: list[str], repeat: int, store:
         )
         elapsed = time.perf_counter() - start
         turns = result.report["total"]["turns"]
-    return turns / elapsed
+    return turns / elapsed, hot
+
+
+def walkthrough_rooms(rom: Path, actions: list[str]) -> list[int]:
+    """The location ids the walkthrough visits (so preloaded memories are where play reads)."""
+    game = JerichoGame(rom)
+    rooms = {game.reset().location_id}
+    for action in actions:
+        rooms.add(game.step(action).location_id)
+    game.close()
+    return sorted(r for r in rooms if r is not None)
 
 
 def main() -> None:
+    logging.disable(logging.WARNING)  # the rule-based synthesizer's notes on preloaded rooms
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rom", type=Path, default=ROOT.parent / "shared" / "roms" / "zork1.z5")
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--store", choices=["markdown", "sqlite"], default="markdown")
+    parser.add_argument("--sizes", default="0,1500,10000", help="preloaded memories")
+    parser.add_argument("--stores", default="markdown,sqlite")
     args = parser.parse_args()
     if not args.rom.exists():
         sys.exit(f"no story file at {args.rom}: pass --rom PATH")
     actions = JerichoGame(args.rom).walkthrough()
+    rooms = walkthrough_rooms(args.rom, actions)
     raw = raw_steps_per_second(args.rom, actions, args.repeat)
     adapter = adapter_steps_per_second(args.rom, actions, args.repeat)
-    pipeline = pipeline_turns_per_second(args.rom, actions, args.repeat, args.store)
     print(f"action sequence: {args.rom.name} walkthrough, {len(actions)} steps x {args.repeat}")
-    print(f"raw Jericho steps/s:        {raw:10.1f}")
+    print(f"raw Jericho steps/s:         {raw:9.1f}")
     print(f"JerichoGame adapter steps/s: {adapter:9.1f}")
-    print(f"offline pipeline turns/s:   {pipeline:10.1f}  ({args.store} store)")
-    print(f"pipeline / raw ratio:       {pipeline / raw:10.3f}")
+    print("store     preloaded  loaded for play   turns/s   ratio to raw   target")
+    for store in args.stores.split(","):
+        for size in (int(s) for s in args.sizes.split(",")):
+            rate, hot = pipeline_turns_per_second(
+                args.rom, actions, args.repeat, store, size, rooms
+            )
+            target = 1000 if size == 0 else 500 if size >= 10_000 else None
+            met = target is not None and rate >= target
+            verdict = "" if target is None else f">= {target}: {'OK' if met else 'MISSED'}"
+            print(
+                f"{store:<9} {size:>9} {hot:>16} {rate:9.1f} {rate / raw:14.3f}   {verdict}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ LocationId = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
 number no store can keep (SQLite integers are 64-bit)."""
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def new_memory_id() -> str:
     """Return a fresh, stable memory id."""
     return "m-" + uuid.uuid4().hex[:12]
@@ -152,12 +155,10 @@ class MemoryEntry(BaseModel):
     @classmethod
     def _no_lone_surrogates(cls, value: object) -> object:
         """Text no file can hold: a lone surrogate (U+D800-U+DFFF) is named, never written."""
-        if isinstance(value, str):
-            for position, char in enumerate(value):
-                if 0xD800 <= ord(char) <= 0xDFFF:
-                    raise ValueError(
-                        f"holds a lone surrogate U+{ord(char):04X} at position {position}"
-                    )
+        if isinstance(value, str) and (found := _LONE_SURROGATE.search(value)) is not None:
+            raise ValueError(
+                f"holds a lone surrogate U+{ord(found.group()):04X} at position {found.start()}"
+            )
         return value
 
     @model_validator(mode="after")

@@ -65,9 +65,15 @@ class EditHistory:
         self._absent: dict[int, frozenset[str]] = {}
         """generation of a merged save -> the memories it lacked and the store kept."""
 
-    def observe(self, cache: MemoryCache, ids: Iterable[str] | None = None) -> int:
+    def observe(
+        self,
+        cache: MemoryCache,
+        ids: Iterable[str] | None = None,
+        location_ids: Iterable[int] | None = None,
+    ) -> int:
         """Record the versions `cache` (a file as written or read) holds of `ids` (all memories
-        when None) and of every location record, as one new generation; return it."""
+        when None) and of the location records `location_ids` (all when None), as one new
+        generation; return it."""
         self.generation += 1
         gen = self.generation
         memories = cache.memories
@@ -80,7 +86,11 @@ class EditHistory:
             if not versions or versions[-1][0] != entry:
                 versions.append((entry, gen))
                 del versions[:-VERSIONS_KEPT]
-        for loc_id, record in cache.locations.items():
+        records = cache.locations
+        for loc_id in records if location_ids is None else location_ids:
+            record = records.get(loc_id)
+            if record is None:
+                continue
             key = _record_key(record)
             self._record_first.setdefault(loc_id, gen)
             seen = self._records.setdefault(loc_id, [])

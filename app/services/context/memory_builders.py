@@ -52,7 +52,25 @@ class _Group:
         return [_block(e) for _, e in self.entries]
 
 
+_RENDERED: dict[int, tuple[MemoryEntry, str]] = {}
+"""Blocks by entry object (entries are replaced, never changed): a prompt re-renders only the
+memories that changed since the last one."""
+_RENDERED_KEPT = 4096
+
+
 def _block(entry: MemoryEntry) -> str:
+    """`_render_block(entry)`, kept per entry object."""
+    hit = _RENDERED.get(id(entry))
+    if hit is not None and hit[0] is entry:
+        return hit[1]
+    if len(_RENDERED) >= _RENDERED_KEPT:
+        _RENDERED.clear()
+    text = _render_block(entry)
+    _RENDERED[id(entry)] = (entry, text)
+    return text
+
+
+def _render_block(entry: MemoryEntry) -> str:
     """A location's memory block; a failure ledger shows its commands without the game's answer."""
     commands = failed_commands(entry.text) if entry.category is MemoryCategory.FAILURE else []
     if commands:
