@@ -61,13 +61,14 @@ def adapter_steps_per_second(rom: Path, actions: list[str], repeat: int) -> floa
     return repeat * len(actions) / elapsed
 
 
-def preload(settings: CairnSettings, size: int, rooms: list[int]) -> int:
+def preload(settings: CairnSettings, size: int, rooms: dict[int, str]) -> int:
     """Fill the workdir's store with `size` memories spread over the game's rooms, as a long
     run leaves them: written, then the episode's end (the policy's caps retire the excess,
     the checkpoint archives what is SUPERSEDED). Returns how many stay loaded for play."""
     if not size:
         return 0
     rng = random.Random(size)
+    ids = sorted(rooms)
     container = build_container(settings)
     store = container.store()
     try:
@@ -75,9 +76,9 @@ def preload(settings: CairnSettings, size: int, rooms: list[int]) -> int:
             for n in range(size):
                 entry = realistic_entry(rng, n)
                 if entry.location_id is not None:
-                    room = rooms[n % len(rooms)]
+                    room = ids[n % len(ids)]
                     entry = entry.model_copy(
-                        update={"location_id": room, "location_name": f"Room {room}"}
+                        update={"location_id": room, "location_name": rooms[room]}
                     )
                 tx.add(entry)
         container.memory_service().prune()
@@ -88,7 +89,7 @@ def preload(settings: CairnSettings, size: int, rooms: list[int]) -> int:
 
 
 def pipeline_turns_per_second(
-    rom: Path, actions: list[str], repeat: int, store: str, size: int, rooms: list[int]
+    rom: Path, actions: list[str], repeat: int, store: str, size: int, rooms: dict[int, str]
 ) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(workdir=Path(tmp), store=store, objective_every=10_000)
@@ -106,14 +107,16 @@ def pipeline_turns_per_second(
     return turns / elapsed, hot
 
 
-def walkthrough_rooms(rom: Path, actions: list[str]) -> list[int]:
-    """The location ids the walkthrough visits (so preloaded memories are where play reads)."""
+def walkthrough_rooms(rom: Path, actions: list[str]) -> dict[int, str]:
+    """The rooms the walkthrough visits, by id, with their names (so preloaded memories are
+    where play reads them, under the names play gives them)."""
     game = JerichoGame(rom)
-    rooms = {game.reset().location_id}
-    for action in actions:
-        rooms.add(game.step(action).location_id)
+    rooms: dict[int, str] = {}
+    for obs in [game.reset(), *(game.step(action) for action in actions)]:
+        if obs.location_id is not None and obs.location_name:
+            rooms[obs.location_id] = obs.location_name
     game.close()
-    return sorted(r for r in rooms if r is not None)
+    return rooms
 
 
 def main() -> None:

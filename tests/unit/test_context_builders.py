@@ -524,3 +524,32 @@ def test_request_from_game_state_finds_location_and_present_npcs() -> None:
     assert (req.location_id, req.location_name) == (23, "Living Room")
     assert req.npc_ids_present == ["troll"]
     assert req.extra_sections == {"map": "m"}
+
+
+def test_the_location_sections_size_is_what_its_rendered_text_costs(memory: Any) -> None:
+    """The trimming loop sizes a location section from its blocks' characters and words; that
+    must be exactly the estimate of the text it would render, at every step."""
+    from cairn.services.context import memory_builders as mb
+    from cairn.services.context.tokens import estimate_tokens
+
+    entries = [
+        MemoryEntry(
+            scope=MemoryScope.LOCATION,
+            location_id=1,
+            category=list(C)[n % len(C)],
+            title=f"Thing {n} here",
+            text=" ".join(["word"] * (n * 7 % 40)) + f" and {'x' * (n % 9)}.",
+            importance=n * 37 % 1000 + 1,
+        )
+        for n in range(30)
+    ]
+    builder = mb.LocationMemoryBuilder(memory, max_tokens=10**6)
+    groups = builder._grouped(entries)
+    head = ["Location Memory for Hall (Location 1):", "You've been here 3 times."]
+    for hidden in range(len(entries)):
+        text = builder._render(head, groups, hidden)
+        assert builder._tokens(head, groups, hidden) == estimate_tokens(text)
+        for group in groups:
+            if group.entries:
+                group.entries.pop()
+                break

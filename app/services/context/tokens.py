@@ -15,6 +15,11 @@ def estimate_tokens(text: str) -> int:
     """
     if not text:
         return 0
-    by_chars = math.ceil(len(text) / 4)
-    by_words = math.ceil(len(text.split()) * 13 / 10)
-    return max(by_chars, by_words)
+    return estimate_from_counts(len(text), len(text.split()))
+
+
+def estimate_from_counts(chars: int, words: int) -> int:
+    """`estimate_tokens` of a text with this many characters and words."""
+    if chars <= 0:
+        return 0
+    return max(math.ceil(chars / 4), math.ceil(words * 13 / 10))
