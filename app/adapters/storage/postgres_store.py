@@ -285,7 +285,9 @@ class PostgresMemoryStore(CachedStore):
     # -- writing -----------------------------------------------------------------------------
 
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
-        self._refresh()  # the freshest view this object has: what its updates were made from
+        self._live()
+        # not refreshed first: the updates were made from this view, and what others changed
+        # since is merged row by row (`merge`); their notifications are read on the next read
         base = self._cache
 
         def work(conn: Conn, attempt: int) -> _Working:
