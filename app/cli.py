@@ -11,7 +11,13 @@ import click
 
 from cairn import defaults
 from cairn.cli_memories import memories
-from cairn.cli_options import format_entry, settings_for, store_option, workdir_option
+from cairn.cli_options import (
+    format_entry,
+    settings_for,
+    space_option,
+    store_option,
+    workdir_option,
+)
 from cairn.errors import CairnError, MapFileError
 from cairn.play.legend import TABLE_LEGEND
 
@@ -151,6 +157,7 @@ def run() -> None:
 )
 @workdir_option
 @store_option
+@space_option
 def play(
     game_path: Path | None,
     episodes: int | None,
@@ -162,12 +169,13 @@ def play(
     agent_spec: str | None,
     workdir: Path | None,
     store: str | None,
+    space: str | None,
 ) -> None:
     """Play episodes of a game with memory; write report.json, the store, map and transcript."""
 
     from cairn.settings import load_settings
 
-    settings = load_settings(workdir=workdir, store=store, llm=llm)
+    settings = load_settings(workdir=workdir, store=store, llm=llm, memory_space=space)
     _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh, agent_spec)
 
 
