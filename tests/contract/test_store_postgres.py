@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from cairn.adapters.storage.postgres_schema import SCHEMA_VERSION
-from cairn.adapters.storage.postgres_store import PostgresMemoryStore
+from cairn.adapters.storage.postgres_store import PostgresMemoryStore, merge
 from cairn.errors import StoreError, StoreLockedError
 from cairn.models.memory import MemoryStatus
 from cairn.services.policy import MemoryPolicy, prune
@@ -370,3 +370,25 @@ def test_a_writer_process_goes_on_through_a_server_restart_and_loses_nothing(
     store.close()
     missing = set(writer.ids) - ids
     assert not missing, f"acknowledged memories lost: {sorted(missing)[:5]}"
+
+
+def test_a_merge_keeps_both_agents_changes_unless_they_do_not_fit_together() -> None:
+    known = location_memory("Visit", turn_start=3, turn_end=5, text="old")
+    theirs = known.model_copy(update={"status": MemoryStatus.SUPERSEDED, "superseded_by": "m-x"})
+    ours = known.model_copy(update={"text": "new"})
+    assert merge(known, theirs, ours) == theirs.model_copy(update={"text": "new"})
+    assert merge(theirs, theirs, ours) == ours  # nothing changed meanwhile: ours as it is
+    assert merge(None, theirs, ours) == ours
+    later = known.model_copy(update={"turn_start": 9, "turn_end": 9})
+    shorter = known.model_copy(update={"turn_end": 4})
+    assert merge(known, later, shorter) == shorter  # turn_end 4 < turn_start 9: ours whole
+
+
+def test_an_invalid_memory_is_refused_before_it_reaches_other_agents(
+    postgres_factory: StoreFactory,
+) -> None:
+    store = postgres_factory.open()
+    broken = location_memory("Ends first", turn_start=5).model_copy(update={"turn_end": 2})
+    with pytest.raises(StoreError, match="turn_end"):
+        add_all(store, world_memory("Fine"), broken)
+    assert postgres_factory.open().entries() == store.entries() == []

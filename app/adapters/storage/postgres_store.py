@@ -70,6 +70,13 @@ _VISIT = (
 
 
 def _values(entry: MemoryEntry) -> tuple[Any, ...]:
+    """The columns of a memory, checked first: a row every agent of the space reads must be
+    valid (a `model_copy(update=...)` is not validated)."""
+    try:
+        MemoryEntry.model_validate(dict(entry))
+    except ValidationError as e:
+        problem = " ".join(str(e).split())
+        raise StoreError(f"memory {entry.id!r} is invalid, not stored: {problem}") from e
     return (
         entry.scope.value,
         entry.category.value,
@@ -87,7 +94,9 @@ def _record(row: Sequence[Any]) -> LocationRecord:
 
 def merge(known: MemoryEntry | None, current: MemoryEntry, ours: MemoryEntry) -> MemoryEntry:
     """The update `ours` (made from `known`) applied to `current`, what the database holds:
-    fields `ours` changed take its value, the others keep `current`'s (no lost update)."""
+    fields `ours` changed take its value, the others keep `current`'s (no lost update). When
+    the result would be invalid (e.g. turn_start from one change, turn_end from the other),
+    `ours` is taken whole."""
     if known is None or known == current:
         return ours
     changed = {
@@ -95,7 +104,11 @@ def merge(known: MemoryEntry | None, current: MemoryEntry, ours: MemoryEntry) ->
         for name in MemoryEntry.model_fields
         if getattr(ours, name) != getattr(known, name)
     }
-    return current.model_copy(update=changed)
+    try:
+        return MemoryEntry.model_validate({**dict(current), **changed})
+    except ValidationError:  # the two sets of changes do not fit together: the later one wins
+        log.warning("memory %s was changed by another agent meanwhile; this change wins", ours.id)
+        return ours
 
 
 class _Working:
