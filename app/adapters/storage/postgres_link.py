@@ -168,7 +168,6 @@ class PostgresLink:
                 open=False,
                 kwargs={"autocommit": True, "connect_timeout": self._connect_timeout},
                 configure=self._configure,
-                check=ConnectionPool.check_connection,
                 reconnect_timeout=max(self._reconnect_timeout, 1.0),
                 timeout=self._connect_timeout,
                 name=f"cairn-{self.channel}",
@@ -205,7 +204,9 @@ class PostgresLink:
     def run(self, work: Callable[[psycopg.Connection[Any], int], T], doing: str) -> T:
         """Call `work(connection, attempt)` (it opens its own transaction). When the connection
         is lost, wait for the server and call it again (attempt 1, 2, ...) until
-        `reconnect_timeout`; other database errors are StoreErrors."""
+        `reconnect_timeout`; other database errors are StoreErrors. (Connections are not
+        checked before use: a broken one fails its first statement, the pool drops it when it
+        comes back, and the retry gets a new one.)"""
         if self._pool is None:
             raise StoreError(f"{self.where}: the store is closed")
         deadline = time.monotonic() + self._reconnect_timeout

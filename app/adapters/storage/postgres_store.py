@@ -262,10 +262,16 @@ class PostgresMemoryStore(CachedStore):
         ids, locs = sorted(changes.memories), sorted(changes.locations)
 
         def read(conn: Conn, attempt: int) -> tuple[list[Any], list[Any]]:
-            memories = conn.execute(
-                "SELECT seq, id, entry FROM cairn_memories WHERE id = ANY (%s) ORDER BY seq",
-                (ids,),
-            ).fetchall()
+            memories = (
+                conn.execute(
+                    "SELECT seq, id, entry FROM cairn_memories WHERE id = ANY (%s) ORDER BY seq",
+                    (ids,),
+                ).fetchall()
+                if ids
+                else []
+            )
+            if not locs:
+                return memories, []
             locations = conn.execute(
                 f"SELECT {_LOCATION} FROM cairn_locations WHERE id = ANY (%s)", (locs,)
             ).fetchall()
@@ -327,9 +333,11 @@ class PostgresMemoryStore(CachedStore):
                 self._add(conn, working, op.entry, retried=attempt > 0)
                 memories[op.entry.id] = None
                 entry = op.entry
-                if entry.scope is MemoryScope.LOCATION and entry.location_id is not None:
-                    self._ensure_location(conn, working, entry.location_id, entry.location_name)
-                    locations[entry.location_id] = None
+                at = entry.location_id if entry.scope is MemoryScope.LOCATION else None
+                if at is not None and self._ensure_location(
+                    conn, working, at, entry.location_name
+                ):
+                    locations[at] = None
             elif isinstance(op, UpdateOp):
                 seq, current = self._lock_row(conn, op.entry.id, "update")
                 merged = merge(working.cache.memories.get(op.entry.id), current, op.entry)
@@ -377,19 +385,25 @@ class PostgresMemoryStore(CachedStore):
 
     def _ensure_location(
         self, conn: Conn, working: _Working, location_id: int, name: str | None
-    ) -> None:
+    ) -> bool:
+        """Make sure the location has a record (named, if it had no name); return whether
+        this wrote it."""
         row = conn.execute(
             f"SELECT {_LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
         ).fetchone()
+        wrote = False
         if row is None or (not row[1] and name):  # only then is there something to write
             new = conn.execute(_ENSURE_LOCATION, (location_id, encode_text(name or "")))
-            row = new.fetchone() or row
+            written = new.fetchone()
+            wrote = written is not None
+            row = written or row
         if row is None:  # inserted by another agent meanwhile, with a name already
             row = conn.execute(
                 f"SELECT {_LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
             ).fetchone()
         assert row is not None
         working.cache.locations[location_id] = _record(row)
+        return wrote
 
     def _lock_row(self, conn: Conn, entry_id: str, doing: str) -> tuple[int, MemoryEntry]:
         row = conn.execute(_LOCK_ROW, (entry_id,)).fetchone()
