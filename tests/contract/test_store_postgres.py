@@ -392,3 +392,18 @@ def test_an_invalid_memory_is_refused_before_it_reaches_other_agents(
     with pytest.raises(StoreError, match="turn_end"):
         add_all(store, world_memory("Fine"), broken)
     assert postgres_factory.open().entries() == store.entries() == []
+
+
+def test_a_role_that_skips_row_level_security_is_warned_about(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    running = server()
+    running.admin(f"ALTER ROLE {running.role} BYPASSRLS")
+    try:
+        open_pg_store(tmp_path).close()
+    finally:
+        running.admin(f"ALTER ROLE {running.role} NOBYPASSRLS")
+    assert "does not keep it to its memory space" in caplog.text
+    caplog.clear()
+    open_pg_store(tmp_path).close()
+    assert "memory space" not in caplog.text

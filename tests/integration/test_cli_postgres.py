@@ -1,8 +1,10 @@
-"""`cairn memories export --format jsonl` / `import` between markdown, sqlite and postgres, and
-the command line's answer to a server it cannot use (one line, exit 2, no password)."""
+"""`cairn memories export --format jsonl` / `import` between markdown, sqlite and postgres, the
+command line's answer to a server it cannot use (one line, exit 2, no password), and the memory
+space a game plays into."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -13,8 +15,13 @@ import pytest
 from click.testing import CliRunner
 
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.postgres_store import PostgresMemoryStore
 from cairn.cli import main
 from cairn.models.memory import LocationRecord, MemoryEntry
+from cairn.play.runner import default_space, run_play
+from cairn.replay.runner import replay_settings, walkthrough_document
+from cairn.settings import load_settings
+from cairn.testing import FakeGame
 from cairn.testing.postgres_server import free_port
 from tests.contract.conftest import as_stored
 from tests.contract.test_store_contract import full_entries
@@ -143,3 +150,22 @@ def test_the_postgres_store_needs_a_database_url(tmp_path: Path) -> None:
     assert result.stderr.strip() == (
         "error: database_url: required by the postgres store (CAIRN_DATABASE_URL)"
     )
+
+
+def test_a_game_plays_into_its_own_memory_space_by_default(tmp_path: Path) -> None:
+    url = server().url
+    settings = load_settings(workdir=tmp_path / "run", store="postgres", database_url=url)
+    game = FakeGame()
+    run_play(settings, episodes=1, max_turns=12, game=game)
+    store = PostgresMemoryStore(url, space=game.name)
+    try:
+        assert store.entries()
+    finally:
+        store.close()
+    story = tmp_path / "tiny.z5"
+    story.write_bytes(b"not really a story")
+    digest = hashlib.sha256(b"not really a story").hexdigest()[:16]
+    assert default_space(settings, story, None) == f"tiny-{digest}"
+    assert default_space(settings, None, None) == "demo-world-1"
+    scenario = walkthrough_document(story)
+    assert replay_settings(scenario, tmp_path).memory_space == "tiny-walkthrough"

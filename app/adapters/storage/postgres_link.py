@@ -160,6 +160,7 @@ class PostgresLink:
         with self.errors("connect"):
             self._listener = self._connect()
             migrate(self._listener, self.where)
+            self._warn_if_privileged(self._listener)
             self._listener.execute(f"LISTEN {self.channel}")
             pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
                 self._url,
@@ -174,6 +175,18 @@ class PostgresLink:
             )
             pool.open(wait=True, timeout=self._connect_timeout)
             self._pool = pool
+
+    def _warn_if_privileged(self, conn: psycopg.Connection[Any]) -> None:
+        """Row-level security does not hold a superuser or a BYPASSRLS role to its space."""
+        row = conn.execute(
+            "SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()
+        if row is not None and row[0]:
+            log.warning(
+                "%s: this role is a superuser or has BYPASSRLS: the database does not keep it"
+                " to its memory space; connect as an ordinary role",
+                self.where,
+            )
 
     def forked(self) -> bool:
         """True (once) when this process is a fork of the one that opened the connections:
