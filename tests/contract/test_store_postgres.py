@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,25 @@ def eventually(check: Callable[[], bool], seconds: float = 5.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "not seen in time"
         time.sleep(0.002)
+
+
+def in_threads(*calls: Callable[[], None]) -> None:
+    """Run each call in its own thread at once; fail with the first error any of them raised."""
+    errors: list[BaseException] = []
+
+    def guarded(call: Callable[[], None]) -> None:
+        try:
+            call()
+        except BaseException as e:  # reported by the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
 
 
 # -- memory spaces -------------------------------------------------------------------------------
@@ -149,21 +169,12 @@ def test_memories_of_many_agents_keep_one_order_everywhere(postgres_factory: Sto
     """Commits that overlap reach each cache in a different order; each cache still holds the
     store order (the order a fresh load gives)."""
     stores = [pg(postgres_factory.open()) for _ in range(3)]
-    errors: list[BaseException] = []
 
     def write(store: PostgresMemoryStore, prefix: str) -> None:
-        try:
-            for n in range(30):
-                add_all(store, location_memory(f"{prefix} {n}", location_id=n % 3))
-        except BaseException as e:
-            errors.append(e)
+        for n in range(30):
+            add_all(store, location_memory(f"{prefix} {n}", location_id=n % 3))
 
-    threads = [threading.Thread(target=write, args=(s, f"w{i}")) for i, s in enumerate(stores)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    in_threads(*(partial(write, s, f"w{i}") for i, s in enumerate(stores)))
     fresh = postgres_factory.open()
     expected = fresh.entries()
     assert len(expected) == 90
@@ -220,25 +231,16 @@ def test_two_agents_superseding_one_memory_at_once_agree_on_one_successor(
     add_all(a, *olds)
     eventually(lambda: len(b.entries()) == 8)
     barrier = threading.Barrier(2)
-    errors: list[BaseException] = []
 
     def replace(store: PostgresMemoryStore, name: str) -> None:
-        try:
-            for old in olds:
-                new = world_memory(f"{name} replaces {old.title}", id=f"{name}-{old.id}")
-                barrier.wait()
-                with store.transaction() as tx:
-                    tx.add(new)
-                    tx.supersede(old.id, new.id)
-        except BaseException as e:
-            errors.append(e)
+        for old in olds:
+            new = world_memory(f"{name} replaces {old.title}", id=f"{name}-{old.id}")
+            barrier.wait()
+            with store.transaction() as tx:
+                tx.add(new)
+                tx.supersede(old.id, new.id)
 
-    threads = [threading.Thread(target=replace, args=(s, n)) for s, n in ((a, "a"), (b, "b"))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    in_threads(partial(replace, a, "a"), partial(replace, b, "b"))
     fresh = postgres_factory.open()
     for old in olds:
         stored = fresh.get(old.id)
@@ -252,22 +254,13 @@ def test_visits_counted_by_many_agents_at_once_are_all_counted(
     postgres_factory: StoreFactory,
 ) -> None:
     stores = [pg(postgres_factory.open()) for _ in range(4)]
-    errors: list[BaseException] = []
 
     def visit(store: PostgresMemoryStore, episode: int) -> None:
-        try:
-            for _ in range(25):
-                with store.transaction() as tx:
-                    tx.record_visit(5, "Crossroads", episode)
-        except BaseException as e:
-            errors.append(e)
+        for _ in range(25):
+            with store.transaction() as tx:
+                tx.record_visit(5, "Crossroads", episode)
 
-    threads = [threading.Thread(target=visit, args=(s, n + 1)) for n, s in enumerate(stores)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    in_threads(*(partial(visit, s, n + 1) for n, s in enumerate(stores)))
     record = postgres_factory.open().locations()[5]
     assert (record.visits, record.episodes, record.name) == (100, [1, 2, 3, 4], "Crossroads")
     for store in stores:

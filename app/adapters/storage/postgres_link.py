@@ -232,14 +232,21 @@ class PostgresLink:
                 cause = e.__context__
                 if cause is None or not is_disconnect(cause):
                     raise
-                if time.monotonic() >= deadline:
-                    raise StoreError(
-                        f"{self.where}: {doing}: the server could not be reached for"
-                        f" {self._reconnect_timeout:g} s: {self._clean(cause)}"
-                    ) from None
                 log.warning("%s: connection lost (%s); retrying", self.where, doing)
-                attempt += 1
-                time.sleep(min(0.05 * 2**attempt, 1.0))
+                attempt = self._wait_for_server(deadline, attempt, doing, cause)
+
+    def _wait_for_server(
+        self, deadline: float, attempt: int, doing: str, error: BaseException
+    ) -> int:
+        """Sleep before the next attempt (backing off up to 1 s); past `deadline`, raise the
+        StoreError saying the server could not be reached. Returns the next attempt's number."""
+        if time.monotonic() >= deadline:
+            raise StoreError(
+                f"{self.where}: {doing}: the server could not be reached for"
+                f" {self._reconnect_timeout:g} s: {self._clean(error)}"
+            ) from None
+        time.sleep(min(0.05 * 2 ** (attempt + 1), 1.0))
+        return attempt + 1
 
     def poll(self) -> Changes | None:
         """What other store objects on this space committed since the last poll (without
@@ -285,10 +292,4 @@ class PostgresLink:
                 self._listener = listener
                 return
             except psycopg.OperationalError as e:
-                if time.monotonic() >= deadline:
-                    raise StoreError(
-                        f"{self.where}: listen: the server could not be reached for"
-                        f" {self._reconnect_timeout:g} s: {self._clean(e)}"
-                    ) from None
-                attempt += 1
-                time.sleep(min(0.05 * 2**attempt, 1.0))
+                attempt = self._wait_for_server(deadline, attempt, "listen", e)
