@@ -400,3 +400,19 @@ def test_a_role_that_skips_row_level_security_is_warned_about(
     caplog.clear()
     open_pg_store(tmp_path).close()
     assert "memory space" not in caplog.text
+
+
+def test_a_writer_that_never_reads_takes_in_the_notifications_as_it_commits(
+    postgres_factory: StoreFactory,
+) -> None:
+    a, b = pg(postgres_factory.open()), pg(postgres_factory.open())
+    theirs = [world_memory(f"A's {n}") for n in range(5)]
+    for entry in theirs:
+        add_all(a, entry)
+    time.sleep(0.2)  # their notifications have reached b's connection
+    for n in range(3):
+        add_all(b, world_memory(f"B's {n}"))  # commits only: no read
+    assert b._pending is not None and b._pending.memories == {m.id for m in theirs}
+    assert b.fetched == 0
+    assert {m.id for m in theirs} <= {m.id for m in b.entries()}  # the next read has them
+    assert (b.fetched, b.loads) == (5, 1)

@@ -179,6 +179,7 @@ class PostgresMemoryStore(CachedStore):
             reconnect_timeout=reconnect_timeout,
         )
         self._seqs: dict[str, int] = {}
+        self._pending: Changes | None = Changes()
         self._bad: dict[str, ParseProblem] = {}
         self.commits = 0
         """Units of work committed by this object."""
@@ -211,15 +212,27 @@ class PostgresMemoryStore(CachedStore):
 
     def _refresh(self) -> None:
         self._live()
-        changes = self._link.poll()
-        if changes is None:
+        self._gather()
+        pending, self._pending = self._pending, Changes()
+        if pending is None:
             self._load()
-        elif changes:
-            self._fetch(changes)
+        elif pending:
+            self._fetch(pending)
+
+    def _gather(self) -> None:
+        """Take in the notifications that arrived (a commit does too, so they never pile up
+        unread); the rows they name are read on the next read. None: read everything."""
+        changes = self._link.poll()
+        if changes is None or self._pending is None:
+            self._pending = None
+        else:
+            self._pending.memories |= changes.memories
+            self._pending.locations |= changes.locations
 
     def _load(self) -> None:
         """Read the whole space (after draining notifications: the read covers them)."""
         self._link.poll()  # whatever it names (or missed, if it reconnected) is read below
+        self._pending = Changes()
         memories, locations = self._link.run(self._read_all, "read")
         working = _Working(MemoryCache(), {})
         self._bad.clear()
@@ -305,6 +318,7 @@ class PostgresMemoryStore(CachedStore):
 
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
         self._live()
+        self._gather()
         # not refreshed first: the updates were made from this view, and what others changed
         # since is merged row by row (`merge`); their notifications are read on the next read
         base = self._cache
