@@ -194,6 +194,11 @@ def _play(
     from cairn.play.runner import episode_table, run_play
 
     agent = load_agent(agent_spec) if agent_spec else None
+    if fresh and settings.store == "postgres":
+        raise click.UsageError(
+            "--fresh cannot set aside a postgres memory space (other agents may share it);"
+            " give --space a new name to start from no memories"
+        )
     if fresh:
         aside = set_aside_run_files(settings)
         if aside is not None:

@@ -135,9 +135,9 @@ class CairnSettings(BaseSettings):
         return (init_settings, env_settings, PyprojectTomlConfigSettingsSource(settings_cls))
 
 
-KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR", "CAIRN_ROMS"])
+KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR", "CAIRN_ROMS", "CAIRN_PG_BINDIR"])
 """CAIRN_ variables that are not settings but are read elsewhere (the demo-world cache, the
-story files folder of `cairn replay`)."""
+story files folder of `cairn replay`, the PostgreSQL binaries of `cairn.testing`'s server)."""
 
 
 def load_settings(**overrides: object) -> CairnSettings:

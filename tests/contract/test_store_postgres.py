@@ -115,7 +115,9 @@ def test_another_spaces_rows_are_neither_visible_nor_writable(tmp_path: Path) ->
         pg(ours)._link.run(hand_written, "test")
         assert theirs.entries() == [secret]
         assert theirs.locations()[9].visits == 1
-        assert [m.id for m in open_pg_store(tmp_path / "ours").entries()] == ["m-ours"]
+        again = open_pg_store(tmp_path / "ours")
+        assert [m.id for m in again.entries()] == ["m-ours"]
+        again.close()
     finally:
         ours.close()
         theirs.close()

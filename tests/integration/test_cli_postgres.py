@@ -169,3 +169,11 @@ def test_a_game_plays_into_its_own_memory_space_by_default(tmp_path: Path) -> No
     assert default_space(settings, None, None) == "demo-world-1"
     scenario = walkthrough_document(story)
     assert replay_settings(scenario, tmp_path).memory_space == "tiny-walkthrough"
+
+
+def test_fresh_does_not_pretend_to_clear_a_shared_space(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["play", "--fresh", "--store", "postgres", "--workdir", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "give --space a new name" in result.output

@@ -156,7 +156,14 @@ class PostgresLink:
 
     def open(self) -> None:
         """Connect (a bad URL, password or host is one StoreError line), migrate the schema,
-        listen to the space's channel and open the pool."""
+        listen to the space's channel and open the pool; on failure nothing stays open."""
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> None:
         with self.errors("connect"):
             self._listener = self._connect()
             migrate(self._listener, self.where)
