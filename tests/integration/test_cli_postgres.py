@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.adapters.storage.postgres_store import PostgresMemoryStore
 from cairn.cli import main
+from cairn.events.events import connect, memory_recorded
 from cairn.models.memory import LocationRecord, MemoryEntry
 from cairn.play.runner import default_space, run_play
 from cairn.replay.runner import replay_settings, walkthrough_document
@@ -177,3 +179,36 @@ def test_fresh_does_not_pretend_to_clear_a_shared_space(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "give --space a new name" in result.output
+
+
+def test_play_goes_on_through_a_server_restart_and_keeps_every_recorded_memory(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    url, space = server().url, str(tmp_path)
+    settings = load_settings(
+        workdir=tmp_path / "run", store="postgres", database_url=url, memory_space=space
+    )
+    recorded: list[str] = []
+    at_restart: list[int] = []
+
+    def note(sender: Any, **kwargs: Any) -> None:
+        recorded.append(kwargs["entry"].id)
+
+    def on_turn(episode: int, turn: int, observation: Any) -> None:
+        if episode == 1 and turn == 6:
+            server().restart()  # every connection of the run is cut here
+            at_restart.append(len(recorded))
+
+    connect(memory_recorded, note)
+    try:
+        result = run_play(settings, episodes=2, max_turns=20, game=FakeGame(), on_turn=on_turn)
+    finally:
+        memory_recorded.disconnect(note)
+    assert [e["episode"] for e in result.report["episodes"]] == [1, 2]
+    assert at_restart and len(recorded) > at_restart[0]  # memories recorded after the restart
+    assert "connection lost" in caplog.text  # the store reconnected, and play went on
+    store = PostgresMemoryStore(url, space=space)
+    try:
+        assert set(recorded) <= {m.id for m in store.entries()}
+    finally:
+        store.close()
