@@ -411,10 +411,49 @@ def test_a_writer_that_never_reads_takes_in_the_notifications_as_it_commits(
     theirs = [world_memory(f"A's {n}") for n in range(5)]
     for entry in theirs:
         add_all(a, entry)
-    time.sleep(0.2)  # their notifications have reached b's connection
-    for n in range(3):
-        add_all(b, world_memory(f"B's {n}"))  # commits only: no read
-    assert b._pending is not None and b._pending.memories == {m.id for m in theirs}
+    deadline = time.monotonic() + 5
+    while not (b._pending is not None and b._pending.memories == {m.id for m in theirs}):
+        assert time.monotonic() < deadline, "b's commits did not take in a's notifications"
+        add_all(b, world_memory("B's"))  # commits only: no read
+        time.sleep(0.01)
     assert b.fetched == 0
     assert {m.id for m in theirs} <= {m.id for m in b.entries()}  # the next read has them
     assert (b.fetched, b.loads) == (5, 1)
+
+
+def test_a_unit_of_work_chosen_as_a_deadlocks_victim_runs_again(
+    postgres_factory: StoreFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """B supersedes X then Y while another agent holds Y and then asks for X: the database
+    breaks the deadlock by failing B's transaction, and B runs its unit of work again."""
+    b = pg(postgres_factory.open())
+    x, y = world_memory("X"), world_memory("Y")
+    add_all(b, x, y)
+    done: list[BaseException | None] = []
+
+    def supersede_both() -> None:
+        try:
+            with b.transaction() as tx:
+                tx.supersede(x.id, None)
+                tx.supersede(y.id, None)
+            done.append(None)
+        except BaseException as e:
+            done.append(e)
+
+    watcher = psycopg.connect(server().url, autocommit=True)
+    with watcher, raw_connection(b.space) as other:
+        with other.transaction():
+            other.execute("SELECT 1 FROM cairn_memories WHERE id = %s FOR UPDATE", (y.id,))
+            thread = threading.Thread(target=supersede_both)
+            thread.start()
+            eventually(  # B holds X and waits for Y
+                lambda: watcher.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                ).fetchone()
+                == (1,)
+            )
+            other.execute("SELECT 1 FROM cairn_memories WHERE id = %s FOR UPDATE", (x.id,))
+        thread.join(timeout=20)
+    assert done == [None]
+    assert "deadlock detected" in caplog.text
+    assert [m.status for m in postgres_factory.open().entries()] == [MemoryStatus.SUPERSEDED] * 2

@@ -66,6 +66,11 @@ def is_disconnect(error: BaseException) -> bool:
     return state is None or state.startswith("08") or state in ("57P01", "57P02", "57P03")
 
 
+CONFLICT_STATES = ("40P01", "40001")
+"""Deadlock detected, serialization failure: the unit of work was rolled back; run it again."""
+CONFLICT_RETRIES = 5
+
+
 @dataclass
 class Changes:
     """Memory ids and location ids other agents changed, gathered from notifications."""
@@ -224,19 +229,26 @@ class PostgresLink:
     def run(self, work: Callable[[psycopg.Connection[Any], int], T], doing: str) -> T:
         """Call `work(connection, attempt)` (it opens its own transaction). When the connection
         is lost, wait for the server and call it again (attempt 1, 2, ...) until
-        `reconnect_timeout`; other database errors are StoreErrors. (Connections are not
-        checked before use: a broken one fails its first statement, the pool drops it when it
-        comes back, and the retry gets a new one.)"""
+        `reconnect_timeout`. A unit of work chosen as a deadlock's victim (agents locking the
+        same rows in another order) is run again, up to CONFLICT_RETRIES times. Other database
+        errors are StoreErrors. (Connections are not checked before use: a broken one fails its
+        first statement, the pool drops it when it comes back, and the retry gets a new one.)"""
         if self._pool is None:
             raise StoreError(f"{self.where}: the store is closed")
         deadline = time.monotonic() + self._reconnect_timeout
-        attempt = 0
+        attempt = conflicts = 0
         while True:
             try:
                 with self.errors(doing), self._pool.connection() as conn:
                     return work(conn, attempt)
             except StoreError as e:
                 cause = e.__context__
+                state = getattr(cause, "sqlstate", None)
+                if state in CONFLICT_STATES and conflicts < CONFLICT_RETRIES:
+                    conflicts += 1
+                    attempt += 1
+                    log.warning("%s: %s: %s; running it again", self.where, doing, e)
+                    continue
                 if cause is None or not is_disconnect(cause):
                     raise
                 log.warning("%s: connection lost (%s); retrying", self.where, doing)
