@@ -247,7 +247,7 @@ class PostgresLink:
                 if state in CONFLICT_STATES and conflicts < CONFLICT_RETRIES:
                     conflicts += 1
                     attempt += 1
-                    log.warning("%s: %s: %s; running it again", self.where, doing, e)
+                    log.warning("%s; running the unit of work again", e)
                     continue
                 if cause is None or not is_disconnect(cause):
                     raise
