@@ -4,6 +4,7 @@ the schema version, timeouts and a server restart in the middle of a run."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from cairn.adapters.storage.postgres_link import notify_payloads
 from cairn.adapters.storage.postgres_schema import SCHEMA_VERSION
 from cairn.adapters.storage.postgres_store import PostgresMemoryStore, merge
 from cairn.errors import StoreError, StoreLockedError
@@ -457,3 +459,17 @@ def test_a_unit_of_work_chosen_as_a_deadlocks_victim_runs_again(
     assert done == [None]
     assert "deadlock detected" in caplog.text
     assert [m.status for m in postgres_factory.open().entries()] == [MemoryStatus.SUPERSEDED] * 2
+
+
+def test_a_large_unit_of_work_reaches_the_others_in_several_notifications(
+    postgres_factory: StoreFactory,
+) -> None:
+    a, b = pg(postgres_factory.open()), pg(postgres_factory.open())
+    many = [world_memory(f"Imported {n}", id=f"m-imported-{n:06d}") for n in range(1200)]
+    add_all(a, *many)
+    payloads = notify_payloads("token", [m.id for m in many], [1, 2])
+    assert len(payloads) > 1 and all(len(p.encode()) < 8000 for p in payloads)
+    assert [i for p in payloads for i in json.loads(p)["m"]] == [m.id for m in many]
+    assert [json.loads(p)["l"] for p in payloads][-1] == [1, 2]
+    eventually(lambda: len(b.entries()) == 1200)
+    assert b.entries() == many and b.loads == 1
