@@ -17,8 +17,9 @@ import psycopg
 import pytest
 
 from cairn.adapters.storage.postgres_link import notify_payloads
+from cairn.adapters.storage.postgres_rows import merge
 from cairn.adapters.storage.postgres_schema import SCHEMA_VERSION
-from cairn.adapters.storage.postgres_store import PostgresMemoryStore, merge
+from cairn.adapters.storage.postgres_store import PostgresMemoryStore
 from cairn.errors import StoreError, StoreLockedError
 from cairn.models.memory import MemoryStatus
 from cairn.services.policy import MemoryPolicy, prune

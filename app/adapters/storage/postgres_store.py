@@ -29,10 +29,21 @@ from cairn.adapters.storage.ops import (
     VisitOp,
 )
 from cairn.adapters.storage.postgres_link import Changes, PostgresLink, notify_payloads
-from cairn.adapters.storage.postgres_schema import decode_text, encode_text
+from cairn.adapters.storage.postgres_rows import (
+    ENSURE_LOCATION,
+    INSERT,
+    LOCATION,
+    LOCK_ROW,
+    UPDATE,
+    VISIT,
+    Working,
+    merge,
+    record,
+    values,
+)
+from cairn.adapters.storage.postgres_schema import encode_text
 from cairn.errors import ConfigError, MemoryNotFoundError, StoreError
 from cairn.models.memory import (
-    LocationRecord,
     MemoryEntry,
     MemoryScope,
     MemoryStatus,
@@ -42,107 +53,6 @@ from cairn.models.memory import (
 log = logging.getLogger(__name__)
 
 Conn = psycopg.Connection[Any]
-
-_COLUMNS = "scope, category, status, location_id, importance, npc_ids, entry"
-_INSERT = (
-    f"INSERT INTO cairn_memories (id, {_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-    " ON CONFLICT (space, id) DO NOTHING RETURNING seq"
-)
-_UPDATE = f"UPDATE cairn_memories SET ({_COLUMNS}) = (%s, %s, %s, %s, %s, %s, %s) WHERE id = %s"
-_LOCK_ROW = "SELECT seq, entry FROM cairn_memories WHERE id = %s FOR UPDATE"
-_LOCATION = "id, name, visits, episodes"
-# a memory at a location names it when it has no name yet (as MemoryCache.ensure_location)
-_ENSURE_LOCATION = (
-    f"INSERT INTO cairn_locations ({_LOCATION}) VALUES (%s, %s, 0, '{{}}')"
-    " ON CONFLICT (space, id) DO UPDATE SET name = excluded.name"
-    f" WHERE cairn_locations.name = '' RETURNING {_LOCATION}"
-)
-# one more visit, counted by the database (never read-modify-write)
-_VISIT = (
-    f"INSERT INTO cairn_locations ({_LOCATION}) VALUES (%(id)s, %(name)s, 1, %(first)s)"
-    " ON CONFLICT (space, id) DO UPDATE SET visits = cairn_locations.visits + 1,"
-    " name = CASE WHEN excluded.name <> '' THEN excluded.name ELSE cairn_locations.name END,"
-    " episodes = CASE WHEN %(episode)s::integer IS NULL"
-    " OR %(episode)s::integer = ANY (cairn_locations.episodes) THEN cairn_locations.episodes"
-    " ELSE ARRAY(SELECT unnest(cairn_locations.episodes || %(episode)s::integer) ORDER BY 1)"
-    f" END RETURNING {_LOCATION}"
-)
-
-
-def _values(entry: MemoryEntry) -> tuple[Any, ...]:
-    """The columns of a memory, checked first: a row every agent of the space reads must be
-    valid (a `model_copy(update=...)` is not validated)."""
-    try:
-        MemoryEntry.model_validate(dict(entry))
-    except ValidationError as e:
-        problem = " ".join(str(e).split())
-        raise StoreError(f"memory {entry.id!r} is invalid, not stored: {problem}") from e
-    return (
-        entry.scope.value,
-        entry.category.value,
-        entry.status.value,
-        entry.location_id,
-        entry.importance,
-        [encode_text(npc) for npc in entry.npc_ids],
-        entry.model_dump_json(),
-    )
-
-
-def _record(row: Sequence[Any]) -> LocationRecord:
-    return LocationRecord(id=row[0], name=decode_text(row[1]), visits=row[2], episodes=list(row[3]))
-
-
-def merge(known: MemoryEntry | None, current: MemoryEntry, ours: MemoryEntry) -> MemoryEntry:
-    """The update `ours` (made from `known`) applied to `current`, what the database holds:
-    fields `ours` changed take its value, the others keep `current`'s (no lost update). When
-    the result would be invalid (e.g. turn_start from one change, turn_end from the other),
-    `ours` is taken whole."""
-    if known is None or known == current:
-        return ours
-    changed = {
-        name: getattr(ours, name)
-        for name in MemoryEntry.model_fields
-        if getattr(ours, name) != getattr(known, name)
-    }
-    try:
-        return MemoryEntry.model_validate({**dict(current), **changed})
-    except ValidationError:  # the two sets of changes do not fit together: the later one wins
-        log.warning("memory %s was changed by another agent meanwhile; this change wins", ours.id)
-        return ours
-
-
-class _Working:
-    """A copy of the cache and of each memory's `seq`, changed as a unit of work proceeds,
-    keeping the cache's memories in `seq` order (the store order)."""
-
-    def __init__(self, cache: MemoryCache, seqs: dict[str, int]) -> None:
-        self.cache = cache
-        self.seqs = seqs
-
-    def put(self, entry: MemoryEntry, seq: int) -> None:
-        """Hold `entry` (stored at `seq`) in its place."""
-        memories = self.cache.memories
-        if entry.id in memories and self.seqs.get(entry.id) == seq:
-            if memories[entry.id] != entry:
-                self.cache.apply(UpdateOp(entry))
-            return
-        self.drop(entry.id)
-        later: list[MemoryEntry] = []
-        for other in reversed(memories):
-            if self.seqs.get(other, 0) < seq:
-                break
-            later.append(memories[other])
-        for moved in later:
-            self.cache.apply(DeleteOp(moved.id))
-        self.cache.apply(AddOp(entry))
-        self.seqs[entry.id] = seq
-        for moved in reversed(later):
-            self.cache.apply(AddOp(moved))
-
-    def drop(self, entry_id: str) -> None:
-        if entry_id in self.cache.memories:
-            self.cache.apply(DeleteOp(entry_id))
-        self.seqs.pop(entry_id, None)
 
 
 class PostgresMemoryStore(CachedStore):
@@ -234,7 +144,7 @@ class PostgresMemoryStore(CachedStore):
         self._link.poll()  # whatever it names (or missed, if it reconnected) is read below
         self._pending = Changes()
         memories, locations = self._link.run(self._read_all, "read")
-        working = _Working(MemoryCache(), {})
+        working = Working(MemoryCache(), {})
         self._bad.clear()
         for seq, row_id, data in memories:
             entry = self._parse(seq, row_id, data)
@@ -242,7 +152,7 @@ class PostgresMemoryStore(CachedStore):
                 working.cache.apply(AddOp(entry))
                 working.seqs[row_id] = seq
         working.cache.locations.clear()
-        working.cache.locations.update({row[0]: _record(row) for row in locations})
+        working.cache.locations.update({row[0]: record(row) for row in locations})
         self._cache, self._seqs = working.cache, working.seqs
         self._problems = list(self._bad.values())
         self.loads += 1
@@ -254,7 +164,7 @@ class PostgresMemoryStore(CachedStore):
             memories = conn.execute(
                 "SELECT seq, id, entry FROM cairn_memories ORDER BY seq"
             ).fetchall()
-            locations = conn.execute(f"SELECT {_LOCATION} FROM cairn_locations").fetchall()
+            locations = conn.execute(f"SELECT {LOCATION} FROM cairn_locations").fetchall()
         return memories, sorted(locations)
 
     def _parse(self, seq: int, row_id: str, data: str) -> MemoryEntry | None:
@@ -286,12 +196,12 @@ class PostgresMemoryStore(CachedStore):
             if not locs:
                 return memories, []
             locations = conn.execute(
-                f"SELECT {_LOCATION} FROM cairn_locations WHERE id = ANY (%s)", (locs,)
+                f"SELECT {LOCATION} FROM cairn_locations WHERE id = ANY (%s)", (locs,)
             ).fetchall()
             return memories, locations
 
         memories, locations = self._link.run(read, "read changes")
-        working = _Working(self._cache.copy(), dict(self._seqs))
+        working = Working(self._cache.copy(), dict(self._seqs))
         found = set()
         for seq, row_id, data in memories:
             found.add(row_id)
@@ -304,7 +214,7 @@ class PostgresMemoryStore(CachedStore):
             working.drop(gone)
             self._bad.pop(gone, None)
         for row in locations:
-            working.cache.locations[row[0]] = _record(row)
+            working.cache.locations[row[0]] = record(row)
         self._cache, self._seqs = working.cache, working.seqs
         self._problems = list(self._bad.values())
         self.fetched += len(memories) + len(locations)
@@ -323,8 +233,8 @@ class PostgresMemoryStore(CachedStore):
         # since is merged row by row (`merge`); their notifications are read on the next read
         base = self._cache
 
-        def work(conn: Conn, attempt: int) -> _Working:
-            working = _Working(base.copy(), dict(self._seqs))
+        def work(conn: Conn, attempt: int) -> Working:
+            working = Working(base.copy(), dict(self._seqs))
             with conn.transaction():
                 memories, locations = self._write_all(conn, working, ops, base, attempt)
                 for payload in notify_payloads(self._token, memories, locations):
@@ -337,7 +247,7 @@ class PostgresMemoryStore(CachedStore):
         return working.cache
 
     def _write_all(
-        self, conn: Conn, working: _Working, ops: Iterable[StoreOp], base: MemoryCache, attempt: int
+        self, conn: Conn, working: Working, ops: Iterable[StoreOp], base: MemoryCache, attempt: int
     ) -> tuple[list[str], list[int]]:
         """Write each op; return the memory ids and location ids changed."""
         memories: dict[str, None] = {}
@@ -348,9 +258,7 @@ class PostgresMemoryStore(CachedStore):
                 memories[op.entry.id] = None
                 entry = op.entry
                 at = entry.location_id if entry.scope is MemoryScope.LOCATION else None
-                if at is not None and self._ensure_location(
-                    conn, working, at, entry.location_name
-                ):
+                if at is not None and self._ensure_location(conn, working, at, entry.location_name):
                     locations[at] = None
             elif isinstance(op, UpdateOp):
                 seq, current = self._lock_row(conn, op.entry.id, "update")
@@ -371,7 +279,7 @@ class PostgresMemoryStore(CachedStore):
             elif isinstance(op, VisitOp):
                 first = [] if op.episode is None else [op.episode]
                 row = conn.execute(
-                    _VISIT,
+                    VISIT,
                     {
                         "id": op.location_id,
                         "name": encode_text(op.name),
@@ -380,47 +288,47 @@ class PostgresMemoryStore(CachedStore):
                     },
                 ).fetchone()
                 assert row is not None  # an upsert with RETURNING always returns its row
-                working.cache.locations[op.location_id] = _record(row)
+                working.cache.locations[op.location_id] = record(row)
                 locations[op.location_id] = None
         return list(memories), list(locations)
 
-    def _add(self, conn: Conn, working: _Working, entry: MemoryEntry, *, retried: bool) -> None:
-        row = conn.execute(_INSERT, (entry.id, *_values(entry))).fetchone()
+    def _add(self, conn: Conn, working: Working, entry: MemoryEntry, *, retried: bool) -> None:
+        row = conn.execute(INSERT, (entry.id, *values(entry))).fetchone()
         if row is None:
             stored = conn.execute(
                 "SELECT seq, entry FROM cairn_memories WHERE id = %s", (entry.id,)
             ).fetchone()
             # a retried unit of work whose first attempt did commit (the connection was lost
             # before the answer came back) finds its own memory: that is not a conflict
-            if not (retried and stored and MemoryEntry.model_validate_json(stored[1]) == entry):
+            if not (retried and stored and stored[1] == entry.model_dump_json()):
                 raise StoreError(f"memory id {entry.id!r} already exists")
             row = stored
         working.put(entry, int(row[0]))
 
     def _ensure_location(
-        self, conn: Conn, working: _Working, location_id: int, name: str | None
+        self, conn: Conn, working: Working, location_id: int, name: str | None
     ) -> bool:
         """Make sure the location has a record (named, if it had no name); return whether
         this wrote it."""
         row = conn.execute(
-            f"SELECT {_LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
+            f"SELECT {LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
         ).fetchone()
         wrote = False
         if row is None or (not row[1] and name):  # only then is there something to write
-            new = conn.execute(_ENSURE_LOCATION, (location_id, encode_text(name or "")))
+            new = conn.execute(ENSURE_LOCATION, (location_id, encode_text(name or "")))
             written = new.fetchone()
             wrote = written is not None
             row = written or row
         if row is None:  # inserted by another agent meanwhile, with a name already
             row = conn.execute(
-                f"SELECT {_LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
+                f"SELECT {LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
             ).fetchone()
         assert row is not None
-        working.cache.locations[location_id] = _record(row)
+        working.cache.locations[location_id] = record(row)
         return wrote
 
     def _lock_row(self, conn: Conn, entry_id: str, doing: str) -> tuple[int, MemoryEntry]:
-        row = conn.execute(_LOCK_ROW, (entry_id,)).fetchone()
+        row = conn.execute(LOCK_ROW, (entry_id,)).fetchone()
         if row is None:
             raise MemoryNotFoundError(f"no memory with id {entry_id!r} to {doing}")
         try:
@@ -428,7 +336,7 @@ class PostgresMemoryStore(CachedStore):
         except ValidationError as e:
             raise StoreError(f"memory {entry_id!r} is invalid in the database: {e}") from e
 
-    def _supersede(self, conn: Conn, working: _Working, op: SupersedeOp) -> None:
+    def _supersede(self, conn: Conn, working: Working, op: SupersedeOp) -> None:
         seq, current = self._lock_row(conn, op.old_id, "supersede")
         known = working.cache.memories.get(op.old_id)
         taken = (
@@ -452,8 +360,8 @@ class PostgresMemoryStore(CachedStore):
         self._store(conn, working, changed, seq)
 
     @staticmethod
-    def _store(conn: Conn, working: _Working, entry: MemoryEntry, seq: int) -> None:
-        conn.execute(_UPDATE, (*_values(entry), entry.id))
+    def _store(conn: Conn, working: Working, entry: MemoryEntry, seq: int) -> None:
+        conn.execute(UPDATE, (*values(entry), entry.id))
         working.put(entry, seq)
 
     def close(self) -> None:
