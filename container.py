@@ -27,6 +27,7 @@ from cairn.events.handlers import (
     TurnHandler,
 )
 from cairn.events.publisher import EventPublisher
+from cairn.extras import require
 from cairn.interfaces.llm import ILLMClient
 from cairn.interfaces.store import IMemoryStore
 from cairn.interfaces.summarizer import ISummarizer
@@ -47,6 +48,25 @@ from cairn.settings import CairnSettings, load_settings
 
 def _file_in(workdir: str, name: str) -> Path:
     return Path(workdir) / name
+
+
+DEFAULT_SPACE = "default"
+"""The postgres store's memory space when neither the settings nor a game name one."""
+
+
+def postgres_store(
+    url: Any, space: str | None, statement_timeout: float, reconnect_timeout: float
+) -> IMemoryStore:
+    """The postgres store (psycopg is imported only when it is chosen: `cairn[postgres]`)."""
+    require("psycopg", "postgres", for_what="the postgres store")
+    from cairn.adapters.storage.postgres_store import PostgresMemoryStore
+
+    return PostgresMemoryStore(
+        url,
+        space=space or DEFAULT_SPACE,
+        statement_timeout=statement_timeout,
+        reconnect_timeout=reconnect_timeout,
+    )
 
 
 def make_clock(seed: int | None) -> SystemClock:
@@ -110,6 +130,13 @@ class Container(containers.DeclarativeContainer):
         sqlite=providers.Singleton(
             SqliteMemoryStore,
             providers.Callable(_file_in, config.workdir, config.sqlite_file),
+        ),
+        postgres=providers.Singleton(
+            postgres_store,
+            config.database_url,
+            config.memory_space,
+            config.statement_timeout,
+            config.reconnect_timeout,
         ),
     )
 

@@ -11,7 +11,13 @@ import click
 
 from cairn import defaults
 from cairn.cli_memories import memories
-from cairn.cli_options import format_entry, settings_for, store_option, workdir_option
+from cairn.cli_options import (
+    format_entry,
+    settings_for,
+    space_option,
+    store_option,
+    workdir_option,
+)
 from cairn.cli_report import compare, report
 from cairn.errors import CairnError, MapFileError
 from cairn.play.legend import TABLE_LEGEND
@@ -152,6 +158,7 @@ def run() -> None:
 )
 @workdir_option
 @store_option
+@space_option
 def play(
     game_path: Path | None,
     episodes: int | None,
@@ -163,12 +170,13 @@ def play(
     agent_spec: str | None,
     workdir: Path | None,
     store: str | None,
+    space: str | None,
 ) -> None:
     """Play episodes of a game with memory; write report.json, the store, map and transcript."""
 
     from cairn.settings import load_settings
 
-    settings = load_settings(workdir=workdir, store=store, llm=llm)
+    settings = load_settings(workdir=workdir, store=store, llm=llm, memory_space=space)
     _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh, agent_spec)
 
 
@@ -187,6 +195,11 @@ def _play(
     from cairn.play.runner import episode_table, run_play
 
     agent = load_agent(agent_spec) if agent_spec else None
+    if fresh and settings.store == "postgres":
+        raise click.UsageError(
+            "--fresh cannot set aside a postgres memory space (other agents may share it);"
+            " give --space a new name to start from no memories"
+        )
     if fresh:
         aside = set_aside_run_files(settings)
         if aside is not None:

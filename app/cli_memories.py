@@ -1,4 +1,4 @@
-"""`cairn memories ...`: show, search, check and export the memories of a workdir."""
+"""`cairn memories ...`: show, search, check, export and import the memories of a store."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cairn.cli_options import format_entry, settings_for, store_option, workdir_option
+from cairn.cli_options import (
+    format_entry,
+    settings_for,
+    space_option,
+    store_option,
+    workdir_option,
+)
 
 if TYPE_CHECKING:
     from cairn.interfaces.store import IMemoryStore
@@ -19,7 +25,7 @@ if TYPE_CHECKING:
 
 @click.group(context_settings={"show_default": True})
 def memories() -> None:
-    """Read, search, check and export stored memories."""
+    """Read, search, check, export and import stored memories."""
 
 
 def _only_scope(location_id: int | None, npc_id: str | None, world: bool) -> MemoryScope | None:
@@ -47,8 +53,9 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 
 def memory_filters(command: Callable[..., None]) -> Callable[..., None]:
-    """The options `show` and `search` share: scope filters, --all, --json, workdir, store."""
-    command = store_option(command)
+    """The options `show` and `search` share: scope filters, --all, --json, workdir, store,
+    space."""
+    command = space_option(store_option(command))
     for option in reversed(
         (location_filter, npc_filter, world_filter, all_filter, json_option, workdir_option)
     ):
@@ -66,12 +73,13 @@ def show(
     as_json: bool,
     workdir: Path | None,
     store: str | None,
+    space: str | None,
 ) -> None:
     """Print memories, grouped by location, NPC and world (--json: a JSON list of memories)."""
     scope = _only_scope(location_id, npc_id, world)
     from cairn.container import build_container
 
-    container = build_container(settings_for(workdir, store))
+    container = build_container(settings_for(workdir, store, space))
     mem_store = container.store()
     entries = mem_store.entries(scope=scope, location_id=location_id, npc_id=npc_id)
     if not show_all:
@@ -134,6 +142,7 @@ def search(
     as_json: bool,
     workdir: Path | None,
     store: str | None,
+    space: str | None,
 ) -> None:
     """Find the memories most relevant to QUERY (plain words), ranked by BM25."""
     scope = _only_scope(location_id, npc_id, world)
@@ -141,7 +150,7 @@ def search(
     from cairn.memory_api import Memory
 
     text = " ".join(query)
-    with Memory(build_container(settings_for(workdir, store)), owns_store=True) as memory:
+    with Memory(build_container(settings_for(workdir, store, space)), owns_store=True) as memory:
         hits = memory.search(
             text,
             k=k,
@@ -189,19 +198,56 @@ def check(file: Path) -> None:
 
 
 @memories.command("export")
-@click.option("--format", "fmt", type=click.Choice(["json"]), default="json", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "jsonl"]),
+    default="json",
+    show_default=True,
+    help="jsonl: one line per location record and memory, every field, for `memories import`.",
+)
 @workdir_option
 @store_option
-def export(fmt: str, workdir: Path | None, store: str | None) -> None:
-    """Write every memory and location record to standard output as JSON."""
+@space_option
+def export(fmt: str, workdir: Path | None, store: str | None, space: str | None) -> None:
+    """Write every memory and location record to standard output."""
+    from cairn.adapters.storage.transfer import export_lines
     from cairn.container import build_container
 
-    mem_store = build_container(settings_for(workdir, store)).store()
-    payload = {
-        "store": str(mem_store.path),
-        "locations": [r.model_dump(mode="json") for r in mem_store.locations().values()],
-        "memories": [
-            e.model_dump(mode="json") for e in mem_store.archived() + mem_store.entries()
-        ],
-    }
+    mem_store = build_container(settings_for(workdir, store, space)).store()
+    try:
+        if fmt == "jsonl":
+            for line in export_lines(mem_store):
+                click.echo(line)
+            return
+        payload = {
+            "store": str(mem_store.path),
+            "locations": [r.model_dump(mode="json") for r in mem_store.locations().values()],
+            "memories": [
+                e.model_dump(mode="json") for e in mem_store.archived() + mem_store.entries()
+            ],
+        }
+    finally:
+        mem_store.close()
     click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+
+
+@memories.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@workdir_option
+@store_option
+@space_option
+def import_command(file: Path, workdir: Path | None, store: str | None, space: str | None) -> None:
+    """Load FILE (from `memories export --format jsonl`) into an empty store."""
+    from cairn.adapters.storage.transfer import import_into, read_export
+    from cairn.container import build_container
+
+    records, entries = read_export(file)
+    mem_store = build_container(settings_for(workdir, store, space)).store()
+    try:
+        warnings = import_into(mem_store, records, entries)
+    finally:
+        mem_store.close()
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(f"{len(entries)} memories and {len(records)} locations into {mem_store.path}")

@@ -19,26 +19,34 @@ workdir_option = click.option(
 )
 store_option = click.option(
     "--store",
-    type=click.Choice(["markdown", "sqlite"]),
+    type=click.Choice(["markdown", "sqlite", "postgres"]),
     default=None,
     help="Memory store (default: [tool.cairn] store or CAIRN_STORE, else the one whose file"
-    " is in the workdir, else markdown).",
+    " is in the workdir, else markdown). postgres: the server of CAIRN_DATABASE_URL.",
+)
+space_option = click.option(
+    "--space",
+    default=None,
+    help="The postgres store's memory space (default: memory_space or CAIRN_MEMORY_SPACE;"
+    " play: the game's; else 'default').",
 )
 
 
-def settings_for(workdir: Path | None, store: str | None) -> CairnSettings:
-    """Settings for a command's `--workdir` and `--store`.
+def settings_for(
+    workdir: Path | None, store: str | None, space: str | None = None
+) -> CairnSettings:
+    """Settings for a command's `--workdir`, `--store` and `--space`.
 
     When no `--store` was given and neither `CAIRN_STORE` nor `[tool.cairn] store` chose one,
     the store is the one whose file the workdir holds (see `detect_store`).
     """
     from cairn.settings import load_settings
 
-    settings = load_settings(workdir=workdir, store=store)
+    settings = load_settings(workdir=workdir, store=store, memory_space=space)
     if store is None and "store" not in settings.model_fields_set:
         found = detect_store(settings)
         if found is not None and found != settings.store:
-            settings = load_settings(workdir=workdir, store=found)
+            settings = load_settings(workdir=workdir, store=found, memory_space=space)
     return settings
 
 

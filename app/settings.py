@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -35,10 +35,20 @@ class CairnSettings(BaseSettings):
     workdir: Path = Path(defaults.WORKDIR)
     """Where memories, map, knowledge base and reports go: a named folder, never the current
     folder itself."""
-    store: Literal["markdown", "sqlite"] = "markdown"
+    store: Literal["markdown", "sqlite", "postgres"] = "markdown"
     memory_file: str = "Memories.md"
     sqlite_file: str = "memories.sqlite3"
     backup_count: int = Field(3, ge=0, le=100)
+    database_url: SecretStr | None = None
+    """The postgres store's server, `postgresql://user:password@host:port/dbname`
+    (CAIRN_DATABASE_URL); shown nowhere."""
+    memory_space: str | None = Field(None, min_length=1)
+    """The postgres store's memory space; default: the story file's hash (`cairn play`), the
+    scenario's name (`cairn replay`), else "default"."""
+    statement_timeout: float = Field(10.0, gt=0)
+    """The postgres store: the longest a statement, or a wait for a lock, may take (seconds)."""
+    reconnect_timeout: float = Field(30.0, ge=0)
+    """The postgres store: how long a lost connection is retried before a unit of work fails."""
     lock_timeout: float = Field(30.0, gt=0)
     memory_history_window: int = Field(3, ge=1)
     world_message_window: int = Field(30, ge=1)
@@ -125,9 +135,9 @@ class CairnSettings(BaseSettings):
         return (init_settings, env_settings, PyprojectTomlConfigSettingsSource(settings_cls))
 
 
-KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR", "CAIRN_ROMS"])
+KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR", "CAIRN_ROMS", "CAIRN_PG_BINDIR"])
 """CAIRN_ variables that are not settings but are read elsewhere (the demo-world cache, the
-story files folder of `cairn replay`)."""
+story files folder of `cairn replay`, the PostgreSQL binaries of `cairn.testing`'s server)."""
 
 
 def load_settings(**overrides: object) -> CairnSettings:

@@ -6,6 +6,7 @@ Files written into the workdir: the memory store, `map.json` and `map.mmd`, `kno
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import signal
@@ -47,6 +48,17 @@ def open_play_game(settings: CairnSettings, game_path: Path | None, seed: int) -
     return open_game(game_path, npc_names=npcs, seed=seed, demo_seed=settings.demo_seed)
 
 
+def default_space(settings: CairnSettings, game_path: Path | None, game: IGame | None) -> str:
+    """The memory space of a game (the postgres store's default): the story file's stem and
+    hash, a given game's name, or the demo world and its seed."""
+    if game_path is not None:
+        digest = hashlib.sha256(game_path.read_bytes()).hexdigest()[:16]
+        return f"{game_path.stem}-{digest}"
+    if game is not None:
+        return game.name
+    return f"demo-world-{settings.demo_seed}"
+
+
 def run_play(
     settings: CairnSettings,
     *,
@@ -64,7 +76,10 @@ def run_play(
 
     # every part of the run comes from the composition root; the run's own choices (memory
     # or the baseline, the player's seed) are settings, so its Selectors see them
-    settings = settings.model_copy(update={"use_memory": use_memory, "play_seed": seed})
+    space = settings.memory_space or default_space(settings, game_path, game)
+    settings = settings.model_copy(
+        update={"use_memory": use_memory, "play_seed": seed, "memory_space": space}
+    )
     container = build_container(settings)
     workdir = settings.workdir
     ensure_folder(workdir)

@@ -257,7 +257,8 @@ def replay_settings(document: ScenarioDocument, workdir: Path) -> ReplaySettings
     llm_path = document.llm_path()
     if llm_path is not None:
         llm = f"{llm.partition(':')[0]}:{llm_path}"
-    return ReplaySettings(**spec.settings, workdir=workdir, deterministic_seed=spec.seed, llm=llm)
+    values = {"memory_space": document.name, **spec.settings}  # the scenario's own space
+    return ReplaySettings(**values, workdir=workdir, deterministic_seed=spec.seed, llm=llm)
 
 
 def find_story(document: ScenarioDocument, roms: Path | None = None) -> Path | None:

@@ -248,7 +248,11 @@ class ActionMemories(MemoryCore):
                 )
                 tx.add(entry)
             else:
-                if current.episode == outcome.episode:
+                # agents sharing a memory space count their own turns: another agent's
+                # memory may start after this turn, and a memory never ends before it starts
+                if current.episode == outcome.episode and outcome.turn >= (
+                    current.turn_start or 0
+                ):
                     fields["turn_end"] = outcome.turn
                 entry = current.model_copy(update=fields)
                 tx.update(entry)

@@ -4,5 +4,6 @@ from cairn.adapters.storage.memory_store import InMemoryStore
 from cairn.testing.fake_game import FakeGame
 from cairn.testing.fakes import FakeSummarizer
 from cairn.testing.llm_server import FakeMessagesServer
+from cairn.testing.postgres_server import PostgresServer
 
-__all__ = ["FakeGame", "FakeMessagesServer", "FakeSummarizer", "InMemoryStore"]
+__all__ = ["FakeGame", "FakeMessagesServer", "FakeSummarizer", "InMemoryStore", "PostgresServer"]

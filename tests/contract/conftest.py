@@ -19,10 +19,17 @@ from cairn.adapters.storage.memory_store import InMemoryStore
 from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import MemoryEntry
+from tests.postgres import open_pg_store, server
 
-DURABLE_KINDS = ("markdown", "sqlite")
+DURABLE_KINDS = ("markdown", "sqlite", "postgres")
+FILE_KINDS = ("markdown", "sqlite")
 ALL_KINDS = (*DURABLE_KINDS, "inmemory")
-FILE_NAMES = {"markdown": "Memories.md", "sqlite": "memories.sqlite3", "inmemory": ""}
+FILE_NAMES = {
+    "markdown": "Memories.md",
+    "sqlite": "memories.sqlite3",
+    "postgres": "space",  # names the test's memory space (see tests/postgres.py)
+    "inmemory": "",
+}
 
 
 def as_stored(kind: str, entry: MemoryEntry) -> MemoryEntry:
@@ -46,6 +53,8 @@ def open_store(kind: str, path: Path, **options: Any) -> IMemoryStore:
         return MarkdownMemoryStore(path, **options)
     if kind == "sqlite":
         return SqliteMemoryStore(path, **options)
+    if kind == "postgres":
+        return open_pg_store(path, **options)
     raise ValueError(f"{kind!r} is not a durable store kind")
 
 
@@ -86,6 +95,8 @@ class StoreFactory:
 
 
 def _factory(kind: str, tmp_path: Path) -> Iterator[StoreFactory]:
+    if kind == "postgres":
+        server()  # running before any writer process starts (they inherit its URL)
     factory = StoreFactory(kind, tmp_path / (FILE_NAMES[kind] or "unused"))
     yield factory
     factory.close_all()
@@ -99,7 +110,7 @@ def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[St
 
 @pytest.fixture(params=DURABLE_KINDS)
 def durable_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
-    """The stores that write to disk: markdown and sqlite."""
+    """The stores that write to disk: markdown, sqlite and postgres."""
     yield from _factory(str(request.param), tmp_path)
 
 
@@ -107,6 +118,12 @@ def durable_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[
 def markdown_factory(tmp_path: Path) -> Iterator[StoreFactory]:
     """The markdown store only."""
     yield from _factory("markdown", tmp_path)
+
+
+@pytest.fixture
+def postgres_factory(tmp_path: Path) -> Iterator[StoreFactory]:
+    """The PostgreSQL store only (its own memory space on the tests' server)."""
+    yield from _factory("postgres", tmp_path)
 
 
 @pytest.fixture
@@ -121,11 +138,11 @@ def counting_commits(store: IMemoryStore) -> Iterator[Callable[[], int]]:
 
     markdown: its whole-file writes (folds) and appends; sqlite: COMMITs of write (BEGIN IMMEDIATE)
     transactions on its connection;
-    inmemory: its `commits` counter.
+    inmemory and postgres: their `commits` counter.
     """
-    if isinstance(store, InMemoryStore):
-        start = store.commits
-        yield lambda: store.commits - start
+    if isinstance(store, InMemoryStore) or type(store).__name__ == "PostgresMemoryStore":
+        start = store.commits  # type: ignore[attr-defined]
+        yield lambda: store.commits - start  # type: ignore[attr-defined]
     elif isinstance(store, MarkdownMemoryStore):
         writes: list[str] = []
         original, original_append = store._replace, store._append_once

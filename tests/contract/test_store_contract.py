@@ -28,6 +28,7 @@ from cairn.models.memory import (
 )
 from tests.contract.conftest import (
     DURABLE_KINDS,
+    FILE_KINDS,
     StoreFactory,
     as_stored,
     counting_commits,
@@ -66,7 +67,7 @@ def reopened(factory: StoreFactory, store: IMemoryStore) -> IMemoryStore:
 
 def file_state(factory: StoreFactory) -> tuple[bytes, int, int] | None:
     """The store file's bytes, inode and mtime (a rewrite changes the inode and the mtime)."""
-    if not factory.durable:
+    if factory.kind not in FILE_KINDS:
         return None
     stat = factory.path.stat()
     return factory.path.read_bytes(), stat.st_ino, stat.st_mtime_ns

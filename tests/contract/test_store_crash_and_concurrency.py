@@ -30,6 +30,9 @@ from tests.contract.writer import writer_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = 50
+# PostgreSQL's own WAL makes a commit durable; its kills test only that cairn acknowledges a
+# memory after the commit, and its writers start slower (psycopg, a connection pool)
+KILLS_OF = {"postgres": 20}
 WRITERS = 4
 MEMORIES_PER_WRITER = 100
 WARM_WRITERS = 3  # interpreters starting up while the current one is written and killed
@@ -149,6 +152,7 @@ def test_writer_killed_mid_write_never_loses_acknowledged_memories(
     if folds and kind != "markdown":
         pytest.skip("only the markdown store folds")
     options = ("--recent-limit", "1") if folds else ()  # append, fold, append, ...
+    kills = KILLS_OF.get(kind, KILLS)
     rng = random.Random(20240607)
     acknowledged: set[str] = set()
     mid_write = 0
@@ -156,13 +160,13 @@ def test_writer_killed_mid_write_never_loses_acknowledged_memories(
         queue: deque[Writer] = deque()
 
         def top_up(next_round: int) -> None:
-            while len(queue) < WARM_WRITERS and next_round + len(queue) < KILLS:
+            while len(queue) < WARM_WRITERS and next_round + len(queue) < kills:
                 prefix = f"k{next_round + len(queue):02d}"
                 writer = Writer.start(kind, path, 100_000, prefix, *options)
                 started.append(writer)
                 queue.append(writer)
 
-        for round_number in range(KILLS):
+        for round_number in range(kills):
             top_up(round_number)
             writer = queue.popleft()
             writer.wait_ready()
@@ -173,9 +177,9 @@ def test_writer_killed_mid_write_never_loses_acknowledged_memories(
             acknowledged |= set(writer.ids)
             mid_write += bool(list(path.parent.glob(f".{path.name}.*.tmp")))
             assert_loads_cleanly(kind, path, acknowledged, kills=round_number + 1)
-    assert len(acknowledged) >= KILLS
+    assert len(acknowledged) >= kills
     if folds:  # the kills did land inside folds, not only between them
-        print(f"kills that left a half-written temp file: {mid_write} of {KILLS}")
+        print(f"kills that left a half-written temp file: {mid_write} of {kills}")
         assert mid_write > 0
 
 

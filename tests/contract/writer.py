@@ -2,7 +2,8 @@
 
     python -m tests.contract.writer KIND PATH N [--prefix P] [--wait] [--until FILE]
 
-KIND is `markdown` or `sqlite`. Each memory id is printed to stdout, flushed, only after its
+KIND is `markdown`, `sqlite` or `postgres` (PATH then names the memory space, on the server
+of TEST_DATABASE_URL). Each memory id is printed to stdout, flushed, only after its
 unit of work has returned, so every printed id is an acknowledged (durably stored) memory.
 With `--wait` the process first prints `ready` to stderr and waits for a line on stdin before it
 opens the store, so a test can start interpreters ahead of time and release them when it wants.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 
-KINDS = ("markdown", "sqlite")
+KINDS = ("markdown", "sqlite", "postgres")
 
 
 def open_store(kind: str, path: Path, recent_limit: int | None = None) -> IMemoryStore:
@@ -34,6 +36,10 @@ def open_store(kind: str, path: Path, recent_limit: int | None = None) -> IMemor
         return MarkdownMemoryStore(path)
     if kind == "sqlite":
         return SqliteMemoryStore(path)
+    if kind == "postgres":
+        from tests.postgres import URL_VARIABLE, open_pg_store
+
+        return open_pg_store(path, url=os.environ[URL_VARIABLE])  # type: ignore[no-any-return]
     raise ValueError(f"unknown store kind {kind!r}; expected one of {', '.join(KINDS)}")
 
 

@@ -1,0 +1,118 @@
+"""Rows of the PostgreSQL store: its SQL, a memory's columns, merging an update with the row
+it changes, and the working copy of the cache a unit of work fills (in store order)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from cairn.adapters.storage.ops import AddOp, DeleteOp, MemoryCache, UpdateOp
+from cairn.adapters.storage.postgres_schema import decode_text, encode_text
+from cairn.errors import StoreError
+from cairn.models.memory import LocationRecord, MemoryEntry
+
+log = logging.getLogger(__name__)
+
+COLUMNS = "scope, category, status, location_id, importance, npc_ids, entry"
+INSERT = (
+    f"INSERT INTO cairn_memories (id, {COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+    " ON CONFLICT (space, id) DO NOTHING RETURNING seq"
+)
+UPDATE = f"UPDATE cairn_memories SET ({COLUMNS}) = (%s, %s, %s, %s, %s, %s, %s) WHERE id = %s"
+LOCK_ROW = "SELECT seq, entry FROM cairn_memories WHERE id = %s FOR UPDATE"
+LOCATION = "id, name, visits, episodes"
+# a memory at a location names it when it has no name yet (as MemoryCache.ensure_location)
+ENSURE_LOCATION = (
+    f"INSERT INTO cairn_locations ({LOCATION}) VALUES (%s, %s, 0, '{{}}')"
+    " ON CONFLICT (space, id) DO UPDATE SET name = excluded.name"
+    f" WHERE cairn_locations.name = '' RETURNING {LOCATION}"
+)
+# one more visit, counted by the database (never read-modify-write)
+VISIT = (
+    f"INSERT INTO cairn_locations ({LOCATION}) VALUES (%(id)s, %(name)s, 1, %(first)s)"
+    " ON CONFLICT (space, id) DO UPDATE SET visits = cairn_locations.visits + 1,"
+    " name = CASE WHEN excluded.name <> '' THEN excluded.name ELSE cairn_locations.name END,"
+    " episodes = CASE WHEN %(episode)s::integer IS NULL"
+    " OR %(episode)s::integer = ANY (cairn_locations.episodes) THEN cairn_locations.episodes"
+    " ELSE ARRAY(SELECT unnest(cairn_locations.episodes || %(episode)s::integer) ORDER BY 1)"
+    f" END RETURNING {LOCATION}"
+)
+
+
+def values(entry: MemoryEntry) -> tuple[Any, ...]:
+    """The columns of a memory, checked first: a row every agent of the space reads must be
+    valid (a `model_copy(update=...)` is not validated)."""
+    try:
+        MemoryEntry.model_validate(dict(entry))
+    except ValidationError as e:
+        problem = " ".join(str(e).split())
+        raise StoreError(f"memory {entry.id!r} is invalid, not stored: {problem}") from e
+    return (
+        entry.scope.value,
+        entry.category.value,
+        entry.status.value,
+        entry.location_id,
+        entry.importance,
+        [encode_text(npc) for npc in entry.npc_ids],
+        entry.model_dump_json(),
+    )
+
+
+def record(row: Sequence[Any]) -> LocationRecord:
+    return LocationRecord(id=row[0], name=decode_text(row[1]), visits=row[2], episodes=list(row[3]))
+
+
+def merge(known: MemoryEntry | None, current: MemoryEntry, ours: MemoryEntry) -> MemoryEntry:
+    """The update `ours` (made from `known`) applied to `current`, what the database holds:
+    fields `ours` changed take its value, the others keep `current`'s (no lost update). When
+    the result would be invalid (e.g. turn_start from one change, turn_end from the other),
+    `ours` is taken whole."""
+    if known is None or known == current:
+        return ours
+    changed = {
+        name: getattr(ours, name)
+        for name in MemoryEntry.model_fields
+        if getattr(ours, name) != getattr(known, name)
+    }
+    try:
+        return MemoryEntry.model_validate({**dict(current), **changed})
+    except ValidationError:  # the two sets of changes do not fit together: the later one wins
+        log.warning("memory %s was changed by another agent meanwhile; this change wins", ours.id)
+        return ours
+
+
+class Working:
+    """A copy of the cache and of each memory's `seq`, changed as a unit of work proceeds,
+    keeping the cache's memories in `seq` order (the store order)."""
+
+    def __init__(self, cache: MemoryCache, seqs: dict[str, int]) -> None:
+        self.cache = cache
+        self.seqs = seqs
+
+    def put(self, entry: MemoryEntry, seq: int) -> None:
+        """Hold `entry` (stored at `seq`) in its place."""
+        memories = self.cache.memories
+        if entry.id in memories and self.seqs.get(entry.id) == seq:
+            if memories[entry.id] != entry:
+                self.cache.apply(UpdateOp(entry))
+            return
+        self.drop(entry.id)
+        later: list[MemoryEntry] = []
+        for other in reversed(memories):
+            if self.seqs.get(other, 0) < seq:
+                break
+            later.append(memories[other])
+        for moved in later:
+            self.cache.apply(DeleteOp(moved.id))
+        self.cache.apply(AddOp(entry))
+        self.seqs[entry.id] = seq
+        for moved in reversed(later):
+            self.cache.apply(AddOp(moved))
+
+    def drop(self, entry_id: str) -> None:
+        if entry_id in self.cache.memories:
+            self.cache.apply(DeleteOp(entry_id))
+        self.seqs.pop(entry_id, None)

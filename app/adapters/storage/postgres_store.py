@@ -1,0 +1,369 @@
+"""PostgresMemoryStore: one memory space in a PostgreSQL database, shared by many agents.
+
+A unit of work is one transaction of per-row writes. The database decides every write: an
+update or supersession locks its row (`SELECT ... FOR UPDATE`) and merges with what others
+committed meanwhile, visits are counted in SQL, an unknown id fails the unit of work. The
+commit then NOTIFYs the changed ids on the space's channel; other store objects fetch just
+those rows into their caches before their next read.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from pydantic import SecretStr, ValidationError
+
+from cairn.adapters.storage.base import CachedStore
+from cairn.adapters.storage.ops import (
+    AddOp,
+    DeleteOp,
+    MemoryCache,
+    StoreOp,
+    SupersedeOp,
+    UpdateOp,
+    VisitOp,
+)
+from cairn.adapters.storage.postgres_link import Changes, PostgresLink, notify_payloads
+from cairn.adapters.storage.postgres_rows import (
+    ENSURE_LOCATION,
+    INSERT,
+    LOCATION,
+    LOCK_ROW,
+    UPDATE,
+    VISIT,
+    Working,
+    merge,
+    record,
+    values,
+)
+from cairn.adapters.storage.postgres_schema import encode_text
+from cairn.errors import ConfigError, MemoryNotFoundError, StoreError
+from cairn.models.memory import (
+    MemoryEntry,
+    MemoryScope,
+    MemoryStatus,
+    ParseProblem,
+)
+
+log = logging.getLogger(__name__)
+
+Conn = psycopg.Connection[Any]
+
+
+class PostgresMemoryStore(CachedStore):
+    """Memories of one space in PostgreSQL; any number of processes and machines may share it.
+
+    Reads come from the in-process cache, kept current by LISTEN/NOTIFY (changed rows only;
+    everything is read again only after a lost connection). Use one store object from one
+    thread at a time. Connect as an ordinary role: superusers skip row-level security.
+    """
+
+    def __init__(
+        self,
+        url: str | SecretStr | None,
+        *,
+        space: str,
+        statement_timeout: float = 10.0,
+        connect_timeout: float = 5.0,
+        reconnect_timeout: float = 30.0,
+    ) -> None:
+        super().__init__()
+        raw = url.get_secret_value() if isinstance(url, SecretStr) else url
+        if not raw:
+            raise ConfigError("database_url: required by the postgres store (CAIRN_DATABASE_URL)")
+        if not space:
+            raise ConfigError("memory_space: must not be empty")
+        self._space = space
+        self._token = secrets.token_hex(8)
+        self._link = PostgresLink(
+            raw,
+            space,
+            token=self._token,
+            statement_timeout=statement_timeout,
+            connect_timeout=connect_timeout,
+            reconnect_timeout=reconnect_timeout,
+        )
+        self._seqs: dict[str, int] = {}
+        self._pending: Changes | None = Changes()
+        self._bad: dict[str, ParseProblem] = {}
+        self.commits = 0
+        """Units of work committed by this object."""
+        self.loads = 0
+        """Times everything was read (opening, `reload`, after a lost connection)."""
+        self.fetched = 0
+        """Rows read because a notification named them."""
+        self._link.open()
+        with self._lock:
+            self._load()
+
+    @property
+    def path(self) -> Path:
+        return Path(f"{self._link.where}#{self._space}")
+
+    @property
+    def space(self) -> str:
+        """The memory space this store object reads and writes."""
+        return self._space
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _live(self) -> None:
+        """Raise when closed; in a forked child, open this process's own connections."""
+        if self._link.forked():
+            self._link.open()
+            self._load()
+        elif self._link.closed:
+            raise StoreError(f"{self._link.where}: the store is closed")
+
+    def _refresh(self) -> None:
+        self._live()
+        self._gather()
+        pending, self._pending = self._pending, Changes()
+        if pending is None:
+            self._load()
+        elif pending:
+            self._fetch(pending)
+
+    def _gather(self) -> None:
+        """Take in the notifications that arrived (a commit does too, so they never pile up
+        unread); the rows they name are read on the next read. None: read everything."""
+        changes = self._link.poll()
+        if changes is None or self._pending is None:
+            self._pending = None
+        else:
+            self._pending.memories |= changes.memories
+            self._pending.locations |= changes.locations
+
+    def _load(self) -> None:
+        """Read the whole space (after draining notifications: the read covers them)."""
+        self._link.poll()  # whatever it names (or missed, if it reconnected) is read below
+        self._pending = Changes()
+        memories, locations = self._link.run(self._read_all, "read")
+        working = Working(MemoryCache(), {})
+        self._bad.clear()
+        for seq, row_id, data in memories:
+            entry = self._parse(seq, row_id, data)
+            if entry is not None:
+                working.cache.apply(AddOp(entry))
+                working.seqs[row_id] = seq
+        working.cache.locations.clear()
+        working.cache.locations.update({row[0]: record(row) for row in locations})
+        self._cache, self._seqs = working.cache, working.seqs
+        self._problems = list(self._bad.values())
+        self.loads += 1
+
+    @staticmethod
+    def _read_all(conn: Conn, attempt: int) -> tuple[list[Any], list[Any]]:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            memories = conn.execute(
+                "SELECT seq, id, entry FROM cairn_memories ORDER BY seq"
+            ).fetchall()
+            locations = conn.execute(f"SELECT {LOCATION} FROM cairn_locations").fetchall()
+        return memories, sorted(locations)
+
+    def _parse(self, seq: int, row_id: str, data: str) -> MemoryEntry | None:
+        self._bad.pop(row_id, None)
+        try:
+            entry = MemoryEntry.model_validate_json(data)
+        except ValidationError as e:
+            message = f"memory {row_id!r} is invalid: {e}"
+        else:
+            if entry.id == row_id:
+                return entry
+            message = f"row id {row_id!r} != entry id {entry.id!r}"
+        self._bad[row_id] = ParseProblem(path=str(self.path), line=seq, message=message)
+        return None
+
+    def _fetch(self, changes: Changes) -> None:
+        """Bring just the rows other agents changed into the cache."""
+        ids, locs = sorted(changes.memories), sorted(changes.locations)
+
+        def read(conn: Conn, attempt: int) -> tuple[list[Any], list[Any]]:
+            memories = (
+                conn.execute(
+                    "SELECT seq, id, entry FROM cairn_memories WHERE id = ANY (%s) ORDER BY seq",
+                    (ids,),
+                ).fetchall()
+                if ids
+                else []
+            )
+            if not locs:
+                return memories, []
+            locations = conn.execute(
+                f"SELECT {LOCATION} FROM cairn_locations WHERE id = ANY (%s)", (locs,)
+            ).fetchall()
+            return memories, locations
+
+        memories, locations = self._link.run(read, "read changes")
+        working = Working(self._cache.copy(), dict(self._seqs))
+        found = set()
+        for seq, row_id, data in memories:
+            found.add(row_id)
+            entry = self._parse(seq, row_id, data)
+            if entry is None:
+                working.drop(row_id)
+            else:
+                working.put(entry, seq)
+        for gone in set(ids) - found:
+            working.drop(gone)
+            self._bad.pop(gone, None)
+        for row in locations:
+            working.cache.locations[row[0]] = record(row)
+        self._cache, self._seqs = working.cache, working.seqs
+        self._problems = list(self._bad.values())
+        self.fetched += len(memories) + len(locations)
+
+    def reload(self) -> None:
+        with self._lock:
+            self._live()
+            self._load()
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
+        self._live()
+        self._gather()
+        # not refreshed first: the updates were made from this view, and what others changed
+        # since is merged row by row (`merge`); their notifications are read on the next read
+        base = self._cache
+
+        def work(conn: Conn, attempt: int) -> Working:
+            working = Working(base.copy(), dict(self._seqs))
+            with conn.transaction():
+                memories, locations = self._write_all(conn, working, ops, base, attempt)
+                for payload in notify_payloads(self._token, memories, locations):
+                    conn.execute("SELECT pg_notify(%s, %s)", (self._link.channel, payload))
+            return working
+
+        working = self._link.run(work, "commit")
+        self._seqs = working.seqs
+        self.commits += 1
+        return working.cache
+
+    def _write_all(
+        self, conn: Conn, working: Working, ops: Iterable[StoreOp], base: MemoryCache, attempt: int
+    ) -> tuple[list[str], list[int]]:
+        """Write each op; return the memory ids and location ids changed."""
+        memories: dict[str, None] = {}
+        locations: dict[int, None] = {}
+        for op in ops:
+            if isinstance(op, AddOp):
+                self._add(conn, working, op.entry, retried=attempt > 0)
+                memories[op.entry.id] = None
+                entry = op.entry
+                at = entry.location_id if entry.scope is MemoryScope.LOCATION else None
+                if at is not None and self._ensure_location(conn, working, at, entry.location_name):
+                    locations[at] = None
+            elif isinstance(op, UpdateOp):
+                seq, current = self._lock_row(conn, op.entry.id, "update")
+                merged = merge(working.cache.memories.get(op.entry.id), current, op.entry)
+                self._store(conn, working, merged, seq)
+                memories[op.entry.id] = None
+            elif isinstance(op, SupersedeOp):
+                self._supersede(conn, working, op)
+                memories[op.old_id] = None
+            elif isinstance(op, DeleteOp):
+                deleted = conn.execute(
+                    "DELETE FROM cairn_memories WHERE id = %s", (op.entry_id,)
+                ).rowcount
+                if not deleted and op.entry_id not in base.memories:
+                    raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} to delete")
+                working.drop(op.entry_id)  # gone, whether we or another agent deleted it
+                memories[op.entry_id] = None
+            elif isinstance(op, VisitOp):
+                first = [] if op.episode is None else [op.episode]
+                row = conn.execute(
+                    VISIT,
+                    {
+                        "id": op.location_id,
+                        "name": encode_text(op.name),
+                        "first": first,
+                        "episode": op.episode,
+                    },
+                ).fetchone()
+                assert row is not None  # an upsert with RETURNING always returns its row
+                working.cache.locations[op.location_id] = record(row)
+                locations[op.location_id] = None
+        return list(memories), list(locations)
+
+    def _add(self, conn: Conn, working: Working, entry: MemoryEntry, *, retried: bool) -> None:
+        row = conn.execute(INSERT, (entry.id, *values(entry))).fetchone()
+        if row is None:
+            stored = conn.execute(
+                "SELECT seq, entry FROM cairn_memories WHERE id = %s", (entry.id,)
+            ).fetchone()
+            # a retried unit of work whose first attempt did commit (the connection was lost
+            # before the answer came back) finds its own memory: that is not a conflict
+            if not (retried and stored and stored[1] == entry.model_dump_json()):
+                raise StoreError(f"memory id {entry.id!r} already exists")
+            row = stored
+        working.put(entry, int(row[0]))
+
+    def _ensure_location(
+        self, conn: Conn, working: Working, location_id: int, name: str | None
+    ) -> bool:
+        """Make sure the location has a record (named, if it had no name); return whether
+        this wrote it."""
+        row = conn.execute(
+            f"SELECT {LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
+        ).fetchone()
+        wrote = False
+        if row is None or (not row[1] and name):  # only then is there something to write
+            new = conn.execute(ENSURE_LOCATION, (location_id, encode_text(name or "")))
+            written = new.fetchone()
+            wrote = written is not None
+            row = written or row
+        if row is None:  # inserted by another agent meanwhile, with a name already
+            row = conn.execute(
+                f"SELECT {LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
+            ).fetchone()
+        assert row is not None
+        working.cache.locations[location_id] = record(row)
+        return wrote
+
+    def _lock_row(self, conn: Conn, entry_id: str, doing: str) -> tuple[int, MemoryEntry]:
+        row = conn.execute(LOCK_ROW, (entry_id,)).fetchone()
+        if row is None:
+            raise MemoryNotFoundError(f"no memory with id {entry_id!r} to {doing}")
+        try:
+            return int(row[0]), MemoryEntry.model_validate_json(row[1])
+        except ValidationError as e:
+            raise StoreError(f"memory {entry_id!r} is invalid in the database: {e}") from e
+
+    def _supersede(self, conn: Conn, working: Working, op: SupersedeOp) -> None:
+        seq, current = self._lock_row(conn, op.old_id, "supersede")
+        known = working.cache.memories.get(op.old_id)
+        taken = (
+            current.status is MemoryStatus.SUPERSEDED
+            and current.superseded_by is not None
+            and current.superseded_by != op.new_id
+            and known != current
+        )
+        if taken:  # another agent superseded it first: one successor, theirs
+            log.warning(
+                "memory %s was superseded by %s meanwhile; not re-linking it to %s",
+                op.old_id,
+                current.superseded_by,
+                op.new_id,
+            )
+            working.put(current, seq)
+            return
+        changed = current.model_copy(
+            update={"status": MemoryStatus.SUPERSEDED, "superseded_by": op.new_id}
+        )
+        self._store(conn, working, changed, seq)
+
+    @staticmethod
+    def _store(conn: Conn, working: Working, entry: MemoryEntry, seq: int) -> None:
+        conn.execute(UPDATE, (*values(entry), entry.id))
+        working.put(entry, seq)
+
+    def close(self) -> None:
+        with self._lock:
+            self._link.close()

@@ -1,0 +1,91 @@
+"""Moving memories between stores: a JSON-lines export of every field, and its import.
+
+The export is a header line (`{"cairn_export": 1}`), one line per location record (by id),
+then one line per memory in store order, each with every field. Lines are ASCII JSON, so any
+text (NUL, unpaired surrogates from a hand-edited file) survives. Two stores holding the same
+memories give the same export, whatever their kind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from cairn.errors import StoreError
+from cairn.interfaces.store import IMemoryStore
+from cairn.models.memory import LocationRecord, MemoryEntry
+
+EXPORT_VERSION = 1
+
+
+def export_lines(store: IMemoryStore) -> Iterator[str]:
+    """The export of `store`, line by line (without line ends)."""
+    yield json.dumps({"cairn_export": EXPORT_VERSION})
+    for _, record in sorted(store.locations().items()):
+        yield json.dumps({"location": record.model_dump(mode="json")})
+    for entry in store.entries():
+        yield json.dumps({"memory": entry.model_dump(mode="json")})
+
+
+def read_export(path: Path) -> tuple[list[LocationRecord], list[MemoryEntry]]:
+    """The location records and memories of an export file; StoreError naming the line of
+    anything that is not one."""
+    records: list[LocationRecord] = []
+    entries: list[MemoryEntry] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise StoreError(f"{path}: cannot read the export: {e}") from e
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+            if number == 1:
+                if item != {"cairn_export": EXPORT_VERSION}:
+                    raise ValueError(f"not a cairn export (version {EXPORT_VERSION}) header")
+            elif set(item) == {"location"}:
+                records.append(LocationRecord.model_validate(item["location"]))
+            elif set(item) == {"memory"}:
+                entries.append(MemoryEntry.model_validate(item["memory"]))
+            else:
+                raise ValueError("expected a 'location' or a 'memory' object")
+        except (ValueError, TypeError, ValidationError) as e:
+            problem = " ".join(str(e).split())
+            raise StoreError(f"{path}:{number}: {problem}") from e
+    if not lines:
+        raise StoreError(f"{path}: empty file, not a cairn export")
+    return records, entries
+
+
+def import_into(
+    store: IMemoryStore, records: Iterable[LocationRecord], entries: Iterable[MemoryEntry]
+) -> list[str]:
+    """Add every memory and location record to an empty store, in one unit of work; return
+    a warning per location record the store ops cannot make exactly (e.g. more episodes than
+    visits: a visit names at most one episode)."""
+    held = (len(store.entries()), len(store.locations()))
+    if any(held):
+        raise StoreError(
+            f"{store.path}: holds {held[0]} memories and {held[1]} locations already;"
+            " import into an empty store"
+        )
+    records = list(records)
+    with store.transaction() as tx:
+        for entry in entries:
+            tx.add(entry)  # a memory at a location makes its record, named as the memory says
+        for record in records:  # then each visit, naming the episodes in order
+            for n in range(record.visits):
+                episode = record.episodes[n] if n < len(record.episodes) else None
+                tx.record_visit(record.id, record.name, episode)
+    wanted = {record.id: record for record in records}
+    made = store.locations()
+    return [
+        f"location {location_id}: stored as {made.get(location_id)}, exported as"
+        f" {wanted.get(location_id)}"
+        for location_id in sorted(set(wanted) | set(made))
+        if made.get(location_id) != wanted.get(location_id)
+    ]

@@ -1,0 +1,476 @@
+"""The PostgreSQL store beyond the shared contract: memory spaces enforced by the database,
+sharing between agents through LISTEN/NOTIFY, concurrent supersessions, visits and pruning,
+the schema version, timeouts and a server restart in the middle of a run."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from cairn.adapters.storage.postgres_link import notify_payloads
+from cairn.adapters.storage.postgres_rows import merge
+from cairn.adapters.storage.postgres_schema import SCHEMA_VERSION
+from cairn.adapters.storage.postgres_store import PostgresMemoryStore
+from cairn.errors import StoreError, StoreLockedError
+from cairn.models.memory import MemoryStatus
+from cairn.services.policy import MemoryPolicy, prune
+from tests.contract.conftest import StoreFactory
+from tests.contract.test_store_contract import add_all, location_memory, world_memory
+from tests.contract.test_store_crash_and_concurrency import Writer, stored_ids, writer_pool
+from tests.postgres import open_pg_store, server
+
+
+def pg(store: Any) -> PostgresMemoryStore:
+    assert isinstance(store, PostgresMemoryStore)
+    return store
+
+
+@contextmanager
+def raw_connection(space: str, url: str | None = None) -> Iterator[psycopg.Connection[Any]]:
+    """A hand-made connection of the application role, in `space` (autocommit)."""
+    with psycopg.connect(url or server().url, autocommit=True) as conn:
+        conn.execute("SELECT set_config('cairn.space', %s, false)", (space,))
+        yield conn
+
+
+def eventually(check: Callable[[], bool], seconds: float = 5.0) -> None:
+    """Wait until `check()` holds (the notification of another connection's commit is on its
+    way: it arrives within milliseconds)."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, "not seen in time"
+        time.sleep(0.002)
+
+
+def in_threads(*calls: Callable[[], None]) -> None:
+    """Run each call in its own thread at once; fail with the first error any of them raised."""
+    errors: list[BaseException] = []
+
+    def guarded(call: Callable[[], None]) -> None:
+        try:
+            call()
+        except BaseException as e:  # reported by the test's thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
+# -- memory spaces -------------------------------------------------------------------------------
+
+
+def test_another_spaces_rows_are_neither_visible_nor_writable(tmp_path: Path) -> None:
+    ours = open_pg_store(tmp_path / "ours")
+    theirs = open_pg_store(tmp_path / "theirs")
+    try:
+        add_all(ours, location_memory("Ours", id="m-ours"))
+        secret = location_memory("Theirs", id="m-theirs", location_id=9)
+        add_all(theirs, secret)
+        with theirs.transaction() as tx:
+            tx.record_visit(9, "Their room", 1)
+        assert [m.id for m in ours.entries()] == ["m-ours"]
+        assert set(ours.locations()) == {1}
+        other = str(tmp_path / "theirs")
+
+        def hand_written(conn: psycopg.Connection[Any], attempt: int) -> None:
+            role = conn.execute(
+                "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+            ).fetchone()
+            assert role == (False, False)  # superusers would skip row-level security
+            rows = conn.execute("SELECT space, id FROM cairn_memories").fetchall()
+            assert rows == [(str(tmp_path / "ours"), "m-ours")]
+            assert conn.execute(
+                "SELECT count(*) FROM cairn_memories WHERE space = %s", (other,)
+            ).fetchone() == (0,)
+            assert conn.execute("SELECT id FROM cairn_locations").fetchall() == [(1,)]
+            for statement in (
+                "UPDATE cairn_memories SET status = 'ACTIVE' WHERE space = %s",
+                "DELETE FROM cairn_memories WHERE space = %s",
+                "UPDATE cairn_locations SET visits = 99 WHERE space = %s",
+                "DELETE FROM cairn_locations WHERE space = %s",
+            ):
+                assert conn.execute(statement, (other,)).rowcount == 0
+            for statement in (
+                "INSERT INTO cairn_memories (space, id, scope, category, status, importance,"
+                " npc_ids, entry) VALUES (%s, 'm-planted', 'world', 'NOTE', 'ACTIVE', 1, '{}',"
+                " '{}')",
+                "INSERT INTO cairn_locations (space, id, name, visits, episodes)"
+                " VALUES (%s, 77, 'Planted', 1, '{}')",
+                "UPDATE cairn_memories SET space = %s WHERE id = 'm-ours'",
+            ):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege, match="row-level"):
+                    conn.execute(statement, (other,))
+
+        pg(ours)._link.run(hand_written, "test")
+        assert theirs.entries() == [secret]
+        assert theirs.locations()[9].visits == 1
+        again = open_pg_store(tmp_path / "ours")
+        assert [m.id for m in again.entries()] == ["m-ours"]
+        again.close()
+    finally:
+        ours.close()
+        theirs.close()
+
+
+def test_the_schema_version_is_kept_and_a_newer_one_is_refused() -> None:
+    url = server().create_database("schema_version_test")
+    store = PostgresMemoryStore(url, space="s")
+    store.close()
+    with raw_connection("s", url) as conn:
+        assert conn.execute("SELECT version FROM cairn_schema").fetchone() == (SCHEMA_VERSION,)
+    server().admin(
+        f"UPDATE cairn_schema SET version = {SCHEMA_VERSION + 1}", database="schema_version_test"
+    )
+    with pytest.raises(StoreError, match=r"schema version 2 is newer .* upgrade cairn"):
+        PostgresMemoryStore(url, space="s")
+
+
+# -- sharing between agents ------------------------------------------------------------------
+
+
+def test_a_commit_shows_in_the_other_agents_cache_without_a_full_reload(
+    postgres_factory: StoreFactory,
+) -> None:
+    a, b = pg(postgres_factory.open()), pg(postgres_factory.open())
+    hall = location_memory("Hall memory", location_id=1)
+    add_all(a, hall)
+    eventually(lambda: b.get(hall.id) == hall)
+    assert (b.loads, b.fetched) == (1, 2)  # the memory and its location row, nothing else
+
+    moved = hall.model_copy(update={"text": "changed by A"})
+    successor = world_memory("Successor")
+    with a.transaction() as tx:
+        tx.update(moved)
+        tx.add(successor)
+        tx.record_visit(1, "Great Hall", 3)
+    eventually(lambda: b.get(hall.id) == moved and b.get(successor.id) == successor)
+    assert b.locations()[1].visits == 1 and b.locations()[1].name == "Great Hall"
+    with a.transaction() as tx:
+        tx.supersede(hall.id, successor.id)
+    eventually(lambda: b.get(hall.id) is not None and not b.get(hall.id).visible)  # type: ignore[union-attr]
+    with a.transaction() as tx:
+        tx.delete(hall.id)
+    eventually(lambda: b.get(hall.id) is None)
+    assert b.loads == 1
+    assert b.entries() == a.entries() == [successor]
+    assert a.fetched == 0  # its own commits are not fetched back
+
+
+def test_memories_of_many_agents_keep_one_order_everywhere(postgres_factory: StoreFactory) -> None:
+    """Commits that overlap reach each cache in a different order; each cache still holds the
+    store order (the order a fresh load gives)."""
+    stores = [pg(postgres_factory.open()) for _ in range(3)]
+
+    def write(store: PostgresMemoryStore, prefix: str) -> None:
+        for n in range(30):
+            add_all(store, location_memory(f"{prefix} {n}", location_id=n % 3))
+
+    in_threads(*(partial(write, s, f"w{i}") for i, s in enumerate(stores)))
+    fresh = postgres_factory.open()
+    expected = fresh.entries()
+    assert len(expected) == 90
+    for store in stores:
+        eventually(lambda s=store: s.entries() == expected)  # type: ignore[misc]
+        assert store.entries(location_id=1) == fresh.entries(location_id=1)
+        assert store.locations() == fresh.locations()
+
+
+def test_a_supersession_waits_for_the_row_lock_and_keeps_the_first_successor(
+    postgres_factory: StoreFactory,
+) -> None:
+    """Agent B supersedes a memory while agent A holds its row (A is mid-commit, superseding
+    it too). B waits for A's commit, then sees A's successor and keeps it: one successor, no
+    lost update. Reading the row without the lock would let B overwrite A's link."""
+    b = pg(postgres_factory.open())
+    old = location_memory("Troll sleeps")
+    add_all(b, old)
+    by_a = old.model_copy(update={"status": MemoryStatus.SUPERSEDED, "superseded_by": "m-by-a"})
+    mine = location_memory("Troll is awake", id="m-by-b")
+    done: list[BaseException | None] = []
+
+    def supersede() -> None:
+        try:
+            with b.transaction() as tx:
+                tx.add(mine)
+                tx.supersede(old.id, mine.id)
+            done.append(None)
+        except BaseException as e:
+            done.append(e)
+
+    with raw_connection(b.space) as conn, conn.transaction():
+        conn.execute("SELECT 1 FROM cairn_memories WHERE id = %s FOR UPDATE", (old.id,))
+        thread = threading.Thread(target=supersede)
+        thread.start()
+        time.sleep(0.3)
+        assert thread.is_alive() and not done  # B waits for A's row lock
+        conn.execute(
+            "UPDATE cairn_memories SET status = 'SUPERSEDED', entry = %s WHERE id = %s",
+            (by_a.model_dump_json(), old.id),
+        )
+    thread.join(timeout=10)
+    assert done == [None]
+    for view in (b, postgres_factory.open()):
+        assert view.get(old.id) == by_a
+        assert view.get(mine.id) == mine
+
+
+def test_two_agents_superseding_one_memory_at_once_agree_on_one_successor(
+    postgres_factory: StoreFactory,
+) -> None:
+    a, b = pg(postgres_factory.open()), pg(postgres_factory.open())
+    olds = [world_memory(f"Belief {n}") for n in range(8)]
+    add_all(a, *olds)
+    eventually(lambda: len(b.entries()) == 8)
+    barrier = threading.Barrier(2)
+
+    def replace(store: PostgresMemoryStore, name: str) -> None:
+        for old in olds:
+            new = world_memory(f"{name} replaces {old.title}", id=f"{name}-{old.id}")
+            barrier.wait()
+            with store.transaction() as tx:
+                tx.add(new)
+                tx.supersede(old.id, new.id)
+
+    in_threads(partial(replace, a, "a"), partial(replace, b, "b"))
+    fresh = postgres_factory.open()
+    for old in olds:
+        stored = fresh.get(old.id)
+        assert stored is not None and stored.status is MemoryStatus.SUPERSEDED
+        assert stored.superseded_by in (f"a-{old.id}", f"b-{old.id}")
+        eventually(lambda o=old: a.get(o.id) == b.get(o.id) == fresh.get(o.id))  # type: ignore[misc]
+    assert len(fresh.entries()) == 8 * 3
+
+
+def test_visits_counted_by_many_agents_at_once_are_all_counted(
+    postgres_factory: StoreFactory,
+) -> None:
+    stores = [pg(postgres_factory.open()) for _ in range(4)]
+
+    def visit(store: PostgresMemoryStore, episode: int) -> None:
+        for _ in range(25):
+            with store.transaction() as tx:
+                tx.record_visit(5, "Crossroads", episode)
+
+    in_threads(*(partial(visit, s, n + 1) for n, s in enumerate(stores)))
+    record = postgres_factory.open().locations()[5]
+    assert (record.visits, record.episodes, record.name) == (100, [1, 2, 3, 4], "Crossroads")
+    for store in stores:
+        eventually(lambda s=store: s.locations()[5] == record)  # type: ignore[misc]
+
+
+def test_pruning_by_two_agents_from_the_same_view_removes_once_and_loses_no_link(
+    postgres_factory: StoreFactory,
+) -> None:
+    """B prunes from what it read while A prunes and supersedes meanwhile: B's removal of a
+    memory A already removed is no error, and B's retiring of a memory keeps the successor A
+    linked in between (the update is merged with the row, not written over it)."""
+    a, b = pg(postgres_factory.open()), pg(postgres_factory.open())
+    old = [
+        location_memory(f"Old {n}", status=MemoryStatus.SUPERSEDED, turn_start=n) for n in range(3)
+    ]
+    live = [location_memory(f"Live {n}", importance=100 + n) for n in range(3)]
+    add_all(a, *old, *live)
+    eventually(lambda: len(b.entries()) == 6)
+    policy = MemoryPolicy(cap_per_location=2, superseded_kept_per_key=1)
+    successor = location_memory("Successor of Live 0", importance=999)
+    with b.transaction() as tx_b:
+        b_lines = prune(b.entries(), policy, tx_b)  # retires Live 0, removes Old 0 and Old 1
+        with a.transaction() as tx_a:
+            tx_a.add(successor)
+            tx_a.supersede(live[0].id, successor.id)
+        with a.transaction() as tx_a:
+            a_lines = prune(a.entries(), policy, tx_a)  # removes Old 0, Old 1 and Live 0's...
+    assert len(b_lines) == 3 and a_lines
+    fresh = postgres_factory.open()
+    retired = fresh.get(live[0].id)
+    assert retired is not None
+    assert (retired.status, retired.superseded_by) == (MemoryStatus.SUPERSEDED, successor.id)
+    assert "pruned" in retired.tags
+    superseded = [m for m in fresh.entries() if not m.visible]
+    assert len(superseded) <= 2 and old[0].id not in {m.id for m in superseded}
+    assert fresh.get(old[1].id) is None
+    eventually(lambda: b.entries() == a.entries() == fresh.entries())
+
+
+# -- faults ------------------------------------------------------------------------------------
+
+
+def test_a_held_row_lock_fails_the_unit_of_work_after_the_timeout(
+    postgres_factory: StoreFactory,
+) -> None:
+    store = postgres_factory.open(statement_timeout=0.5)
+    memory = world_memory("Held")
+    add_all(store, memory)
+    with raw_connection(str(postgres_factory.path)) as conn, conn.transaction():
+        conn.execute("SELECT 1 FROM cairn_memories WHERE id = %s FOR UPDATE", (memory.id,))
+        started = time.monotonic()
+        with pytest.raises(StoreLockedError, match="timeout") as caught, store.transaction() as tx:
+            tx.supersede(memory.id, None)
+        assert time.monotonic() - started < 5
+    assert "\n" not in str(caught.value)
+    add_all(store, world_memory("After"))  # the store goes on
+    assert [m.status for m in store.entries()] == [MemoryStatus.ACTIVE, MemoryStatus.ACTIVE]
+
+
+def test_writes_go_on_after_the_server_restarts(postgres_factory: StoreFactory) -> None:
+    writer, reader = pg(postgres_factory.open()), pg(postgres_factory.open())
+    before = [world_memory(f"Before {n}") for n in range(5)]
+    for entry in before:
+        add_all(writer, entry)
+    eventually(lambda: len(reader.entries()) == 5)
+    server().restart()
+    after = [world_memory(f"After {n}") for n in range(5)]
+    for entry in after:
+        add_all(writer, entry)  # reconnects: the pool's connection was cut
+    expected = [*before, *after]
+    assert postgres_factory.open().entries() == expected
+    eventually(lambda: reader.entries() == expected)  # its listener reconnected and re-read
+    assert reader.loads == 2
+
+
+def test_a_writer_process_goes_on_through_a_server_restart_and_loses_nothing(
+    postgres_factory: StoreFactory,
+) -> None:
+    with writer_pool() as writers:
+        writer = Writer.start("postgres", postgres_factory.path, 100_000, "r")
+        writers.append(writer)
+        writer.wait_ready()
+        writer.go()
+        writer.first_ack()
+        assert writer.process.stdout is not None
+        for _ in range(20):
+            writer.ids.append(writer.process.stdout.readline().strip())
+        server().restart()
+        at_restart, store = stored_ids("postgres", postgres_factory.path)
+        store.close()
+        later = 0
+        while later < 10:  # acknowledged by commits made after the restart
+            line = writer.process.stdout.readline()
+            assert line.endswith("\n"), f"the writer stopped: {writer.errors()}"
+            writer.ids.append(line.strip())
+            later += writer.ids[-1] not in at_restart
+        writer.kill()
+    ids, store = stored_ids("postgres", postgres_factory.path)
+    store.close()
+    missing = set(writer.ids) - ids
+    assert not missing, f"acknowledged memories lost: {sorted(missing)[:5]}"
+
+
+def test_a_merge_keeps_both_agents_changes_unless_they_do_not_fit_together() -> None:
+    known = location_memory("Visit", turn_start=3, turn_end=5, text="old")
+    theirs = known.model_copy(update={"status": MemoryStatus.SUPERSEDED, "superseded_by": "m-x"})
+    ours = known.model_copy(update={"text": "new"})
+    assert merge(known, theirs, ours) == theirs.model_copy(update={"text": "new"})
+    assert merge(theirs, theirs, ours) == ours  # nothing changed meanwhile: ours as it is
+    assert merge(None, theirs, ours) == ours
+    later = known.model_copy(update={"turn_start": 9, "turn_end": 9})
+    shorter = known.model_copy(update={"turn_end": 4})
+    assert merge(known, later, shorter) == shorter  # turn_end 4 < turn_start 9: ours whole
+
+
+def test_an_invalid_memory_is_refused_before_it_reaches_other_agents(
+    postgres_factory: StoreFactory,
+) -> None:
+    store = postgres_factory.open()
+    broken = location_memory("Ends first", turn_start=5).model_copy(update={"turn_end": 2})
+    with pytest.raises(StoreError, match="turn_end"):
+        add_all(store, world_memory("Fine"), broken)
+    assert postgres_factory.open().entries() == store.entries() == []
+
+
+def test_a_role_that_skips_row_level_security_is_warned_about(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    running = server()
+    running.admin(f"ALTER ROLE {running.role} BYPASSRLS")
+    try:
+        open_pg_store(tmp_path).close()
+    finally:
+        running.admin(f"ALTER ROLE {running.role} NOBYPASSRLS")
+    assert "does not keep it to its memory space" in caplog.text
+    caplog.clear()
+    open_pg_store(tmp_path).close()
+    assert "memory space" not in caplog.text
+
+
+def test_a_writer_that_never_reads_takes_in_the_notifications_as_it_commits(
+    postgres_factory: StoreFactory,
+) -> None:
+    a, b = pg(postgres_factory.open()), pg(postgres_factory.open())
+    theirs = [world_memory(f"A's {n}") for n in range(5)]
+    for entry in theirs:
+        add_all(a, entry)
+    deadline = time.monotonic() + 5
+    while not (b._pending is not None and b._pending.memories == {m.id for m in theirs}):
+        assert time.monotonic() < deadline, "b's commits did not take in a's notifications"
+        add_all(b, world_memory("B's"))  # commits only: no read
+        time.sleep(0.01)
+    assert b.fetched == 0
+    assert {m.id for m in theirs} <= {m.id for m in b.entries()}  # the next read has them
+    assert (b.fetched, b.loads) == (5, 1)
+
+
+def test_a_unit_of_work_chosen_as_a_deadlocks_victim_runs_again(
+    postgres_factory: StoreFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """B supersedes X then Y while another agent holds Y and then asks for X: the database
+    breaks the deadlock by failing B's transaction, and B runs its unit of work again."""
+    b = pg(postgres_factory.open())
+    x, y = world_memory("X"), world_memory("Y")
+    add_all(b, x, y)
+    done: list[BaseException | None] = []
+
+    def supersede_both() -> None:
+        try:
+            with b.transaction() as tx:
+                tx.supersede(x.id, None)
+                tx.supersede(y.id, None)
+            done.append(None)
+        except BaseException as e:
+            done.append(e)
+
+    watcher = psycopg.connect(server().url, autocommit=True)
+    with watcher, raw_connection(b.space) as other:
+        with other.transaction():
+            other.execute("SELECT 1 FROM cairn_memories WHERE id = %s FOR UPDATE", (y.id,))
+            thread = threading.Thread(target=supersede_both)
+            thread.start()
+            eventually(  # B holds X and waits for Y
+                lambda: watcher.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                ).fetchone()
+                == (1,)
+            )
+            other.execute("SELECT 1 FROM cairn_memories WHERE id = %s FOR UPDATE", (x.id,))
+        thread.join(timeout=20)
+    assert done == [None]
+    assert "deadlock detected" in caplog.text
+    assert [m.status for m in postgres_factory.open().entries()] == [MemoryStatus.SUPERSEDED] * 2
+
+
+def test_a_large_unit_of_work_reaches_the_others_in_several_notifications(
+    postgres_factory: StoreFactory,
+) -> None:
+    a, b = pg(postgres_factory.open()), pg(postgres_factory.open())
+    many = [world_memory(f"Imported {n}", id=f"m-imported-{n:06d}") for n in range(1200)]
+    add_all(a, *many)
+    payloads = notify_payloads("token", [m.id for m in many], [1, 2])
+    assert len(payloads) > 1 and all(len(p.encode()) < 8000 for p in payloads)
+    assert [i for p in payloads for i in json.loads(p)["m"]] == [m.id for m in many]
+    assert [json.loads(p)["l"] for p in payloads][-1] == [1, 2]
+    eventually(lambda: len(b.entries()) == 1200)
+    assert b.entries() == many and b.loads == 1
