@@ -114,6 +114,12 @@ def durable_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[
     yield from _factory(str(request.param), tmp_path)
 
 
+@pytest.fixture(params=FILE_KINDS)
+def file_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """The stores in a file of the workdir: markdown and sqlite."""
+    yield from _factory(str(request.param), tmp_path)
+
+
 @pytest.fixture
 def markdown_factory(tmp_path: Path) -> Iterator[StoreFactory]:
     """The markdown store only."""

@@ -164,9 +164,8 @@ def test_a_failed_append_leaves_no_half_block_and_no_memory(
     assert [e.id for e in store.entries()] == ["s-0000", "s-0001"]
 
 
-def test_checkpoint_moves_superseded_memories_to_the_archive(
-    durable_factory: StoreFactory,
-) -> None:
+def test_checkpoint_moves_superseded_memories_to_the_archive(file_factory: StoreFactory) -> None:
+    durable_factory = file_factory
     store = durable_factory.open()
     with store.transaction() as tx:
         for n in range(8):

@@ -15,7 +15,7 @@ from cairn.services.context.builders import (
     entry_heading,
     one_line,
 )
-from cairn.services.context.tokens import estimate_tokens
+from cairn.services.context.tokens import estimate_from_counts
 from cairn.services.outcomes import failed_commands
 
 _UNKNOWN_NOTE = re.compile(r"does not know the word '([\w-]+)'")
@@ -56,6 +56,20 @@ _RENDERED: dict[int, tuple[MemoryEntry, str]] = {}
 """Blocks by entry object (entries are replaced, never changed): a prompt re-renders only the
 memories that changed since the last one."""
 _RENDERED_KEPT = 4096
+
+
+_SIZES: dict[str, tuple[int, int]] = {}
+_SIZES_KEPT = 4096
+
+
+def _size(block: str) -> tuple[int, int]:
+    """A block's characters and words (kept per block text)."""
+    hit = _SIZES.get(block)
+    if hit is None:
+        if len(_SIZES) >= _SIZES_KEPT:
+            _SIZES.clear()
+        hit = _SIZES[block] = (len(block), len(block.split()))
+    return hit
 
 
 def _block(entry: MemoryEntry) -> str:
@@ -133,14 +147,22 @@ class LocationMemoryBuilder(SectionBuilder):
             )
         groups = self._grouped(entries)
         hidden = len(entries) - sum(len(g.entries) for g in groups)
-        text = self._render(head, groups, hidden)
         # the least useful kind goes first: visits, notes, discoveries, successes, failures, ...
+        # (sized from each block's characters and words: what the rendered text would cost)
         for group in reversed(groups):
-            while group.entries and estimate_tokens(text) > self.max_tokens:
+            while group.entries and self._tokens(head, groups, hidden) > self.max_tokens:
                 group.entries.remove(min(group.entries, key=_by_importance_then_recency))
                 hidden += 1
-                text = self._render(head, groups, hidden)
+        text = self._render(head, groups, hidden)
         return self.section(text, [e.id for g in groups for _, e in g.entries])
+
+    @classmethod
+    def _tokens(cls, head: list[str], groups: list[_Group], hidden: int) -> int:
+        """`estimate_tokens(cls._render(head, groups, hidden))`, without rendering it."""
+        sizes = [_size(b) for b in (*head, *cls._tail(groups, hidden))]
+        sizes += [_size(_block(e)) for g in groups for _, e in g.entries]
+        chars = sum(c for c, _ in sizes) + 2 * (len(sizes) - 1)  # blocks joined by blank lines
+        return estimate_from_counts(chars, sum(w for _, w in sizes))
 
     def _grouped(self, entries: list[MemoryEntry]) -> list[_Group]:
         dangers = _Group(self._max_other)
@@ -172,14 +194,18 @@ class LocationMemoryBuilder(SectionBuilder):
             group.entries = sorted(best[: max(0, group.cap)])
         return groups
 
-    @staticmethod
-    def _render(head: list[str], groups: list[_Group], hidden: int) -> str:
+    @classmethod
+    def _render(cls, head: list[str], groups: list[_Group], hidden: int) -> str:
         blocks = [*head, *(block for g in groups for block in g.render())]
-        if not any(g.entries for g in groups):
-            blocks.append("No memories to show for this location.")
+        return "\n\n".join([*blocks, *cls._tail(groups, hidden)])
+
+    @staticmethod
+    def _tail(groups: list[_Group], hidden: int) -> list[str]:
+        """The lines after the memories: none shown, and how many are not."""
+        tail = [] if any(g.entries for g in groups) else ["No memories to show for this location."]
         if hidden:
-            blocks.append(f"(+{hidden} more memories not shown)")
-        return "\n\n".join(blocks)
+            tail.append(f"(+{hidden} more memories not shown)")
+        return tail
 
 
 class AdjacentMemoryBuilder(SectionBuilder):
