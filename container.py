@@ -9,10 +9,9 @@ from dependency_injector import containers, providers
 
 from cairn.adapters.llm.factory import build_llm_client, build_summarizer
 from cairn.adapters.llm.usage import UsageMeter
+from cairn.adapters.storage import opening
 from cairn.adapters.storage.knowledge_file import KnowledgeBase
 from cairn.adapters.storage.map_repository import load_map
-from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
-from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.agents.adventurer import AdventurerAgent
 from cairn.agents.explorer import ExplorerAgent
 from cairn.agents.memory_retriever import build_memory_retriever
@@ -27,7 +26,6 @@ from cairn.events.handlers import (
     TurnHandler,
 )
 from cairn.events.publisher import EventPublisher
-from cairn.extras import require
 from cairn.interfaces.llm import ILLMClient
 from cairn.interfaces.store import IMemoryStore
 from cairn.interfaces.summarizer import ISummarizer
@@ -48,25 +46,6 @@ from cairn.settings import CairnSettings, load_settings
 
 def _file_in(workdir: str, name: str) -> Path:
     return Path(workdir) / name
-
-
-DEFAULT_SPACE = "default"
-"""The postgres store's memory space when neither the settings nor a game name one."""
-
-
-def postgres_store(
-    url: Any, space: str | None, statement_timeout: float, reconnect_timeout: float
-) -> IMemoryStore:
-    """The postgres store (psycopg is imported only when it is chosen: `cairn[postgres]`)."""
-    require("psycopg", "postgres", for_what="the postgres store")
-    from cairn.adapters.storage.postgres_store import PostgresMemoryStore
-
-    return PostgresMemoryStore(
-        url,
-        space=space or DEFAULT_SPACE,
-        statement_timeout=statement_timeout,
-        reconnect_timeout=reconnect_timeout,
-    )
 
 
 def make_clock(seed: int | None) -> SystemClock:
@@ -122,17 +101,15 @@ class Container(containers.DeclarativeContainer):
     store = providers.Selector(
         config.store,
         markdown=providers.Singleton(
-            MarkdownMemoryStore,
-            providers.Callable(_file_in, config.workdir, config.memory_file),
-            backup_count=config.backup_count,
-            lock_timeout=config.lock_timeout,
+            opening.markdown_store,
+            config.workdir,
+            config.memory_file,
+            config.backup_count,
+            config.lock_timeout,
         ),
-        sqlite=providers.Singleton(
-            SqliteMemoryStore,
-            providers.Callable(_file_in, config.workdir, config.sqlite_file),
-        ),
+        sqlite=providers.Singleton(opening.sqlite_store, config.workdir, config.sqlite_file),
         postgres=providers.Singleton(
-            postgres_store,
+            opening.postgres_store,
             config.database_url,
             config.memory_space,
             config.statement_timeout,

@@ -77,28 +77,30 @@ def show(
 ) -> None:
     """Print memories, grouped by location, NPC and world (--json: a JSON list of memories)."""
     scope = _only_scope(location_id, npc_id, world)
-    from cairn.container import build_container
+    from cairn.adapters.storage.opening import open_store
 
-    container = build_container(settings_for(workdir, store, space))
-    mem_store = container.store()
-    entries = mem_store.entries(scope=scope, location_id=location_id, npc_id=npc_id)
-    if not show_all:
-        entries = [e for e in entries if e.visible]
-    else:  # with the archive (SUPERSEDED memories moved there when their episode ended)
-        entries = [
-            e
-            for e in mem_store.archived()
-            if (scope is None or e.scope is scope)
-            and (location_id is None or e.location_id == location_id)
-            and (npc_id is None or npc_id in e.npc_ids)
-        ] + entries
-    if as_json:
-        payload = [e.model_dump(mode="json") for e in entries]
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-    else:
-        _print_groups(entries, mem_store)
-    for problem in mem_store.problems():
-        click.echo(f"warning: {problem}", err=True)
+    mem_store = open_store(settings_for(workdir, store, space))
+    try:
+        entries = mem_store.entries(scope=scope, location_id=location_id, npc_id=npc_id)
+        if not show_all:
+            entries = [e for e in entries if e.visible]
+        else:  # with the archive (SUPERSEDED memories moved there when their episode ended)
+            entries = [
+                e
+                for e in mem_store.archived()
+                if (scope is None or e.scope is scope)
+                and (location_id is None or e.location_id == location_id)
+                and (npc_id is None or npc_id in e.npc_ids)
+            ] + entries
+        if as_json:
+            payload = [e.model_dump(mode="json") for e in entries]
+            click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        else:
+            _print_groups(entries, mem_store)
+        for problem in mem_store.problems():
+            click.echo(f"warning: {problem}", err=True)
+    finally:
+        mem_store.close()
 
 
 def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
@@ -211,10 +213,10 @@ def check(file: Path) -> None:
 @space_option
 def export(fmt: str, workdir: Path | None, store: str | None, space: str | None) -> None:
     """Write every memory and location record to standard output."""
+    from cairn.adapters.storage.opening import open_store
     from cairn.adapters.storage.transfer import export_lines
-    from cairn.container import build_container
 
-    mem_store = build_container(settings_for(workdir, store, space)).store()
+    mem_store = open_store(settings_for(workdir, store, space))
     try:
         if fmt == "jsonl":
             for line in export_lines(mem_store):
@@ -239,11 +241,11 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
 @space_option
 def import_command(file: Path, workdir: Path | None, store: str | None, space: str | None) -> None:
     """Load FILE (from `memories export --format jsonl`) into an empty store."""
+    from cairn.adapters.storage.opening import open_store
     from cairn.adapters.storage.transfer import import_into, read_export
-    from cairn.container import build_container
 
     records, entries = read_export(file)
-    mem_store = build_container(settings_for(workdir, store, space)).store()
+    mem_store = open_store(settings_for(workdir, store, space))
     try:
         warnings = import_into(mem_store, records, entries)
     finally:

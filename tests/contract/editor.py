@@ -90,12 +90,17 @@ class Outcome:
     """The writer's merges of others' saves, by where it found them (see MarkdownMemoryStore)."""
 
 
-def run(path: Path, style: str, saves: int, seed: int = 7) -> Outcome:
-    """A writer process adds memories without pause while `saves` hand edits are made."""
+def run(
+    path: Path, style: str, saves: int, seed: int = 7, recent_limit: int | None = None
+) -> Outcome:
+    """A writer process adds memories without pause while `saves` hand edits are made
+    (`recent_limit`: the writer's markdown store folds after that many appended bytes)."""
     rng = random.Random(seed)
     stop = path.with_name("stop-writer")
     command = [sys.executable, "-m", "tests.contract.writer", "markdown", str(path), "1000000"]
     started = time.perf_counter()
+    if recent_limit is not None:
+        command += ["--recent-limit", str(recent_limit)]
     writer = subprocess.Popen(
         [*command, "--prefix", "w", "--until", str(stop)],
         cwd=ROOT,

@@ -1,0 +1,70 @@
+"""Stores open in one place: the container's `store` provider and the command line's memory
+commands (which need no other part of the container) both come here.
+
+Each store's module is imported only when that store is chosen, so `cairn memories show` on a
+markdown store loads neither SQLite's nor PostgreSQL's code, nor the rest of cairn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cairn.extras import require
+
+if TYPE_CHECKING:
+    from cairn.interfaces.store import IMemoryStore
+    from cairn.settings import CairnSettings
+
+DEFAULT_SPACE = "default"
+"""The postgres store's memory space when neither the settings nor a game name one."""
+
+
+def markdown_store(workdir: str | Path, name: str, backup_count: int, lock_timeout: float) -> Any:
+    """Memories.md in the workdir."""
+    from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+
+    return MarkdownMemoryStore(
+        Path(workdir) / name, backup_count=backup_count, lock_timeout=lock_timeout
+    )
+
+
+def sqlite_store(workdir: str | Path, name: str) -> Any:
+    """memories.sqlite3 in the workdir."""
+    from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+
+    return SqliteMemoryStore(Path(workdir) / name)
+
+
+def postgres_store(
+    url: Any, space: str | None, statement_timeout: float, reconnect_timeout: float
+) -> Any:
+    """The postgres store (psycopg is imported only when it is chosen: `cairn[postgres]`)."""
+    require("psycopg", "postgres", for_what="the postgres store")
+    from cairn.adapters.storage.postgres_store import PostgresMemoryStore
+
+    return PostgresMemoryStore(
+        url,
+        space=space or DEFAULT_SPACE,
+        statement_timeout=statement_timeout,
+        reconnect_timeout=reconnect_timeout,
+    )
+
+
+def open_store(settings: CairnSettings) -> IMemoryStore:
+    """The store `settings.store` names, opened as the container opens it."""
+    store: IMemoryStore
+    if settings.store == "sqlite":
+        store = sqlite_store(settings.workdir, settings.sqlite_file)
+    elif settings.store == "postgres":
+        store = postgres_store(
+            settings.database_url,
+            settings.memory_space,
+            settings.statement_timeout,
+            settings.reconnect_timeout,
+        )
+    else:
+        store = markdown_store(
+            settings.workdir, settings.memory_file, settings.backup_count, settings.lock_timeout
+        )
+    return store
