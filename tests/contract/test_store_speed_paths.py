@@ -19,7 +19,12 @@ from pathlib import Path
 import pytest
 
 from cairn.adapters.storage import markdown_store
-from cairn.adapters.storage.markdown_format import RECENT_HEADER, check_memory_file
+from cairn.adapters.storage.markdown_format import (
+    RECENT_HEADER,
+    UNIT_END,
+    UNIT_START,
+    check_memory_file,
+)
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.adapters.storage.ops import (
     AddOp,
@@ -299,3 +304,54 @@ def test_a_failing_unit_of_work_leaves_the_cache_and_its_indexes_as_they_were() 
         )
     assert (cache.select(), cache.ranked(100), dict(cache.locations)) == before
     assert cache.locations[1].episodes == [1]
+
+
+def test_a_unit_of_work_cut_short_is_not_read(tmp_path: Path) -> None:
+    """A unit without its end marker (a crash mid-write) is ignored, whole: none of its blocks
+    is read, not even the complete ones, and no record it changed."""
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    for n in range(3):
+        with store.transaction() as tx:
+            tx.add(memory(n))
+    text = path.read_text()
+    assert text.endswith(UNIT_END + "\n")
+    cut = (
+        text
+        + f"\n{UNIT_START}\n\n## Location 9: Cellar\n**Visits:** 4 | **Episodes:** 1\n\n"
+        + '**[NOTE] Memory 7**\n<!-- cairn {"id": "s-0007", "created_at": "2026-11-23T12:00:07Z"}'
+        + " -->\nLearned thing 7.\n\n"
+        + '**[NOTE] Memory 8**\n<!-- cairn {"id": "s-0008", "created_at": "2026-11'
+    )
+    path.write_text(cut)
+    entries, records = file_view(path)
+    assert [e.id for e in entries] == ["s-0000", "s-0001", "s-0002"]
+    assert 9 not in records
+    assert check_memory_file(path) == []
+
+
+def test_an_editors_copy_taken_mid_append_loses_and_truncates_nothing(tmp_path: Path) -> None:
+    """An editor read the file while cairn was appending a unit of work (it saw the unit's
+    first block whole and the second one cut mid-text), added a note and saved that copy. The
+    cut unit is not read as memories deleted or edited by hand: nothing is lost or truncated,
+    and the note is kept."""
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    for n in range(12):
+        with store.transaction() as tx:
+            tx.add(memory(n))
+    before = path.read_text()
+    with store.transaction() as tx:
+        tx.add(memory(12))
+        tx.add(memory(13))
+    whole = path.read_text()
+    appended = whole[len(before) :]
+    torn = before + appended[: appended.index("Learned thing 13.") + len("Learned th")]
+    path.write_text(torn + "\n\n**[NOTE] Hand note** *(Ep1, T1)*\nWritten by hand.\n")
+    with store.transaction() as tx:
+        tx.add(memory(14))
+    store.close()
+    entries = {e.id: e for e in file_view(path)[0]}
+    assert {f"s-{n:04d}" for n in range(15)} <= set(entries)
+    assert entries["s-0013"].text == "Learned thing 13."
+    assert "Hand note" in {e.title for e in entries.values()}

@@ -19,7 +19,7 @@ from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.adapters.storage.postgres_store import PostgresMemoryStore
 from cairn.cli import main
 from cairn.events.events import connect, memory_recorded
-from cairn.models.memory import LocationRecord, MemoryEntry
+from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus
 from cairn.play.runner import default_space, run_play
 from cairn.replay.runner import replay_settings, walkthrough_document
 from cairn.settings import load_settings
@@ -40,6 +40,9 @@ def seeded_markdown(workdir: Path) -> list[MemoryEntry]:
         for episode in (1, 1, 2):
             tx.record_visit(15, "West of House", episode)
         tx.record_visit(-3, "Négative ** room \\ [1]\x00", None)
+    store.checkpoint()  # an episode ended: the SUPERSEDED ones are in the archive now
+    assert any(e.status is MemoryStatus.SUPERSEDED for e in entries)
+    assert store.archived() and (workdir / "Memories.archive.md").is_file()
     store.close()
     return [as_stored("markdown", e) for e in entries]
 

@@ -105,6 +105,12 @@ RECENT_HEADER = "# Recent Memories"
 RECENT_TITLE = f"{RECENT_HEADER} (cairn folds these into the sections above when an episode ends)"
 ARCHIVE_HEADER = "# Archived Memories"
 WORLD_SECTION = "## World"
+UNIT_START = "<!-- cairn unit -->"
+UNIT_END = "<!-- cairn unit end -->"
+"""Each unit of work appended to a file is written between these lines. A reader takes the
+cairn blocks of a unit only once it has read the unit's end: a unit cut short (a crash while
+writing, or a copy of the file taken while cairn was appending) is ignored, never read as
+memories that lost their end, as memories deleted, or as edits."""
 _APPENDED_HEADERS = (RECENT_HEADER, ARCHIVE_HEADER)
 MEMORIES_SUBHEADER = "### Memories"
 
@@ -632,10 +638,12 @@ class AppendedPart:
             self.section = ("preamble", "")
 
     def take(self) -> str:
-        """The text to append (after a file that ends with a line end), and start afresh."""
+        """The text to append (after a file that ends with a line end): the part's header
+        when it starts, then the unit of work between its markers; and start afresh."""
         if not self.chunks:
             return ""
-        text = "\n" + "\n\n".join(self.chunks) + "\n"
+        head = [self.chunks.pop(0)] if self.chunks[0] == self.header else []
+        text = "\n" + "\n\n".join([*head, UNIT_START, *self.chunks, UNIT_END]) + "\n"
         self.chunks = []
         return text
 
@@ -650,6 +658,8 @@ class ParsedFile:
     cache: MemoryCache = field(default_factory=MemoryCache)
     raw: list[RawBlock] = field(default_factory=list)
     problems: list[ParseProblem] = field(default_factory=list)
+    cut_short: int = 0
+    """Cairn blocks of appended units of work that never ended (ignored; see `UNIT_START`)."""
 
 
 _MEMORY_MODES = frozenset({"location", "npc", "world"})
@@ -660,6 +670,16 @@ _scan_json: Callable[[str, int], tuple[Any, int]]
 _scan_json = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _CATEGORIES = frozenset(MemoryCategory.__members__)
 _NOT_A_HEADER = "not a memory header (**[CATEGORY] Title** *(EpN, Tn, +s)*)"
+
+
+@dataclass
+class _Unit:
+    """An appended unit of work being read: what its cairn blocks and records replaced (None:
+    new), and the raw blocks cut-off cairn blocks left, so it can be undone if it never ends."""
+
+    memories: dict[str, MemoryEntry | None] = field(default_factory=dict)
+    records: dict[int, LocationRecord | None] = field(default_factory=dict)
+    raw: list[tuple[RawBlock, ParseProblem]] = field(default_factory=list)
 
 
 class _Parser:
@@ -689,6 +709,10 @@ class _Parser:
         self.appended = False
         """In an appended part (`# Recent Memories`): blocks are newer versions of memories
         read before, location headers and visits lines newer records."""
+        self.unit: _Unit | None = None
+        """The appended unit of work being read (between its markers)."""
+        self.cut_short = 0
+        """Cairn blocks of units that never ended (ignored)."""
 
     def problem(self, line: int, message: str) -> None:
         self.out.problems.append(ParseProblem(path=self.path, line=line, message=message))
@@ -748,6 +772,8 @@ class _Parser:
         if chunk is not None:
             flush(start, chunk)
         self.end_bad()
+        self.undo_unit()
+        self.out.cut_short = self.cut_short
         self.resolve_display_links()
         if self.appended:  # new memories of an appended part belong in their sections
             self.out.cache = ordered(self.out.cache)
@@ -755,6 +781,7 @@ class _Parser:
 
     def top_header(self, number: int, line: str) -> None:
         self.end_bad()
+        self.undo_unit()
         if line == LOCATIONS_HEADER:
             self.enter("location_top", ("preamble", ""), None)
         elif line == NPCS_HEADER:
@@ -776,6 +803,7 @@ class _Parser:
             loc_id = int(location.group(1))
             name = unescape_inline(location.group(2) or "")
             record = self.out.cache.locations.get(loc_id)
+            self.keep_record(loc_id)
             if record is None:
                 self.out.cache.locations[loc_id] = LocationRecord(id=loc_id, name=name)
             elif appended:
@@ -823,6 +851,7 @@ class _Parser:
     def visits(self, number: int, line: str) -> None:
         match = _VISITS_RE.match(line)
         assert match is not None
+        self.keep_record(int(self.section[1]))
         record = self.out.cache.locations[int(self.section[1])]
         record.visits = int(match.group(1))
         episodes: list[int] = []
@@ -839,7 +868,15 @@ class _Parser:
 
     def flush(self, start: int, chunk: list[str]) -> None:
         """Read a finished block: a memory, or a raw block kept verbatim with its problem. A
-        rule line that starts a block is layout: dropped, and the rest read as a block."""
+        rule line that starts a block is layout: dropped, and the rest read as a block. In an
+        appended part, a unit's markers start and end it."""
+        if self.appended and len(chunk) == 1 and chunk[0] in (UNIT_START, UNIT_END):
+            if chunk[0] == UNIT_START:
+                self.undo_unit()  # one that starts before the last one ended: that one is cut
+                self.unit = _Unit()
+            else:
+                self.unit = None  # it ended: what it wrote stands
+            return
         error = self.memory(chunk)
         if error is not None:
             if error == _NOT_A_HEADER and _RULE_RE.match(chunk[0]):
@@ -848,7 +885,37 @@ class _Parser:
                 return
             message = f"{error}; the block is kept verbatim"
             self.problem(start, message)
-            self.out.raw.append(RawBlock(self.section, chunk, [(0, message)], self.last_id))
+            block = RawBlock(self.section, chunk, [(0, message)], self.last_id)
+            self.out.raw.append(block)
+            if self.unit is not None and any(_COMMENT_START in line for line in chunk):
+                self.unit.raw.append((block, self.out.problems[-1]))  # a cairn block cut off
+
+    def keep_record(self, loc_id: int) -> None:
+        """Remember a location record as it was before the open unit changes it."""
+        if self.unit is not None and loc_id not in self.unit.records:
+            record = self.out.cache.locations.get(loc_id)
+            self.unit.records[loc_id] = record.model_copy(deep=True) if record else None
+
+    def undo_unit(self) -> None:
+        """Undo what an appended unit of work that never ended did (see `UNIT_START`)."""
+        unit, self.unit = self.unit, None
+        if unit is None:
+            return
+        memories, locations = self.out.cache.memories, self.out.cache.locations
+        for entry_id, before in unit.memories.items():
+            if before is None:
+                memories.pop(entry_id, None)
+            else:
+                memories[entry_id] = before
+        for loc_id, record in unit.records.items():
+            if record is None:
+                locations.pop(loc_id, None)
+            else:
+                locations[loc_id] = record
+        for block, problem in unit.raw:
+            self.out.raw.remove(block)
+            self.out.problems.remove(problem)
+        self.cut_short += len(unit.memories) + len(unit.raw)
 
     def memory(self, lines: list[str]) -> str | None:
         """Parse one memory block into the cache; return an error message when it does not."""
@@ -898,6 +965,8 @@ class _Parser:
         memories, entry_id = self.memories, entry.id
         if entry_id in memories and not self.appended:
             return f"duplicate memory id {entry_id!r}"
+        if self.unit is not None and comment and entry_id not in self.unit.memories:
+            self.unit.memories[entry_id] = memories.get(entry_id)  # a cairn block of the unit
         memories[entry_id] = entry
         self.last_id = entry_id
         if display_title and entry.status is MemoryStatus.SUPERSEDED and not entry.superseded_by:

@@ -186,6 +186,13 @@ class MarkdownMemoryStore(CachedStore):
         parsed = parse(text, str(self._path), created_at=modified)
         for problem in parsed.problems:
             log.warning("%s", problem)
+        if parsed.cut_short:
+            log.info(
+                "%s: %d blocks of a unit of work that was being appended were not read (a"
+                " copy taken while cairn wrote, or a write cut short)",
+                self._path,
+                parsed.cut_short,
+            )
         return parsed
 
     def _read(self) -> tuple[ParsedFile, Signature] | None:

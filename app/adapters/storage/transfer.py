@@ -1,9 +1,11 @@
 """Moving memories between stores: a JSON-lines export of every field, and its import.
 
 The export is a header line (`{"cairn_export": 1}`), one line per location record (by id),
-then one line per memory in store order, each with every field. Lines are ASCII JSON, so any
-text (NUL, unpaired surrogates from a hand-edited file) survives. Two stores holding the same
-memories give the same export, whatever their kind.
+then one line per memory, each with every field: the memories in play (not SUPERSEDED) in
+store order, then every SUPERSEDED one, whether a store keeps it in play or has moved it to
+its archive, by section, creation time and id. Lines are ASCII JSON, so any text (NUL,
+unpaired surrogates from a hand-edited file) survives. Two stores holding the same memories
+give the same export, whatever their kind and whatever they archived.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pydantic import ValidationError
 
 from cairn.errors import StoreError
 from cairn.interfaces.store import IMemoryStore
-from cairn.models.memory import LocationRecord, MemoryEntry
+from cairn.models.memory import LocationRecord, MemoryEntry, MemoryScope, MemoryStatus
 
 EXPORT_VERSION = 1
 
@@ -26,8 +28,21 @@ def export_lines(store: IMemoryStore) -> Iterator[str]:
     yield json.dumps({"cairn_export": EXPORT_VERSION})
     for _, record in sorted(store.locations().items()):
         yield json.dumps({"location": record.model_dump(mode="json")})
-    for entry in store.entries():
+    entries = store.entries()
+    hot = {e.id for e in entries}
+    superseded = [e for e in store.archived() if e.id not in hot]
+    superseded += [e for e in entries if e.status is MemoryStatus.SUPERSEDED]
+    superseded.sort(key=_archive_order)
+    for entry in [*(e for e in entries if e.status is not MemoryStatus.SUPERSEDED), *superseded]:
         yield json.dumps({"memory": entry.model_dump(mode="json")})
+
+
+def _archive_order(entry: MemoryEntry) -> tuple[int, int, str, float, str]:
+    """Rooms by id, NPCs by first id, the world; then oldest first, then by id."""
+    rank = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2}[entry.scope]
+    room = entry.location_id or 0 if rank == 0 else 0
+    npc = entry.npc_ids[0] if rank == 1 and entry.npc_ids else ""
+    return rank, room, npc, entry.created_at.timestamp(), entry.id
 
 
 def read_export(path: Path) -> tuple[list[LocationRecord], list[MemoryEntry]]:
