@@ -355,3 +355,23 @@ def test_an_editors_copy_taken_mid_append_loses_and_truncates_nothing(tmp_path: 
     assert {f"s-{n:04d}" for n in range(15)} <= set(entries)
     assert entries["s-0013"].text == "Learned thing 13."
     assert "Hand note" in {e.title for e in entries.values()}
+
+
+def test_the_tail_of_a_unit_an_editor_wrote_over_is_not_read(tmp_path: Path) -> None:
+    """An editor's save in place landed over a unit cairn was appending: the file is the
+    editor's copy followed by the end of that unit (no start marker). Those blocks are not
+    read (they would land in the wrong section, and speak for a file nobody saved)."""
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    for n in range(3):
+        with store.transaction() as tx:
+            tx.add(memory(n))
+    copy = path.read_text()
+    with store.transaction() as tx:
+        tx.add(memory(4))  # a location memory: its block names no room, its section does
+        tx.add(memory(7))
+    appended = path.read_text()[len(copy) :]
+    tail = appended[appended.index("**[NOTE] Memory 7**") :]
+    path.write_text(copy + "\n**[NOTE] Hand note** *(Ep1, T1)*\nWritten by hand.\n\n" + tail)
+    entries, _ = file_view(path)
+    assert sorted(e.title for e in entries) == ["Hand note", "Memory 0", "Memory 1", "Memory 2"]

@@ -680,6 +680,9 @@ class _Unit:
     memories: dict[str, MemoryEntry | None] = field(default_factory=dict)
     records: dict[int, LocationRecord | None] = field(default_factory=dict)
     raw: list[tuple[RawBlock, ParseProblem]] = field(default_factory=list)
+    started: bool = True
+    """False: cairn blocks found outside any unit (the tail of a unit an editor's save wrote
+    over): undone even when an end marker follows."""
 
 
 class _Parser:
@@ -871,12 +874,12 @@ class _Parser:
         rule line that starts a block is layout: dropped, and the rest read as a block. In an
         appended part, a unit's markers start and end it."""
         if self.appended and len(chunk) == 1 and chunk[0] in (UNIT_START, UNIT_END):
-            if chunk[0] == UNIT_START:
+            if chunk[0] == UNIT_START or (self.unit is not None and not self.unit.started):
                 self.undo_unit()  # one that starts before the last one ended: that one is cut
-                self.unit = _Unit()
-            else:
-                self.unit = None  # it ended: what it wrote stands
+            self.unit = _Unit() if chunk[0] == UNIT_START else None  # ended: it stands
             return
+        if self.appended and self.unit is None and _COMMENT_START in "".join(chunk[1:2]):
+            self.unit = _Unit(started=False)  # cairn's blocks come in units: a cut one
         error = self.memory(chunk)
         if error is not None:
             if error == _NOT_A_HEADER and _RULE_RE.match(chunk[0]):
