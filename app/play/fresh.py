@@ -12,6 +12,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from cairn.adapters.storage.companions import archive_name, snapshot_name
 from cairn.errors import StoreError
 from cairn.settings import CairnSettings
 
@@ -23,6 +24,8 @@ def run_file_names(settings: CairnSettings) -> list[str]:
     names = [
         settings.memory_file,
         *(f"{settings.memory_file}.{n}" for n in range(1, settings.backup_count + 1)),
+        archive_name(settings.memory_file),
+        snapshot_name(settings.memory_file),
         settings.sqlite_file,
         f"{settings.sqlite_file}-wal",
         f"{settings.sqlite_file}-shm",
@@ -30,6 +33,7 @@ def run_file_names(settings: CairnSettings) -> list[str]:
         "map.mmd",
         settings.knowledge_file,
         settings.report_file,
+        "report.html",
     ]
     return list(dict.fromkeys(names))
 

@@ -814,7 +814,8 @@ def test_backup_count_zero_keeps_no_backups(markdown_factory: StoreFactory) -> N
     for n in range(3):
         add_all(store, location_memory(f"Version {n}"))
     path = markdown_factory.path
-    assert sorted(p.name for p in path.parent.iterdir()) == ["Memories.md", "Memories.md.lock"]
+    names = sorted(p.name for p in path.parent.iterdir())
+    assert names == [".Memories.md.snapshot", "Memories.md", "Memories.md.lock"]  # no backup
 
 
 def test_a_negative_backup_count_is_refused(tmp_path: Path) -> None:

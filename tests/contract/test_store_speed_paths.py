@@ -24,6 +24,7 @@ from cairn.adapters.storage.markdown_format import (
     UNIT_END,
     UNIT_START,
     check_memory_file,
+    parse,
 )
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.adapters.storage.ops import (
@@ -35,6 +36,7 @@ from cairn.adapters.storage.ops import (
     UpdateOp,
     VisitOp,
 )
+from cairn.adapters.storage.snapshot import snapshot_path
 from cairn.errors import StoreError
 from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus
 from tests.contract.conftest import StoreFactory
@@ -375,3 +377,106 @@ def test_the_tail_of_a_unit_an_editor_wrote_over_is_not_read(tmp_path: Path) -> 
     path.write_text(copy + "\n**[NOTE] Hand note** *(Ep1, T1)*\nWritten by hand.\n\n" + tail)
     entries, _ = file_view(path)
     assert sorted(e.title for e in entries) == ["Hand note", "Memory 0", "Memory 1", "Memory 2"]
+
+
+def grown(path: Path, count: int = 40) -> MarkdownMemoryStore:
+    """A store with `count` memories, folded (closed), then two units appended, still open."""
+    store = MarkdownMemoryStore(path)
+    with store.transaction() as tx:
+        for n in range(count):
+            tx.add(memory(n))
+            tx.record_visit(n % 3 + 1, f"Room {n % 3 + 1}", 1)
+        tx.supersede("s-0004", "s-0008")
+    store.close()
+    store = MarkdownMemoryStore(path)
+    with store.transaction() as tx:
+        tx.add(memory(count))
+    with store.transaction() as tx:
+        tx.update(memory(1).model_copy(update={"text": "Changed after the fold."}))
+        tx.record_visit(2, "Room 2", 2)
+    return store
+
+
+def full_parse(path: Path) -> tuple[list[MemoryEntry], dict[int, object], list[object]]:
+    parsed = parse(path.read_text(), str(path))
+    return (
+        parsed.cache.in_order(),
+        {k: r.model_dump() for k, r in parsed.cache.locations.items()},
+        [(p.line, p.message) for p in parsed.problems],
+    )
+
+
+def test_a_store_opened_from_its_snapshot_reads_what_a_full_parse_reads(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    writer = grown(path)
+    assert snapshot_path(path).is_file()
+    store = MarkdownMemoryStore(path)
+    assert store._cache.unread > 30, "opened from the snapshot: memories not read yet"
+    room = store.entries(location_id=2)
+    assert store._cache.unread > 0, "a room's memories are read, not all of them"
+    entries, records, problems = full_parse(path)
+    assert store.entries() == entries
+    assert [e.id for e in room] == [e.id for e in entries if e.location_id == 2]
+    assert {k: r.model_dump() for k, r in store.locations().items()} == records
+    assert [(p.line, p.message) for p in store.problems()] == problems
+    assert store.ranked(10) == writer.ranked(10)
+    writer.close()
+    store.close()
+
+
+def test_an_edit_to_the_folded_part_is_read_not_the_snapshot(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    grown(path).close()
+    path.write_text(path.read_text().replace("Learned thing 7.", "Edited by hand."))
+    store = MarkdownMemoryStore(path)
+    assert store._cache.unread == 0, "the file changed since the snapshot: parsed whole"
+    assert store.get("s-0007").text == "Edited by hand."  # type: ignore[union-attr]
+    store.close()
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [b"not json", b'{"cairn_snapshot": 1, "size": "x"}', b"[]", b'{"cairn_snapshot": 99}'],
+)
+def test_a_broken_or_hostile_snapshot_is_ignored(tmp_path: Path, junk: bytes) -> None:
+    path = tmp_path / "Memories.md"
+    grown(path).close()
+    expected = full_parse(path)[0]
+    snapshot_path(path).write_bytes(junk)
+    store = MarkdownMemoryStore(path)
+    assert store.entries() == expected
+    store.close()
+
+
+def test_a_snapshot_whose_index_lies_is_caught_when_a_block_is_read(tmp_path: Path) -> None:
+    """The digest proves the file; a snapshot whose spans point elsewhere (written by hand)
+    fails loudly when a memory is read, naming it, rather than returning another one."""
+    import json
+
+    path = tmp_path / "Memories.md"
+    grown(path).close()
+    document = json.loads(snapshot_path(path).read_text())
+    document["start"] = document["start"][1:] + document["start"][:1]
+    document["end"] = document["end"][1:] + document["end"][:1]
+    snapshot_path(path).write_text(json.dumps(document))
+    store = MarkdownMemoryStore(path)
+    with pytest.raises(StoreError, match="does not read"):
+        store.entries()
+    store.close()
+
+
+def test_a_hand_deletion_of_a_memory_loaded_from_the_snapshot_stays_deleted(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "Memories.md"
+    grown(path).close()
+    store = MarkdownMemoryStore(path)
+    text = path.read_text()
+    start = text.index("**[NOTE] Memory 12**")
+    end = text.index("\n\n", text.index("Learned thing 12.")) + 2
+    path.write_text(text[:start] + text[end:])  # the person deletes memory 12
+    with store.transaction() as tx:
+        tx.add(memory(99))
+    store.close()
+    ids = {e.id for e in file_view(path)[0]}
+    assert "s-0012" not in ids and {"s-0011", "s-0013", "s-0099"} <= ids

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
@@ -16,6 +17,20 @@ from cairn.models.memory import (
     MemoryStatus,
     ParseProblem,
 )
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector while a store builds its cache: a load makes many
+    objects that all stay alive, and collections that scan them find nothing (they cost a
+    load several times its work)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class CachedStore(IMemoryStore):
@@ -61,7 +76,7 @@ class CachedStore(IMemoryStore):
     def get(self, entry_id: str) -> MemoryEntry | None:
         with self._lock:
             self._refresh()
-            return self._cache.memories.get(entry_id)
+            return self._cache.get(entry_id)
 
     def entries(
         self,

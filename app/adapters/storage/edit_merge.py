@@ -19,7 +19,7 @@ intent (delete in bulk with cairn stopped).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from cairn.adapters.storage.ops import MemoryCache
@@ -62,6 +62,8 @@ class EditHistory:
         self._versions: dict[str, list[tuple[MemoryEntry, int]]] = {}
         self._records: dict[int, list[tuple[_RecordKey, int]]] = {}
         self._record_first: dict[int, int] = {}
+        self._loaded: tuple[int, frozenset[str], Callable[[str], MemoryEntry | None]] | None = None
+        """A lazy load: its generation, the memories it held, and their versions then."""
         self._absent: dict[int, frozenset[str]] = {}
         """generation of a merged save -> the memories it lacked and the store kept."""
 
@@ -76,12 +78,11 @@ class EditHistory:
         generation; return it."""
         self.generation += 1
         gen = self.generation
-        memories = cache.memories
-        for memory_id in memories if ids is None else ids:
-            entry = memories.get(memory_id)
+        for memory_id in cache.memories if ids is None else ids:
+            entry = cache.get(memory_id)
             if entry is None:
                 continue
-            self._first_seen.setdefault(memory_id, gen)
+            self._first_seen.setdefault(memory_id, self._loaded_in(memory_id) or gen)
             versions = self._versions.setdefault(memory_id, [])
             if not versions or versions[-1][0] != entry:
                 versions.append((entry, gen))
@@ -99,11 +100,33 @@ class EditHistory:
                 del seen[:-VERSIONS_KEPT]
         return gen
 
+    def observe_loaded(
+        self, cache: MemoryCache, original: Callable[[str], MemoryEntry | None]
+    ) -> int:
+        """Record a lazily loaded cache as one new generation without reading its memories:
+        `original(id)` gives the version a memory had when it was loaded, when a merge needs
+        it."""
+        self.observe(cache, ids=())
+        self._loaded = (self.generation, frozenset(cache.index.order), original)
+        return self.generation
+
+    def _loaded_in(self, memory_id: str) -> int | None:
+        """The generation of the lazy load that held this memory, if one did."""
+        if self._loaded is not None and memory_id in self._loaded[1]:
+            return self._loaded[0]
+        return None
+
+    def _first(self, memory_id: str, default: int) -> int:
+        return self._first_seen.get(memory_id) or self._loaded_in(memory_id) or default
+
     def _entry_gen(self, entry: MemoryEntry) -> int | None:
         """The newest generation that held exactly this version, or None (never held)."""
         for version, gen in reversed(self._versions.get(entry.id, ())):
             if version == entry:
                 return gen
+        loaded = self._loaded_in(entry.id)
+        if loaded is not None and self._loaded is not None and self._loaded[2](entry.id) == entry:
+            return loaded
         return None
 
     def _record_gen(self, record: LocationRecord) -> int | None:
@@ -144,7 +167,7 @@ class EditHistory:
         result.shrink = len(missing) * 2 > len(ours.memories) >= 10
         absent_from_base = self._absent.get(base, frozenset())
         for memory_id in missing:
-            in_base = self._first_seen.get(memory_id, base + 1) <= base
+            in_base = self._first(memory_id, base + 1) <= base
             if result.shrink or not in_base or memory_id in absent_from_base:
                 out.memories[memory_id] = ours.memories[memory_id]
                 result.restored.append(memory_id)

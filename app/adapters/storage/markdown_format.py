@@ -440,6 +440,11 @@ class _Sections:
         return out
 
 
+Span = tuple[int, int, str, str, str]
+"""Where a memory's block lies in a rendered file: start and end (characters), the section's
+kind (`location`, `npc`, `world`), key (the room's id or the NPC's) and name."""
+
+
 @dataclass
 class RenderedFile:
     """A rendered memory file: its text, the cache in file order, and where each raw block went."""
@@ -447,6 +452,8 @@ class RenderedFile:
     text: str
     cache: MemoryCache
     raw_lines: list[tuple[int, RawBlock]]
+    spans: dict[str, Span] = field(default_factory=dict)
+    """Where each memory's block lies in `text` (see `Span`)."""
 
     def problems(self, path: str) -> list[ParseProblem]:
         """The problems of the kept raw blocks, at their line numbers in `text`."""
@@ -467,6 +474,8 @@ class _Renderer:
         self.out = MemoryCache()
         self.out.locations = cache.locations
         self.raw: dict[tuple[str, str], list[RawBlock]] = {}
+        self.runs: list[tuple[int, list[str], tuple[str, str], str | None]] = []
+        """(chunk index, memory ids, section, section name) of each run of blocks emitted."""
         for block in raw:
             self.raw.setdefault(block.section, []).append(block)
 
@@ -494,11 +503,12 @@ class _Renderer:
         for entry in entries:
             run.append(entry)
             if entry.id in anchored:
-                self.emit_run((key[0], f"{key[1]}\0{len(self.sections)}"), run, section_name)
+                part = (key[0], f"{key[1]}\0{len(self.sections)}")
+                self.emit_run(part, run, section_name, key)
                 self.emit_blocks(anchored[entry.id])
                 run = []
         if run:
-            self.emit_run((key[0], f"{key[1]}\0{len(self.sections)}"), run, section_name)
+            self.emit_run((key[0], f"{key[1]}\0{len(self.sections)}"), run, section_name, key)
 
     def emit_blocks(self, blocks: list[RawBlock]) -> None:
         for block in blocks:
@@ -506,7 +516,11 @@ class _Renderer:
             self.chunks.append("\n".join(block.lines))
 
     def emit_run(
-        self, key: tuple[str, str], entries: list[MemoryEntry], section_name: str | None
+        self,
+        key: tuple[str, str],
+        entries: list[MemoryEntry],
+        section_name: str | None,
+        section: tuple[str, str] | None = None,
     ) -> None:
         memories, superseded = self.cache.memories, MemoryStatus.SUPERSEDED
         displays = [
@@ -516,6 +530,7 @@ class _Renderer:
             for entry in entries
         ]
         text, written = self.blocks.section(key, entries, section_name, displays)
+        self.runs.append((len(self.chunks), [e.id for e in written], section or key, section_name))
         self.chunks.append(text)
         self.sections.append(key)
         self.out.memories.update({entry.id: entry for entry in written})
@@ -545,7 +560,25 @@ class _Renderer:
         for section in list(self.raw):  # world raw blocks and any others, verbatim
             self.emit_raw(section)
         self.blocks.forget_missing(self.cache.memories.keys(), set(self.sections))
-        return RenderedFile("\n\n".join(self.chunks) + "\n", self.out, self.raw_lines())
+        text = "\n\n".join(self.chunks) + "\n"
+        return RenderedFile(text, self.out, self.raw_lines(), self.spans())
+
+    def spans(self) -> dict[str, Span]:
+        """Where each memory's block lies in the text (characters), with its section."""
+        starts, at = [], 0
+        for chunk in self.chunks:
+            starts.append(at)
+            at += len(chunk) + 2
+        found: dict[str, Span] = {}
+        for index, ids, (kind, key), name in self.runs:
+            at = starts[index]
+            blocks = self.chunks[index].split("\n\n")
+            if len(blocks) != len(ids):
+                continue  # not one block per memory: those get no span (no snapshot)
+            for entry_id, block in zip(ids, blocks, strict=True):
+                found[entry_id] = (at, at + len(block), kind, key, name or "")
+                at += len(block) + 2
+        return found
 
     def raw_lines(self) -> list[tuple[int, RawBlock]]:
         """The 1-based first line of each raw block in the joined text."""
@@ -626,7 +659,7 @@ class AppendedPart:
             self.section = section
         name = {"location": record.name, "npc": section[1]}.get(section[0])
         display = (
-            display_line(entry, cache.memories.get(entry.superseded_by or ""))
+            display_line(entry, cache.get(entry.superseded_by or ""))
             if entry.status is MemoryStatus.SUPERSEDED
             else None
         )

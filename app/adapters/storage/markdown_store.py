@@ -6,6 +6,7 @@ import contextlib
 import glob
 import logging
 import os
+import shutil
 import stat
 import tempfile
 import time
@@ -18,7 +19,8 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from cairn.adapters.files import ensure_folder
-from cairn.adapters.storage.base import CachedStore
+from cairn.adapters.storage.base import CachedStore, gc_paused
+from cairn.adapters.storage.companions import archive_name
 from cairn.adapters.storage.edit_merge import EditHistory
 from cairn.adapters.storage.file_swap import (
     Signature,
@@ -36,6 +38,7 @@ from cairn.adapters.storage.markdown_format import (
     EntryRenderCache,
     ParsedFile,
     RawBlock,
+    RenderedFile,
     as_written,
     ordered,
     parse,
@@ -51,6 +54,7 @@ from cairn.adapters.storage.ops import (
     UpdateOp,
     VisitOp,
 )
+from cairn.adapters.storage.snapshot import read_snapshot, remove_snapshot, write_snapshot
 from cairn.errors import StoreError, StoreLockedError
 from cairn.models.memory import MemoryEntry, MemoryStatus, utc_now
 
@@ -155,7 +159,7 @@ class MarkdownMemoryStore(CachedStore):
         """The size of the file's recent part (appended units of work not folded yet)."""
         self._appended = False
         """This store appended to the file: closing it folds the recent part."""
-        self._archive_path = self._path.with_name(_archive_name(self._path.name))
+        self._archive_path = self._path.with_name(archive_name(self._path.name))
         self._archived_ids: set[str] = set()
         """Memories this store moved to the archive: an editor's stale copy may still hold
         them, and the merge must not bring them back."""
@@ -197,6 +201,14 @@ class MarkdownMemoryStore(CachedStore):
 
     def _read(self) -> tuple[ParsedFile, Signature] | None:
         """The file as it is now (waiting for a save in place to finish), None when missing."""
+        got = self._read_bytes()
+        if got is None:
+            return None
+        data, signature = got
+        return self._parse(data, signature[2]), signature
+
+    def _read_bytes(self) -> tuple[bytes, Signature] | None:
+        """The file's bytes as they are now (a save in place finished), None when missing."""
         in_place = self._signature is not None and self._same_inode()
         try:
             got = read_settled(
@@ -210,25 +222,66 @@ class MarkdownMemoryStore(CachedStore):
             return None
         except OSError as e:
             raise StoreError(f"{self._path}: cannot read: {e}") from e
-        if got is None:
-            return None
-        data, signature = got
-        return self._parse(data, signature[2]), signature
+        return got
 
     def _same_inode(self) -> bool:
         now = path_signature(self._path)
         return now is not None and self._signature is not None and now[0] == self._signature[0]
 
     def _load(self) -> None:
-        """Take the file as the truth (when the store opens)."""
-        got = self._read()
+        """Take the file as the truth (when the store opens): from its snapshot when one
+        proves the folded part unchanged (memories are then read when first asked for), else
+        parsed whole."""
+        with gc_paused():
+            self._load_file()
+
+    def _load_file(self) -> None:
+        got = self._read_bytes()
         if got is None:
             self._cache, self._raw, self._problems = MemoryCache(), [], []
             self._signature = None
-        else:
-            parsed, self._signature = got
-            self._cache, self._raw, self._problems = parsed.cache, parsed.raw, parsed.problems
+            self._history.observe(self._cache)
+            return
+        data, self._signature = got
+        if self._load_snapshot(data):
+            return
+        parsed = self._parse(data, self._signature[2])
+        self._cache, self._raw, self._problems = parsed.cache, parsed.raw, parsed.problems
         self._history.observe(self._cache)
+
+    def _load_snapshot(self, data: bytes) -> bool:
+        """Load from the snapshot and parse the recent part on top; False when no snapshot
+        proves the file's folded part (or the file is one the snapshot does not cover)."""
+        assert self._signature is not None
+        if data.startswith(b"\xef\xbb\xbf") or b"\r\n" in data:
+            return False  # a byte-order mark or CRLF line ends: parsed whole
+        modified = datetime.fromtimestamp(self._signature[2] / 1e9, tz=UTC)
+        loaded = read_snapshot(self._path, data, modified)
+        if loaded is None:
+            return False
+        tail = data[loaded.size :].decode("utf-8", errors="surrogateescape")
+        if tail and not tail.startswith("\n" + RECENT_HEADER):
+            return False  # something other than appended units follows: parsed whole
+        self._bom = self._crlf = False
+        self._recent_bytes = len(tail)
+        cache = loaded.cache
+        self._history.observe_loaded(cache, loaded.source.original)
+        problems = loaded.problems
+        raw = loaded.raw
+        if tail:
+            recent = parse(tail, str(self._path), created_at=modified)
+            for entry in recent.cache.memories.values():
+                cache._put(entry)
+            cache.locations.update(recent.cache.locations)
+            raw = raw + recent.raw
+            problems = problems + [
+                p.model_copy(update={"line": p.line + loaded.lines}) for p in recent.problems
+            ]
+            self._history.observe(cache, list(recent.cache.memories))
+        for problem in problems:
+            log.warning("%s", problem)
+        self._cache, self._raw, self._problems = cache, raw, problems
+        return True
 
     def _merge(self, parsed: ParsedFile | None, source: str) -> None:
         """Merge a file someone else saved (None: the file was removed) into the cache."""
@@ -342,6 +395,11 @@ class MarkdownMemoryStore(CachedStore):
         file meanwhile, that save is merged and the difference appended to it. False when it
         must be folded instead (see `_can_append`)."""
         visited = [op.location_id for op in ops if isinstance(op, VisitOp)]
+        if not self._backed_up and self._signature is not None and self._cache.unread:
+            # a session that opened from the snapshot takes its backup as a copy and appends
+            # (a fold would read every memory); one that parsed the file folds it first, which
+            # also writes an older file in today's form
+            self._copy_backup()
         for _ in range(_MAX_ROUNDS):
             if not self._can_append(ops, bounded=bounded):
                 return False
@@ -353,7 +411,7 @@ class MarkdownMemoryStore(CachedStore):
                 records.update(
                     e.location_id
                     for i in memories
-                    if (e := self._cache.memories.get(i)) is not None and e.location_id is not None
+                    if (e := self._cache.get(i)) is not None and e.location_id is not None
                 )
                 self._history.observe(self._cache, memories, records)
                 return True
@@ -367,7 +425,7 @@ class MarkdownMemoryStore(CachedStore):
             if isinstance(item, int):
                 if item in self._cache.locations:
                     part.add_location(self._cache.locations[item])
-            elif (entry := self._cache.memories.get(item)) is not None:
+            elif (entry := self._cache.get(item)) is not None:
                 part.add_memory(self._cache, entry)
         section = part.section
         text = part.take()
@@ -440,6 +498,7 @@ class MarkdownMemoryStore(CachedStore):
             self._recent = AppendedPart(RECENT_TITLE)
             self._recent_bytes = 0
             if displaced is None:
+                self._snapshot(rendered)
                 return
             # Someone saved between the read and the swap: merge that, and write again.
             self._merge(*displaced)
@@ -450,6 +509,14 @@ class MarkdownMemoryStore(CachedStore):
                 return
         found = ", ".join(f"{k} {v}" for k, v in rounds.most_common())
         raise StoreError(f"{self._path}: the file kept changing ({_MAX_ROUNDS} writes; {found})")
+
+    def _snapshot(self, rendered: RenderedFile) -> None:
+        """Keep the snapshot of the file just written (see `snapshot`)."""
+        if self._crlf or self._bom:
+            remove_snapshot(self._path)
+            return
+        data = rendered.text.encode("utf-8", errors="surrogateescape")
+        write_snapshot(self._path, data, self._cache, rendered.spans, self._raw, self._problems)
 
     def fold(self) -> None:
         """Fold the recent part into the sections now (and write what a merge kept)."""
@@ -464,7 +531,8 @@ class MarkdownMemoryStore(CachedStore):
         with self._lock, self._locked():
             self._refresh()
             self._check_watched()
-            old = [e for e in self._cache.memories.values() if e.status is MemoryStatus.SUPERSEDED]
+            superseded = self._cache.ids_with_status(MemoryStatus.SUPERSEDED)
+            old = [e for i in superseded if (e := self._cache.get(i)) is not None]
             if old:
                 self._archive(old)
                 self._archived_ids.update(e.id for e in old)
@@ -509,7 +577,7 @@ class MarkdownMemoryStore(CachedStore):
         for problem in parsed.problems:
             log.warning("%s", problem)
         with self._lock:
-            live = self._cache.memories
+            live = self._cache
             return [e for e in parsed.cache.memories.values() if e.id not in live]
 
     def _without_hand_deleted(self, ops: Sequence[StoreOp]) -> list[StoreOp]:
@@ -611,6 +679,24 @@ class MarkdownMemoryStore(CachedStore):
             with contextlib.suppress(FileNotFoundError):
                 os.replace(self._backup(n), self._backup(n + 1))
 
+    def _copy_backup(self) -> None:
+        """This session's backup, taken as a copy (appends change the file in place, so a
+        hard link would change with it): the file as the session found it becomes NAME.1."""
+        self._backed_up = True
+        if self._backup_count == 0:
+            return
+        tmp = self._backup(1).with_name(self._backup(1).name + ".tmp")
+        try:
+            shutil.copyfile(self._path, tmp)
+            self._shift_backups()
+            os.replace(tmp, self._backup(1))
+            _fsync_dir(self._path.parent)
+        except FileNotFoundError:
+            tmp.unlink(missing_ok=True)  # no file to keep after all (removed meanwhile)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise StoreError(f"{self._path}: cannot keep a backup: {e}") from e
+
     def _rotate_backups(self) -> None:
         """Shift the backups and hard-link the current file as NAME.1 (no exchange here), once
         per session."""
@@ -701,12 +787,6 @@ def _as_written(op: StoreOp) -> StoreOp:
     if isinstance(op, UpdateOp):
         return UpdateOp(as_written(op.entry))
     return op
-
-
-def _archive_name(name: str) -> str:
-    """`Memories.md` -> `Memories.archive.md` (`notes` -> `notes.archive`)."""
-    stem, dot, suffix = name.rpartition(".")
-    return f"{stem}.archive.{suffix}" if dot and stem else f"{name}.archive"
 
 
 def _touched(ops: Sequence[StoreOp]) -> list[str]:

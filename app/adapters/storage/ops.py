@@ -6,6 +6,7 @@ import bisect
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from cairn.errors import MemoryNotFoundError, StoreError
 from cairn.interfaces.store import StoreTransaction
@@ -79,11 +80,17 @@ def _rank_key(entry: MemoryEntry, order: OrderKey) -> tuple[int, float, OrderKey
     return -entry.importance, -entry.created_at.timestamp(), order
 
 
-class _Index:
-    """Sorted id lists kept in step with a cache's memories, one change at a time."""
+_Meta = tuple[int | None, tuple[str, ...], "tuple[tuple[int, float, OrderKey], str] | None"]
+"""What the index keeps of a memory: its location id, NPC ids and ranked item (None: hidden)."""
+
+
+class MemoryIndex:
+    """Sorted id lists kept in step with a cache's memories, one change at a time. It keeps what
+    it needs of each memory (`meta`), so it can drop one without reading it."""
 
     def __init__(self) -> None:
         self.order: dict[str, OrderKey] = {}
+        self.meta: dict[str, _Meta] = {}
         self.by_location: dict[int, list[str]] = {}
         self.by_npc: dict[str, list[str]] = {}
         self.by_section: dict[tuple[int, int | str], list[str]] = {}
@@ -108,30 +115,50 @@ class _Index:
         if seq is None:
             self.seq += 1
             seq = self.seq
-        order = self.order[entry.id] = (*_section(entry), seq)
+        entry_id = entry.id
+        order = self.order[entry_id] = (*_section(entry), seq)
+        item = (_rank_key(entry, order), entry_id) if entry.status in _VISIBLE else None
+        npcs = tuple(dict.fromkeys(entry.npc_ids))
+        self.meta[entry_id] = (entry.location_id, npcs, item)
         if entry.location_id is not None:
-            self._insert(self.by_location.setdefault(entry.location_id, []), entry.id)
-        for npc in dict.fromkeys(entry.npc_ids):
-            self._insert(self.by_npc.setdefault(npc, []), entry.id)
-        self._insert(self.by_section.setdefault(order[:2], []), entry.id)
-        if entry.status in _VISIBLE:
-            bisect.insort(self.ranked, (_rank_key(entry, order), entry.id))
+            self._insert(self.by_location.setdefault(entry.location_id, []), entry_id)
+        for npc in npcs:
+            self._insert(self.by_npc.setdefault(npc, []), entry_id)
+        self._insert(self.by_section.setdefault(order[:2], []), entry_id)
+        if item is not None:
+            bisect.insort(self.ranked, item)
 
-    def remove(self, entry: MemoryEntry) -> int:
-        """Drop `entry` from every list; return its sequence number."""
-        order = self.order[entry.id]
-        if entry.location_id is not None:
-            self._remove(self.by_location[entry.location_id], entry.id)
-        for npc in dict.fromkeys(entry.npc_ids):
-            self._remove(self.by_npc[npc], entry.id)
-        self._remove(self.by_section[order[:2]], entry.id)
-        if entry.status in _VISIBLE:
-            item = (_rank_key(entry, order), entry.id)
+    def remove(self, entry_id: str) -> int:
+        """Drop a memory from every list; return its sequence number."""
+        order = self.order[entry_id]
+        location_id, npcs, item = self.meta.pop(entry_id)
+        if location_id is not None:
+            self._remove(self.by_location[location_id], entry_id)
+        for npc in npcs:
+            self._remove(self.by_npc[npc], entry_id)
+        self._remove(self.by_section[order[:2]], entry_id)
+        if item is not None:
             at = bisect.bisect_left(self.ranked, item)
             if at < len(self.ranked) and self.ranked[at] == item:
                 del self.ranked[at]
-        del self.order[entry.id]
+        del self.order[entry_id]
         return order[2]
+
+    def in_order(self) -> list[str]:
+        """Every id in store order."""
+        return [i for section in sorted(self.by_section) for i in self.by_section[section]]
+
+
+class LazySource(Protocol):
+    """Where a lazily loaded cache reads the memories it has not read yet (see
+    `MemoryCache.lazy`): a store's snapshot, or its table."""
+
+    def load(self, entry_id: str) -> MemoryEntry:
+        """The memory with this id, as stored when the cache was loaded."""
+
+    def load_all(self) -> dict[str, MemoryEntry]:
+        """Every memory, as stored when the cache was loaded (one pass: cheaper than reading
+        them one by one)."""
 
 
 class MemoryCache:
@@ -140,12 +167,65 @@ class MemoryCache:
     `memories` may be filled directly while a cache is being built (a parse, a merge); the
     indexes are built on the first query, then kept in step by `apply`, one change at a time.
     Once queried, change the cache only through `apply`/`apply_all`.
+
+    A cache may also start *lazy* (`MemoryCache.lazy`): its indexes come ready-made and each
+    memory is read from its source the first time it is asked for (`get`, the queries), so a
+    store opens without reading every memory. `memories` reads every one that is still unread.
     """
 
     def __init__(self) -> None:
-        self.memories: dict[str, MemoryEntry] = {}
+        self._memories: dict[str, MemoryEntry] = {}
         self.locations: dict[int, LocationRecord] = {}
-        self._index: _Index | None = None
+        self._index: MemoryIndex | None = None
+        self._source: LazySource | None = None
+        self._unread: set[str] = set()
+
+    @classmethod
+    def lazy(
+        cls, index: MemoryIndex, locations: dict[int, LocationRecord], source: LazySource
+    ) -> MemoryCache:
+        """A cache of the memories `index` holds, read from `source` when first asked for."""
+        cache = cls()
+        cache._index, cache.locations, cache._source = index, locations, source
+        cache._unread = set(index.order)
+        return cache
+
+    @property
+    def memories(self) -> dict[str, MemoryEntry]:
+        """Every memory by id, in store order for a cache built in store order (a lazy cache
+        reads the ones still unread first)."""
+        if self._unread:
+            assert self._index is not None and self._source is not None
+            everything = self._source.load_all() if len(self._unread) > 64 else {}
+            read, unread = self._memories, self._unread
+            self._memories = {
+                i: read.get(i) or everything.get(i) or self._source.load(i)
+                for i in self._index.in_order()
+            }
+            unread.clear()
+        return self._memories
+
+    @memories.setter
+    def memories(self, value: dict[str, MemoryEntry]) -> None:
+        self._memories, self._unread = value, set()
+
+    @property
+    def unread(self) -> int:
+        """How many memories a lazy cache has not read from its source yet."""
+        return len(self._unread)
+
+    def get(self, entry_id: str) -> MemoryEntry | None:
+        """The memory with this id (read from the source the first time), or None."""
+        entry = self._memories.get(entry_id)
+        if entry is None and entry_id in self._unread:
+            assert self._source is not None
+            entry = self._source.load(entry_id)
+            self._memories[entry_id] = entry
+            self._unread.discard(entry_id)
+        return entry
+
+    def __contains__(self, entry_id: str) -> bool:
+        return entry_id in self._memories or entry_id in self._unread
 
     def copy(self) -> MemoryCache:
         """A shallow copy (its indexes are built again on its first query): entries and
@@ -157,41 +237,43 @@ class MemoryCache:
         return other
 
     @property
-    def index(self) -> _Index:
+    def index(self) -> MemoryIndex:
         """The indexes, built from the memories on first use."""
         if self._index is None:
-            index = _Index()
-            for entry in self.memories.values():
+            index = MemoryIndex()
+            for entry in self._memories.values():
                 index.add(entry)
             self._index = index
         return self._index
 
     def _put(self, entry: MemoryEntry) -> None:
-        old = self.memories.get(entry.id)
-        self.memories[entry.id] = entry
+        known = entry.id in self
+        self._unread.discard(entry.id)
+        self._memories[entry.id] = entry
         if self._index is not None:
-            seq = self._index.remove(old) if old is not None else None
+            seq = self._index.remove(entry.id) if known else None
             self._index.add(entry, seq)
 
     def _drop(self, entry_id: str) -> None:
-        old = self.memories.pop(entry_id)
+        self._unread.discard(entry_id)
+        self._memories.pop(entry_id, None)
         if self._index is not None:
-            self._index.remove(old)
+            self._index.remove(entry_id)
 
     def apply(self, op: StoreOp) -> None:
         """Apply one op; raise StoreError naming the problem when it cannot be applied."""
         if isinstance(op, AddOp):
-            if op.entry.id in self.memories:
+            if op.entry.id in self:
                 raise StoreError(f"memory id {op.entry.id!r} already exists")
             self._put(op.entry)
             if op.entry.location_id is not None and op.entry.scope is MemoryScope.LOCATION:
                 self.ensure_location(op.entry.location_id, op.entry.location_name or "")
         elif isinstance(op, UpdateOp):
-            if op.entry.id not in self.memories:
+            if op.entry.id not in self:
                 raise MemoryNotFoundError(f"no memory with id {op.entry.id!r} to update")
             self._put(op.entry)
         elif isinstance(op, SupersedeOp):
-            old = self.memories.get(op.old_id)
+            old = self.get(op.old_id)
             if old is None:
                 raise MemoryNotFoundError(f"no memory with id {op.old_id!r} to supersede")
             self._put(
@@ -200,7 +282,7 @@ class MemoryCache:
                 )
             )
         elif isinstance(op, DeleteOp):
-            if op.entry_id not in self.memories:
+            if op.entry_id not in self:
                 raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} to delete")
             self._drop(op.entry_id)
         else:
@@ -227,9 +309,7 @@ class MemoryCache:
             for op in ops:
                 for entry_id in _targets(op):
                     order = self._index.order.get(entry_id) if self._index else None
-                    memories.append(
-                        (entry_id, self.memories.get(entry_id), order[2] if order else None)
-                    )
+                    memories.append((entry_id, self.get(entry_id), order[2] if order else None))
                 loc_id = op.location_id if isinstance(op, VisitOp) else None
                 if isinstance(op, AddOp):
                     loc_id = op.entry.location_id
@@ -250,7 +330,7 @@ class MemoryCache:
     def _restore(self, entry_id: str, before: MemoryEntry | None, seq: int | None) -> None:
         """Put back what a memory was before an op (absent when `before` is None), in its
         place in store order."""
-        now = self.memories.get(entry_id)
+        now = self.get(entry_id)
         if now is before:
             return
         if before is None:
@@ -258,7 +338,7 @@ class MemoryCache:
         elif now is not None:
             self._put(before)
         else:
-            self.memories[entry_id] = before
+            self._memories[entry_id] = before
             if self._index is not None:
                 self._index.add(before, seq)
 
@@ -284,7 +364,7 @@ class MemoryCache:
         statuses: frozenset[MemoryStatus] | None = None,
     ) -> list[MemoryEntry]:
         """Memories matching every given filter, in store order (read from the indexes)."""
-        index, memories = self.index, self.memories
+        index, get = self.index, self.get
         ids: Iterable[str]
         if location_id is not None:
             ids = index.by_location.get(location_id, ())
@@ -298,8 +378,8 @@ class MemoryCache:
                 for i in index.by_section[section]
             ]
         else:
-            ids = [i for section in sorted(index.by_section) for i in index.by_section[section]]
-        found = [memories[i] for i in ids]
+            ids = index.in_order()
+        found: list[MemoryEntry] = [get(i) for i in ids]  # type: ignore[misc]
         return [
             m
             for m in found
@@ -312,13 +392,23 @@ class MemoryCache:
     def in_order(self) -> list[MemoryEntry]:
         """Every memory in store order (file order for a cache that was never queried)."""
         if self._index is None:
-            return list(self.memories.values())
+            return list(self._memories.values())
         return self.select()
 
     def ranked(self, limit: int) -> list[MemoryEntry]:
         """The visible memories, most important first, then newest, then in store order."""
-        memories = self.memories
-        return [memories[i] for _, i in self.index.ranked[: max(0, limit)]]
+        get = self.get
+        return [get(i) for _, i in self.index.ranked[: max(0, limit)]]  # type: ignore[misc]
+
+    def ids_with_status(self, status: MemoryStatus) -> list[str]:
+        """The ids of the memories with this status, in store order (a lazy cache reads only
+        the ones that are not visible: their status is not in the index)."""
+        index, get = self.index, self.get
+        if status in _VISIBLE:
+            candidates = [i for i in index.in_order() if index.meta[i][2] is not None]
+        else:
+            candidates = [i for i in index.in_order() if index.meta[i][2] is None]
+        return [i for i in candidates if (e := get(i)) is not None and e.status is status]
 
 
 def _targets(op: StoreOp) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from cairn.adapters.files import ensure_folder
-from cairn.adapters.storage.base import CachedStore
+from cairn.adapters.storage.base import CachedStore, gc_paused
 from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
@@ -237,6 +237,10 @@ class SqliteMemoryStore(CachedStore):
                 self._load(conn)
 
     def _load(self, conn: sqlite3.Connection) -> None:
+        with gc_paused():
+            self._load_rows(conn)
+
+    def _load_rows(self, conn: sqlite3.Connection) -> None:
         own_snapshot = not conn.in_transaction
         if own_snapshot:
             conn.execute("BEGIN")
@@ -321,7 +325,7 @@ class SqliteMemoryStore(CachedStore):
             if entry.location_id is not None and entry.location_id in cache.locations:
                 touched.add(entry.location_id)
         elif isinstance(op, UpdateOp | SupersedeOp):
-            found = cache.memories.get(op.entry.id if isinstance(op, UpdateOp) else op.old_id)
+            found = cache.get(op.entry.id if isinstance(op, UpdateOp) else op.old_id)
             if found is None:
                 return  # deleted by a later op of this unit of work
             entry = found
@@ -365,7 +369,7 @@ class SqliteMemoryStore(CachedStore):
                         "DELETE FROM memories WHERE status = ?", (MemoryStatus.SUPERSEDED.value,)
                     )
                     cache = self._cache
-                    with cache.applying([DeleteOp(i) for i in ids if i in cache.memories]):
+                    with cache.applying([DeleteOp(i) for i in ids if i in cache]):
                         conn.execute("COMMIT")
                 finally:
                     if conn.in_transaction:
