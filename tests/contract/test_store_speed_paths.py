@@ -480,3 +480,31 @@ def test_a_hand_deletion_of_a_memory_loaded_from_the_snapshot_stays_deleted(
     store.close()
     ids = {e.id for e in file_view(path)[0]}
     assert "s-0012" not in ids and {"s-0011", "s-0013", "s-0099"} <= ids
+
+
+def test_sqlite_reads_memories_from_their_rows_when_first_asked_for(tmp_path: Path) -> None:
+    import sqlite3
+
+    from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+
+    path = tmp_path / "memories.sqlite3"
+    writer = SqliteMemoryStore(path)
+    with writer.transaction() as tx:
+        for n in range(40):
+            tx.add(memory(n, importance=n * 17 % 1000 + 1))
+    expected, ranked = writer.entries(), writer.ranked(10)
+    writer.close()
+    conn = sqlite3.connect(path)
+    with conn:  # a person breaks one row by hand (it keeps the columns cairn wrote)
+        conn.execute("UPDATE memories SET entry = '{\"id\": \"s-0005\"}' WHERE id = 's-0005'")
+    conn.close()
+    store = SqliteMemoryStore(path)
+    assert store._cache.unread == 40 and store.problems() == []
+    assert store.ranked(10) == [e for e in ranked if e.id != "s-0005"][:10]
+    assert store.entries() == [e for e in expected if e.id != "s-0005"]
+    [problem] = store.problems()
+    assert "'s-0005' is invalid" in problem.message
+    with store.transaction() as tx:  # the store goes on; the broken row is kept as it is
+        tx.add(memory(99))
+    assert store.get("s-0099") is not None and store.get("s-0005") is None
+    store.close()

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import logging
 import os
@@ -189,29 +188,18 @@ def read_snapshot(path: Path, data: bytes, created_at: datetime) -> Loaded | Non
 def _loaded(document: dict[str, Any], text: str, path: str, created_at: datetime) -> Loaded:
     ids: list[str] = document["ids"]
     orders = list(zip(document["rank"], document["key"], document["order_seq"], strict=True))
-    index = MemoryIndex()
-    index.order = dict(zip(ids, orders, strict=True))
+    index = MemoryIndex.from_columns(
+        ids,
+        orders,
+        document["location"],
+        [tuple(n) for n in document["npcs"]],
+        [
+            (imp, ts) if imp is not None else None
+            for imp, ts in zip(document["importance"], document["time"], strict=True)
+        ],
+        document["ranked"],
+    )
     index.seq = int(document["seq"])
-    items = [
-        ((imp, ts, order), entry_id) if imp is not None else None
-        for imp, ts, order, entry_id in zip(
-            document["importance"], document["time"], orders, ids, strict=True
-        )
-    ]
-    locations_of: list[int | None] = document["location"]
-    npcs_of = [tuple(n) for n in document["npcs"]]
-    index.meta = dict(zip(ids, zip(locations_of, npcs_of, items, strict=True), strict=True))
-    index.ranked = [items[n] for n in document["ranked"]]
-    for (rank, key), group in itertools.groupby(
-        zip(orders, ids, strict=True), key=lambda x: x[0][:2]
-    ):
-        index.by_section[(rank, key)] = [entry_id for _, entry_id in group]
-    for entry_id, loc in zip(ids, locations_of, strict=True):
-        if loc is not None:
-            index.by_location.setdefault(loc, []).append(entry_id)
-    for entry_id, npcs in zip(ids, npcs_of, strict=True):
-        for npc in npcs:
-            index.by_npc.setdefault(npc, []).append(entry_id)
     spans = dict(
         zip(
             ids,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -10,6 +11,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -19,6 +21,7 @@ from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
     MemoryCache,
+    MemoryIndex,
     StoreOp,
     SupersedeOp,
     UpdateOp,
@@ -35,10 +38,11 @@ from cairn.models.memory import (
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Kept in `PRAGMA user_version`; a file with a newer version is refused. 2 added the archive
-(`memories_archive`); every statement of `_SCHEMA` is idempotent, so an older file is brought up
-to date by running them all."""
+(`memories_archive`), 3 the columns a load builds its index from (`npcs`, `created_ts`); every
+statement of `_SCHEMA` is idempotent and `_migrate` adds the columns, so an older file is
+brought up to date."""
 
 # `memories.entry` (pydantic JSON of the whole MemoryEntry) is the source of truth; the other
 # columns are copies kept for queries and indices. `seq` is the store order (an update keeps it).
@@ -75,14 +79,29 @@ _SCHEMA = (
     )""",
     "CREATE INDEX IF NOT EXISTS memories_by_location ON memories(location_id)",
     "CREATE INDEX IF NOT EXISTS memories_by_status ON memories(status)",
+
     "CREATE INDEX IF NOT EXISTS memories_by_importance ON memories(importance)",
     "CREATE INDEX IF NOT EXISTS memory_npcs_by_npc ON memory_npcs(npc_id)",
 )
 
 _UPDATE_MEMORY = (
     "UPDATE memories SET scope = ?, category = ?, status = ?, location_id = ?, importance = ?,"
-    " created_at = ?, entry = ? WHERE id = ?"
+    " created_at = ?, entry = ?, npcs = ?, created_ts = ? WHERE id = ?"
 )
+_INSERT_MEMORY = (
+    "INSERT INTO memories (id, scope, category, status, location_id, importance, created_at,"
+    " entry, npcs, created_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_ADDED_COLUMNS = (("npcs", "TEXT"), ("created_ts", "REAL"))
+"""Schema 3's columns: the NPC ids in order (JSON) and created_at as a POSIX timestamp. A row
+without them (written by hand, or by an older cairn) is read and validated in full on load."""
+_COLUMNS_INDEX = (
+    "CREATE INDEX IF NOT EXISTS memories_columns ON memories(seq, id, scope, status,"
+    " location_id, importance, created_ts, npcs)"
+)
+"""What a load reads, in an index of its own: its scan does not touch the entries' pages."""
+_SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
+_VISIBLE = ("ACTIVE", "TENTATIVE")
 _UPSERT_LOCATION = (
     "INSERT INTO locations (id, name, visits, episodes) VALUES (?, ?, ?, ?) ON CONFLICT(id)"
     " DO UPDATE SET name = excluded.name, visits = excluded.visits, episodes = excluded.episodes"
@@ -93,7 +112,9 @@ _UPSERT_LOCATION = (
 _INHERITED: list[sqlite3.Connection] = []
 
 
-def _columns(entry: MemoryEntry) -> tuple[str, str, str, int | None, int, str, str]:
+def _columns(
+    entry: MemoryEntry,
+) -> tuple[str, str, str, int | None, int, str, str, str, float]:
     return (
         entry.scope.value,
         entry.category.value,
@@ -102,6 +123,8 @@ def _columns(entry: MemoryEntry) -> tuple[str, str, str, int | None, int, str, s
         entry.importance,
         entry.created_at.isoformat(),
         entry.model_dump_json(),
+        json.dumps(entry.npc_ids),
+        entry.created_at.timestamp(),
     )
 
 
@@ -210,11 +233,33 @@ class SqliteMemoryStore(CachedStore):
             if self._check_version(conn) < SCHEMA_VERSION:
                 for statement in _SCHEMA:
                     conn.execute(statement)
+                have = {row[1] for row in conn.execute("PRAGMA table_info(memories)")}
+                for name, kind in _ADDED_COLUMNS:
+                    if name not in have:
+                        conn.execute(f"ALTER TABLE memories ADD COLUMN {name} {kind}")
+                self._fill_added_columns(conn)
+                conn.execute(_COLUMNS_INDEX)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         finally:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+
+    @staticmethod
+    def _fill_added_columns(conn: sqlite3.Connection) -> None:
+        """Give rows an older cairn wrote the columns schema 3 added (once, when upgrading)."""
+        rows = conn.execute(
+            "SELECT id, entry FROM memories WHERE npcs IS NULL OR created_ts IS NULL"
+        ).fetchall()
+        for row_id, data in rows:
+            try:
+                entry = MemoryEntry.model_validate_json(data)
+            except ValidationError:
+                continue  # reported when the store loads
+            conn.execute(
+                "UPDATE memories SET npcs = ?, created_ts = ? WHERE id = ?",
+                (json.dumps(entry.npc_ids), entry.created_at.timestamp(), row_id),
+            )
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -241,25 +286,48 @@ class SqliteMemoryStore(CachedStore):
             self._load_rows(conn)
 
     def _load_rows(self, conn: sqlite3.Connection) -> None:
+        """Build the index from the rows' columns; each memory is read (and validated) from
+        its row when first asked for (a row that does not validate is reported then, and left
+        out). Rows cairn did not write whole (no `created_ts`: by hand, or an older cairn) are
+        validated now."""
         own_snapshot = not conn.in_transaction
         if own_snapshot:
             conn.execute("BEGIN")
         try:
             version = _data_version(conn)
-            cache = MemoryCache()
             problems: list[ParseProblem] = []
-            for seq, row_id, data in conn.execute(
-                "SELECT seq, id, entry FROM memories ORDER BY seq"
+            rows: list[tuple[tuple[int, int | str, int], str, int | None, tuple[str, ...], Any]]
+            rows = []
+            checked: dict[str, MemoryEntry] = {}
+            for seq, row_id, scope, status, loc, importance, ts, npcs in conn.execute(
+                "SELECT seq, id, scope, status, location_id, importance, created_ts, npcs"
+                " FROM memories INDEXED BY memories_columns"
             ):
-                try:
-                    entry = MemoryEntry.model_validate_json(data)
-                except ValidationError as e:
-                    problems.append(self._problem(seq, f"memory {row_id!r} is invalid: {e}"))
-                    continue
-                if entry.id != row_id:
-                    problems.append(self._problem(seq, f"row id {row_id!r} != entry id"))
-                    continue
-                cache.memories[entry.id] = entry
+                if ts is None or npcs is None:
+                    entry = self._checked_row(conn, seq, row_id, problems)
+                    if entry is None:
+                        continue
+                    checked[row_id] = entry
+                    scope, status, loc, importance = (
+                        entry.scope.value,
+                        entry.status.value,
+                        entry.location_id,
+                        entry.importance,
+                    )
+                    names = tuple(entry.npc_ids)
+                    ts = entry.created_at.timestamp()
+                else:
+                    names = () if npcs == "[]" else tuple(json.loads(npcs))
+                rank = _SECTION_RANK.get(scope, 2)
+                key = (loc or 0) if rank == 0 else (names[0] if rank == 1 and names else 0)
+                visible = (-importance, -ts) if status in _VISIBLE else None
+                rows.append(((rank, key, seq), row_id, loc, tuple(dict.fromkeys(names)), visible))
+            rows.sort(key=lambda row: row[0])
+            index = MemoryIndex.from_columns(
+                [r[1] for r in rows], [r[0] for r in rows], [r[2] for r in rows],
+                [r[3] for r in rows], [r[4] for r in rows],
+            )  # fmt: skip
+            cache = MemoryCache.lazy(index, {}, _RowSource(self, conn, checked))
             for loc_id, name, visits, episodes in conn.execute(
                 "SELECT id, name, visits, episodes FROM locations ORDER BY id"
             ):
@@ -273,6 +341,21 @@ class SqliteMemoryStore(CachedStore):
             if own_snapshot:
                 conn.execute("COMMIT")
         self._cache, self._problems, self._data_version = cache, problems, version
+
+    def _checked_row(
+        self, conn: sqlite3.Connection, seq: int, row_id: str, problems: list[ParseProblem]
+    ) -> MemoryEntry | None:
+        """A row read and validated in full (None, with a problem, when it is not a memory)."""
+        (data,) = conn.execute("SELECT entry FROM memories WHERE seq = ?", (seq,)).fetchone()
+        try:
+            entry = MemoryEntry.model_validate_json(data)
+        except ValidationError as e:
+            problems.append(self._problem(seq, f"memory {row_id!r} is invalid: {e}"))
+            return None
+        if entry.id != row_id:
+            problems.append(self._problem(seq, f"row id {row_id!r} != entry id"))
+            return None
+        return entry
 
     def _problem(self, line: int, message: str) -> ParseProblem:
         return ParseProblem(path=str(self._path), line=line, message=message)
@@ -316,11 +399,7 @@ class SqliteMemoryStore(CachedStore):
         already applied, and validated)."""
         if isinstance(op, AddOp):
             entry = op.entry
-            conn.execute(
-                "INSERT INTO memories (id, scope, category, status, location_id, importance,"
-                " created_at, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (entry.id, *_columns(entry)),
-            )
+            conn.execute(_INSERT_MEMORY, (entry.id, *_columns(entry)))
             self._write_npcs(conn, entry)
             if entry.location_id is not None and entry.location_id in cache.locations:
                 touched.add(entry.location_id)
@@ -402,3 +481,48 @@ class SqliteMemoryStore(CachedStore):
             elif self._conn is not None:
                 _INHERITED.append(self._conn)
             self._conn = None
+
+
+class _RowSource:
+    """Reads a memory from its row the first time a lazily loaded cache is asked for it."""
+
+    def __init__(
+        self, store: SqliteMemoryStore, conn: sqlite3.Connection, checked: dict[str, MemoryEntry]
+    ) -> None:
+        self._store = store
+        self._conn = conn
+        self._checked = checked
+
+    def load(self, entry_id: str) -> MemoryEntry | None:
+        entry = self._checked.pop(entry_id, None)
+        if entry is not None:
+            return entry
+        with self._store._sql_errors("read"):
+            row = self._conn.execute(
+                "SELECT seq, entry FROM memories WHERE id = ?", (entry_id,)
+            ).fetchone()
+        if row is None:
+            raise StoreError(f"{self._store.path}: memory {entry_id!r} is gone from its row")
+        try:
+            entry = MemoryEntry.model_validate_json(row[1])
+        except ValidationError as e:
+            self._store._problems.append(
+                self._store._problem(row[0], f"memory {entry_id!r} is invalid: {e}")
+            )
+            return None
+        if entry.id != entry_id:
+            self._store._problems.append(
+                self._store._problem(row[0], f"row id {entry_id!r} != entry id")
+            )
+            return None
+        return entry
+
+    def load_all(self) -> dict[str, MemoryEntry]:
+        found = dict(self._checked)
+        with self._store._sql_errors("read"):
+            rows = self._conn.execute("SELECT id, entry FROM memories").fetchall()
+        for entry_id, data in rows:
+            if entry_id not in found:
+                with contextlib.suppress(ValidationError):  # read one by one: named there
+                    found[entry_id] = MemoryEntry.model_validate_json(data)
+        return found
