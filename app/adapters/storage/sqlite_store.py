@@ -347,6 +347,12 @@ class SqliteMemoryStore(CachedStore):
     ) -> MemoryEntry | None:
         """A row read and validated in full (None, with a problem, when it is not a memory)."""
         (data,) = conn.execute("SELECT entry FROM memories WHERE seq = ?", (seq,)).fetchone()
+        return self._validated(seq, row_id, data, problems)
+
+    def _validated(
+        self, seq: int, row_id: str, data: str, problems: list[ParseProblem]
+    ) -> MemoryEntry | None:
+        """The memory a row holds, or None with a problem naming the row."""
         try:
             entry = MemoryEntry.model_validate_json(data)
         except ValidationError as e:
@@ -503,19 +509,7 @@ class _RowSource:
             ).fetchone()
         if row is None:
             raise StoreError(f"{self._store.path}: memory {entry_id!r} is gone from its row")
-        try:
-            entry = MemoryEntry.model_validate_json(row[1])
-        except ValidationError as e:
-            self._store._problems.append(
-                self._store._problem(row[0], f"memory {entry_id!r} is invalid: {e}")
-            )
-            return None
-        if entry.id != entry_id:
-            self._store._problems.append(
-                self._store._problem(row[0], f"row id {entry_id!r} != entry id")
-            )
-            return None
-        return entry
+        return self._store._validated(row[0], entry_id, row[1], self._store._problems)
 
     def load_all(self) -> dict[str, MemoryEntry]:
         found = dict(self._checked)
