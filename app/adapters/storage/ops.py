@@ -426,6 +426,8 @@ class MemoryCache:
             ]
         else:
             ids = index.in_order()
+            if len(self._unread) > 64:
+                self.memories  # noqa: B018 (every memory wanted: read the unread in one pass)
         found = [m for m in [get(i) for i in list(ids)] if m is not None]
         return [
             m
