@@ -99,12 +99,20 @@ class _Watched:
 class MarkdownMemoryStore(CachedStore):
     """Memories in a human-editable Markdown file (see `markdown_format` for the layout).
 
-    - Every unit of work is one write: render to a temp file in the same folder, fsync, swap it
-      with the live file in one step. Backups are per session: the file as it was before this
-      store object's first write becomes `NAME.1` (older sessions' shift to `.2` ...
-      `.backup_count`); later writes of the session keep no copy. A crash at any point leaves
-      the old or the new file, whole; the temp file a crashed writer left is deleted by the
-      next store object's first write.
+    - Every unit of work is one write, usually an append: its blocks go to the `# Recent
+      Memories` part at the end of the file, between unit markers, and are fdatasynced (a
+      reader ignores a unit whose end it has not read). A fold writes the whole file instead
+      (the recent part folded into the sections): render to a temp file in the same folder,
+      fsync, swap it with the live file in one step; folds happen at the session's first write
+      (when the store parsed the file), past `RECENT_LIMIT` bytes of recent part, at
+      `checkpoint` (an episode's end: SUPERSEDED memories move to `NAME.archive.md` first), on
+      close, and for deletions. Backups are per session: the file as it was before this store
+      object's first write becomes `NAME.1` (older sessions' shift to `.2` ... `.backup_count`);
+      later writes of the session keep no copy. A crash at any point leaves the old or the new
+      file, whole; the temp file a crashed writer left is deleted by the next store object's
+      first write.
+    - Opening: when `.NAME.snapshot` proves the file's folded part unchanged (see `snapshot`),
+      the index comes from it and memories are read from their blocks when first asked for.
     - Writes hold `NAME.lock` (filelock); people's editors take no lock. Whenever the file
       changed since this store last saw it (another process, or a person's save), it is read
       (once still, for saves made in place) and merged with what the store holds
