@@ -546,10 +546,11 @@ def test_the_location_sections_size_is_what_its_rendered_text_costs(memory: Any)
     builder = mb.LocationMemoryBuilder(memory, max_tokens=10**6)
     groups = builder._grouped(entries)
     head = ["Location Memory for Hall (Location 1):", "You've been here 3 times."]
+    size = mb._SectionSize(head, groups)
     for hidden in range(len(entries)):
         text = builder._render(head, groups, hidden)
-        assert builder._tokens(head, groups, hidden) == estimate_tokens(text)
+        assert size.tokens(hidden) == estimate_tokens(text)
         for group in groups:
             if group.entries:
-                group.entries.pop()
+                size.drop(group.entries.pop()[1])
                 break

@@ -58,6 +58,32 @@ memories that changed since the last one."""
 _RENDERED_KEPT = 4096
 
 
+class _SectionSize:
+    """What a location section would cost (`estimate_tokens` of its rendered text), kept in
+    step as memories are dropped from it, without rendering it: blocks are joined by blank
+    lines, so characters and words add up."""
+
+    def __init__(self, head: list[str], groups: list[_Group]) -> None:
+        self._groups = groups
+        blocks = [*head, *(_block(e) for g in groups for _, e in g.entries)]
+        sizes = [_size(b) for b in blocks]
+        self._count = len(sizes)
+        self._chars = sum(c for c, _ in sizes)
+        self._words = sum(w for _, w in sizes)
+
+    def drop(self, entry: MemoryEntry) -> None:
+        chars, words = _size(_block(entry))
+        self._count -= 1
+        self._chars -= chars
+        self._words -= words
+
+    def tokens(self, hidden: int) -> int:
+        tail = [_size(b) for b in LocationMemoryBuilder._tail(self._groups, hidden)]
+        count = self._count + len(tail)
+        chars = self._chars + sum(c for c, _ in tail) + 2 * (count - 1)
+        return estimate_from_counts(chars, self._words + sum(w for _, w in tail))
+
+
 _SIZES: dict[str, tuple[int, int]] = {}
 _SIZES_KEPT = 4096
 
@@ -149,20 +175,15 @@ class LocationMemoryBuilder(SectionBuilder):
         hidden = len(entries) - sum(len(g.entries) for g in groups)
         # the least useful kind goes first: visits, notes, discoveries, successes, failures, ...
         # (sized from each block's characters and words: what the rendered text would cost)
+        size = _SectionSize(head, groups)
         for group in reversed(groups):
-            while group.entries and self._tokens(head, groups, hidden) > self.max_tokens:
-                group.entries.remove(min(group.entries, key=_by_importance_then_recency))
+            while group.entries and size.tokens(hidden) > self.max_tokens:
+                victim = min(group.entries, key=_by_importance_then_recency)
+                group.entries.remove(victim)
+                size.drop(victim[1])
                 hidden += 1
         text = self._render(head, groups, hidden)
         return self.section(text, [e.id for g in groups for _, e in g.entries])
-
-    @classmethod
-    def _tokens(cls, head: list[str], groups: list[_Group], hidden: int) -> int:
-        """`estimate_tokens(cls._render(head, groups, hidden))`, without rendering it."""
-        sizes = [_size(b) for b in (*head, *cls._tail(groups, hidden))]
-        sizes += [_size(_block(e)) for g in groups for _, e in g.entries]
-        chars = sum(c for c, _ in sizes) + 2 * (len(sizes) - 1)  # blocks joined by blank lines
-        return estimate_from_counts(chars, sum(w for _, w in sizes))
 
     def _grouped(self, entries: list[MemoryEntry]) -> list[_Group]:
         dangers = _Group(self._max_other)
