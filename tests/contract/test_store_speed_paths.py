@@ -21,6 +21,7 @@ import pytest
 from cairn.adapters.storage import markdown_store
 from cairn.adapters.storage.markdown_format import (
     RECENT_HEADER,
+    RECENT_TITLE,
     UNIT_END,
     UNIT_START,
     check_memory_file,
@@ -508,3 +509,22 @@ def test_sqlite_reads_memories_from_their_rows_when_first_asked_for(tmp_path: Pa
         tx.add(memory(99))
     assert store.get("s-0099") is not None and store.get("s-0005") is None
     store.close()
+
+
+def test_appending_after_a_unit_cut_mid_line_keeps_the_cut_unit_out(tmp_path: Path) -> None:
+    """A write cut short left half a line at the end; the next session opens from the snapshot
+    and appends without a fold. The cut unit stays unread, the new one is read, and the file
+    reads without problems once folded."""
+    path = tmp_path / "Memories.md"
+    grown(path).close()  # folded: the snapshot covers the whole file
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(f"\n{RECENT_TITLE}\n\n{UNIT_START}\n\n## World\n\n**[NOTE] Memory 70**\n")
+        handle.write('<!-- cairn {"id": ')
+    store = MarkdownMemoryStore(path)
+    assert store._cache.unread > 0
+    with store.transaction() as tx:
+        tx.add(memory(71))
+    assert {"s-0071"} <= {e.id for e in file_view(path)[0]}
+    assert "s-0070" not in {e.id for e in file_view(path)[0]}
+    store.close()
+    assert check_memory_file(path) == []

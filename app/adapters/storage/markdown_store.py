@@ -441,7 +441,7 @@ class MarkdownMemoryStore(CachedStore):
             text = text.replace("\n", "\r\n")
         data = text.encode("utf-8", errors="surrogateescape")
         try:
-            fd = os.open(self._path, os.O_WRONLY | os.O_APPEND)
+            fd = os.open(self._path, os.O_RDWR | os.O_APPEND)
         except FileNotFoundError:
             return self._saved_meanwhile("check")
         except OSError as e:
@@ -450,6 +450,8 @@ class MarkdownMemoryStore(CachedStore):
             before = signature_of(os.fstat(fd))
             if before != self._signature:  # saved since the check: merge first
                 return self._saved_meanwhile("check")
+            if before[1] and os.pread(fd, 1, before[1] - 1) != b"\n":
+                data = b"\n" + data  # the file ends mid-line (a write cut short): end it first
             try:
                 view = memoryview(data)
                 while view:
