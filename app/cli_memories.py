@@ -78,6 +78,7 @@ def show(
     """Print memories, grouped by location, NPC and world (--json: a JSON list of memories)."""
     scope = _only_scope(location_id, npc_id, world)
     from cairn.adapters.storage.opening import open_store
+    from cairn.adapters.storage.ops import MemoryCache
 
     mem_store = open_store(settings_for(workdir, store, space))
     try:
@@ -85,13 +86,9 @@ def show(
         if not show_all:
             entries = [e for e in entries if e.visible]
         else:  # with the archive (SUPERSEDED memories moved there when their episode ended)
-            entries = [
-                e
-                for e in mem_store.archived()
-                if (scope is None or e.scope is scope)
-                and (location_id is None or e.location_id == location_id)
-                and (npc_id is None or npc_id in e.npc_ids)
-            ] + entries
+            archive = MemoryCache()
+            archive.memories = {e.id: e for e in mem_store.archived()}
+            entries = archive.select(scope=scope, location_id=location_id, npc_id=npc_id) + entries
         if as_json:
             payload = [e.model_dump(mode="json") for e in entries]
             click.echo(json.dumps(payload, indent=2, ensure_ascii=False))

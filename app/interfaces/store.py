@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from cairn.models.memory import (
+    VISIBLE_STATUSES,
     LocationRecord,
     MemoryEntry,
     MemoryScope,
@@ -83,9 +84,8 @@ class IMemoryStore(ABC):
     def ranked(self, limit: int) -> list[MemoryEntry]:
         """The visible (ACTIVE, TENTATIVE) memories, most important first, then newest, then in
         store order; at most `limit`. Stores answer from an index, without a scan."""
-        visible = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
         ranked = sorted(
-            self.entries(statuses=visible),
+            self.entries(statuses=VISIBLE_STATUSES),
             key=lambda e: (e.importance, e.created_at.timestamp()),
             reverse=True,
         )

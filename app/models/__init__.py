@@ -6,8 +6,9 @@ models does not build the game models.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cairn.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from cairn.models.game import (
@@ -41,7 +42,7 @@ _HOMES = {
             "ScenarioInstance",
             "TurnOutcome",
         ),
-        "cairn.models.game",
+        "game",
     ),
     **dict.fromkeys(
         (
@@ -54,17 +55,12 @@ _HOMES = {
             "ParseProblem",
             "SynthesisDecision",
         ),
-        "cairn.models.memory",
+        "memory",
     ),
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'cairn.models' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
-
+__getattr__ = lazy_getattr("cairn.models", _HOMES)
 
 __all__ = [
     "GameState",

@@ -54,6 +54,10 @@ class MemoryStatus(StrEnum):
     SUPERSEDED = "SUPERSEDED"
 
 
+VISIBLE_STATUSES = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+"""The statuses of memories that belong in prompts (SUPERSEDED ones stay on disk only)."""
+
+
 class MemorySource(StrEnum):
     """What made a memory (typed, instead of telling by tags)."""
 

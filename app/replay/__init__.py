@@ -4,8 +4,9 @@ The names below are imported on first use (`cairn replay --help` stays cheap).""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cairn.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from cairn.replay.expectations import CheckResult, Expectations, ReplayOutcome
@@ -66,8 +67,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cairn.replay' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"cairn.replay.{module}"), name)
+__getattr__ = lazy_getattr("cairn.replay", _WHERE)

@@ -16,17 +16,17 @@ from cairn.interfaces.map import IMapRecorder
 from cairn.interfaces.store import IMemoryStore, StoreTransaction
 from cairn.interfaces.summarizer import ISummarizer
 from cairn.models.memory import (
+    VISIBLE_STATUSES,
     LocationRecord,
     MemoryEntry,
     MemoryScope,
-    MemoryStatus,
 )
 from cairn.services.clock import SystemClock
 from cairn.services.policy import MemoryPolicy
 
 log = logging.getLogger("cairn.services.memory_service")
 
-VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+VISIBLE = VISIBLE_STATUSES
 
 
 class MemoryCore:

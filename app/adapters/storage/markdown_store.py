@@ -278,8 +278,10 @@ class MarkdownMemoryStore(CachedStore):
         raw = loaded.raw
         if tail:
             recent = parse(tail, str(self._path), created_at=modified)
-            for entry in recent.cache.memories.values():
-                cache._put(entry)
+            cache.apply_all(
+                UpdateOp(entry) if entry.id in cache else AddOp(entry)
+                for entry in recent.cache.memories.values()
+            )
             cache.locations.update(recent.cache.locations)
             raw = raw + recent.raw
             problems = problems + [

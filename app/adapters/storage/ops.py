@@ -12,6 +12,7 @@ from typing import Protocol
 from cairn.errors import MemoryNotFoundError, StoreError
 from cairn.interfaces.store import StoreTransaction
 from cairn.models.memory import (
+    VISIBLE_STATUSES,
     LocationRecord,
     MemoryEntry,
     MemoryScope,
@@ -60,14 +61,15 @@ class VisitOp:
 StoreOp = AddOp | UpdateOp | SupersedeOp | DeleteOp | VisitOp
 
 
-_VISIBLE = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
+_VISIBLE = VISIBLE_STATUSES
 
 OrderKey = tuple[int, int | str, int]
 """Store order: (section rank, section key, sequence). Locations by id, then NPCs by their first
 id, then the world; within a section the order memories were added (the order a file holds)."""
 
 
-def _section(entry: MemoryEntry) -> tuple[int, int | str]:
+def section_key(entry: MemoryEntry) -> tuple[int, int | str]:
+    """The section a memory is kept in, as store order sorts it: (0, room), (1, NPC), (2, 0)."""
     if entry.scope is MemoryScope.LOCATION:
         return 0, entry.location_id or 0
     if entry.scope is MemoryScope.NPC:
@@ -117,7 +119,7 @@ class MemoryIndex:
             self.seq += 1
             seq = self.seq
         entry_id = entry.id
-        order = self.order[entry_id] = (*_section(entry), seq)
+        order = self.order[entry_id] = (*section_key(entry), seq)
         item = (_rank_key(entry, order), entry_id) if entry.status in _VISIBLE else None
         npcs = tuple(dict.fromkeys(entry.npc_ids))
         self.meta[entry_id] = (entry.location_id, npcs, item)

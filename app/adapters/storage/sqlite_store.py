@@ -29,6 +29,7 @@ from cairn.adapters.storage.ops import (
 )
 from cairn.errors import MemoryNotFoundError, StoreError, StoreLockedError
 from cairn.models.memory import (
+    VISIBLE_STATUSES,
     LocationRecord,
     MemoryEntry,
     MemoryStatus,
@@ -101,7 +102,7 @@ _COLUMNS_INDEX = (
 )
 """What a load reads, in an index of its own: its scan does not touch the entries' pages."""
 _SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
-_VISIBLE = ("ACTIVE", "TENTATIVE")
+_VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
 _UPSERT_LOCATION = (
     "INSERT INTO locations (id, name, visits, episodes) VALUES (?, ?, ?, ?) ON CONFLICT(id)"
     " DO UPDATE SET name = excluded.name, visits = excluded.visits, episodes = excluded.episodes"

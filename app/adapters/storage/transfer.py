@@ -16,9 +16,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from cairn.adapters.storage.ops import section_key
 from cairn.errors import StoreError
 from cairn.interfaces.store import IMemoryStore
-from cairn.models.memory import LocationRecord, MemoryEntry, MemoryScope, MemoryStatus
+from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus
 
 EXPORT_VERSION = 1
 
@@ -37,12 +38,10 @@ def export_lines(store: IMemoryStore) -> Iterator[str]:
         yield json.dumps({"memory": entry.model_dump(mode="json")})
 
 
-def _archive_order(entry: MemoryEntry) -> tuple[int, int, str, float, str]:
-    """Rooms by id, NPCs by first id, the world; then oldest first, then by id."""
-    rank = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2}[entry.scope]
-    room = entry.location_id or 0 if rank == 0 else 0
-    npc = entry.npc_ids[0] if rank == 1 and entry.npc_ids else ""
-    return rank, room, npc, entry.created_at.timestamp(), entry.id
+def _archive_order(entry: MemoryEntry) -> tuple[tuple[int, int | str], float, str]:
+    """Store order's sections (rooms by id, NPCs by first id, the world); then oldest first,
+    then by id."""
+    return section_key(entry), entry.created_at.timestamp(), entry.id
 
 
 def read_export(path: Path) -> tuple[list[LocationRecord], list[MemoryEntry]]:
