@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from filelock import FileLock, Timeout
+from filelock import Timeout
 
 from cairn.adapters.files import ensure_folder
 from cairn.adapters.storage.base import CachedStore, gc_paused
 from cairn.adapters.storage.companions import archive_name
 from cairn.adapters.storage.edit_merge import EditHistory
+from cairn.adapters.storage.file_lock import WriterLock
 from cairn.adapters.storage.file_swap import (
     Signature,
     exchange,
@@ -148,7 +149,7 @@ class MarkdownMemoryStore(CachedStore):
         self._backed_up = False
         """This session's backup is taken (the file as it was before the first write)."""
         self._lock_timeout = lock_timeout
-        self._file_lock = FileLock(str(self._path) + ".lock", timeout=lock_timeout)
+        self._file_lock = WriterLock(str(self._path) + ".lock", timeout=lock_timeout)
         self._raw: list[RawBlock] = []
         self._signature: Signature | None = None
         self._blocks = EntryRenderCache()
@@ -365,7 +366,7 @@ class MarkdownMemoryStore(CachedStore):
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         try:
-            with self._file_lock:
+            with self._file_lock.held():
                 yield
         except Timeout as e:
             raise StoreLockedError(
@@ -747,6 +748,7 @@ class MarkdownMemoryStore(CachedStore):
                     log.warning("%s: not folded on close: %s", self._path, e)
             for watched in list(self._watched):
                 self._unwatch(watched)
+            self._file_lock.close()
 
 
 def _read_open(fd: int) -> tuple[bytes, Signature] | None:
