@@ -174,6 +174,17 @@ def test_visits_count_visits_not_memories(store_factory: StoreFactory) -> None:
     assert (record.visits, record.episodes, record.name) == (3, [1, 3], "Cellar")
 
 
+def test_location_records_read_are_the_callers_own(store_factory: StoreFactory) -> None:
+    store = store_factory.open()
+    with store.transaction() as tx:
+        tx.record_visit(4, "Cellar", 1)
+    for record in (store.location(4), store.locations()[4]):
+        assert record is not None
+        record.episodes.append(9)  # a caller changing its copy changes nothing stored
+        record.visits, record.name = 7, "Attic"
+    assert store.location(4) == LocationRecord(id=4, name="Cellar", visits=1, episodes=[1])
+
+
 def test_record_visit_rejects_a_location_id_that_is_not_an_integer(
     store_factory: StoreFactory,
 ) -> None:

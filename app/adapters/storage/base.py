@@ -100,15 +100,20 @@ class CachedStore(IMemoryStore):
     def locations(self) -> dict[int, LocationRecord]:
         with self._lock:
             self._refresh()
-            return {k: v.model_copy(deep=True) for k, v in self._cache.locations.items()}
+            return {k: _own_copy(v) for k, v in self._cache.locations.items()}
 
     def location(self, location_id: int) -> LocationRecord | None:
         with self._lock:
             self._refresh()
             record = self._cache.locations.get(location_id)
-            return record.model_copy(deep=True) if record is not None else None
+            return _own_copy(record) if record is not None else None
 
     def problems(self) -> list[ParseProblem]:
         with self._lock:
             self._refresh()
             return list(self._problems)
+
+
+def _own_copy(record: LocationRecord) -> LocationRecord:
+    """A copy the caller may change: its one mutable field copied (a deep copy costs 10x)."""
+    return record.model_copy(update={"episodes": list(record.episodes)})

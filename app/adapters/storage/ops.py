@@ -68,6 +68,10 @@ OrderKey = tuple[int, int | str, int]
 id, then the world; within a section the order memories were added (the order a file holds)."""
 
 
+_SCOPE_RANK = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2}
+"""The first element of a section's key (`section_key`), by scope."""
+
+
 def section_key(entry: MemoryEntry) -> tuple[int, int | str]:
     """The section a memory is kept in, as store order sorts it: (0, room), (1, NPC), (2, 0)."""
     if entry.scope is MemoryScope.LOCATION:
@@ -221,6 +225,11 @@ class MemoryCache:
         self._index: MemoryIndex | None = None
         self._source: LazySource | None = None
         self._unread: set[str] = set()
+        self._selected: dict[tuple[object, ...], dict[tuple[object, ...], list[MemoryEntry]]]
+        self._selected = {}
+        """Answers of `select` by the index list they read (("location", id), ("npc", id),
+        ("scope", rank), ("all",)) and filter; a change to a memory forgets the answers of
+        its lists (`_forget_selected`), so a turn re-reads only the rooms that changed."""
 
     @classmethod
     def lazy(
@@ -246,6 +255,7 @@ class MemoryCache:
             }
             unread.clear()
             for entry_id in [i for i, e in found.items() if e is None]:
+                self._forget_selected(entry_id)
                 self._index.remove(entry_id)
             self._memories = {i: e for i, e in found.items() if e is not None}
         return self._memories
@@ -253,6 +263,7 @@ class MemoryCache:
     @memories.setter
     def memories(self, value: dict[str, MemoryEntry]) -> None:
         self._memories, self._unread = value, set()
+        self._selected.clear()
 
     @property
     def unread(self) -> int:
@@ -268,6 +279,7 @@ class MemoryCache:
             self._unread.discard(entry_id)
             if entry is None:  # does not read (the source said why): gone from the cache
                 if self._index is not None and entry_id in self._index.order:
+                    self._forget_selected(entry_id)
                     self._index.remove(entry_id)
                 return None
             self._memories[entry_id] = entry
@@ -300,14 +312,30 @@ class MemoryCache:
         self._unread.discard(entry.id)
         self._memories[entry.id] = entry
         if self._index is not None:
+            if known:
+                self._forget_selected(entry.id)
             seq = self._index.remove(entry.id) if known else None
             self._index.add(entry, seq)
+            self._forget_selected(entry.id)
 
     def _drop(self, entry_id: str) -> None:
         self._unread.discard(entry_id)
         self._memories.pop(entry_id, None)
         if self._index is not None:
+            self._forget_selected(entry_id)
             self._index.remove(entry_id)
+
+    def _forget_selected(self, entry_id: str) -> None:
+        """Forget the `select` answers that read the lists this (indexed) memory is in."""
+        if not self._selected or self._index is None or entry_id not in self._index.meta:
+            return
+        location_id, npcs, _ = self._index.meta[entry_id]
+        lists: list[tuple[object, ...]] = [("all",), ("scope", self._index.order[entry_id][0])]
+        if location_id is not None:
+            lists.append(("location", location_id))
+        lists.extend(("npc", npc) for npc in npcs)
+        for key in lists:
+            self._selected.pop(key, None)
 
     def apply(self, op: StoreOp) -> None:
         """Apply one op; raise StoreError naming the problem when it cannot be applied."""
@@ -390,6 +418,7 @@ class MemoryCache:
             self._memories[entry_id] = before
             if self._index is not None:
                 self._index.add(before, seq)
+                self._forget_selected(entry_id)
 
     def ensure_location(self, location_id: int, name: str) -> LocationRecord:
         """Return a record of this location that this cache alone owns (copied on first write)."""
@@ -412,15 +441,42 @@ class MemoryCache:
         npc_id: str | None = None,
         statuses: frozenset[MemoryStatus] | None = None,
     ) -> list[MemoryEntry]:
-        """Memories matching every given filter, in store order (read from the indexes)."""
-        index, get = self.index, self.get
+        """Memories matching every given filter, in store order (read from the indexes; an
+        answer is kept until a memory of the list it read changes)."""
+        index = self.index
+        if location_id is not None:
+            read: tuple[object, ...] = ("location", location_id)
+        elif npc_id is not None:
+            read = ("npc", npc_id)
+        elif scope is not None:
+            read = ("scope", _SCOPE_RANK[scope])
+        else:
+            read = ("all",)
+        answers = self._selected.setdefault(read, {})
+        key = (scope, location_id, npc_id, statuses)
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = self._select(index, scope, location_id, npc_id, statuses)
+            if self._selected.get(read) is not answers:  # a lazy read forgot it meanwhile
+                self._selected.pop(read, None)
+        return list(found)
+
+    def _select(
+        self,
+        index: MemoryIndex,
+        scope: MemoryScope | None,
+        location_id: int | None,
+        npc_id: str | None,
+        statuses: frozenset[MemoryStatus] | None,
+    ) -> list[MemoryEntry]:
+        get = self.get
         ids: Iterable[str]
         if location_id is not None:
             ids = index.by_location.get(location_id, ())
         elif npc_id is not None:
             ids = index.by_npc.get(npc_id, ())
         elif scope is not None:
-            rank = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2}[scope]
+            rank = _SCOPE_RANK[scope]
             ids = [
                 i
                 for section in sorted(k for k in index.by_section if k[0] == rank)

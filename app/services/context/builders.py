@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -127,10 +128,12 @@ class SectionBuilder(ABC):
         """Return the section for this request, or None when there is nothing to say."""
 
 
+@lru_cache(maxsize=8192)
 def one_line(text: str, max_chars: int | None = None) -> str:
     """Collapse all whitespace (newlines included) to single spaces; clip to ``max_chars``.
 
     Stored text never adds structure to a prompt: a memory reading ``\\n## Fake`` stays inline.
+    Kept per text: every prompt shows mostly the memories the last one showed.
     """
     flat = _WHITESPACE.sub(" ", text).strip()
     if max_chars is not None and len(flat) > max_chars:

@@ -20,7 +20,7 @@ from cairn.services.context.memory_builders import (
     TopNotesBuilder,
     WorldMemoryBuilder,
 )
-from cairn.services.context.tokens import estimate_tokens
+from cairn.services.context.tokens import estimate_from_counts
 from cairn.services.context.turn_builders import (
     ExtraSectionBuilder,
     RecentActionsBuilder,
@@ -139,14 +139,19 @@ class ContextService:
                 built.append(section)
         ordered = sorted(built, key=lambda s: s.priority)  # stable: ties keep registration order
         kept: list[Section] = []
+        chars = words = 0  # of the kept sections rendered: blank lines join them, so both add
         for section in ordered:
-            total = estimate_tokens(render_sections([*kept, section]))
+            rendered = section.render()
+            more_chars = len(rendered) + (2 if kept else 0)
+            more_words = len(rendered.split())
+            total = estimate_from_counts(chars + more_chars, words + more_words)
             if not kept or total <= budget:
                 kept.append(section)
+                chars, words = chars + more_chars, words + more_words
             else:
                 dropped.append((section.name, section.tokens, f"over budget ({total} > {budget})"))
         text = render_sections(kept)
-        total_tokens = estimate_tokens(text)
+        total_tokens = estimate_from_counts(chars, words)
         over = total_tokens > budget
         if over:
             log.warning(

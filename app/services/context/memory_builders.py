@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from cairn.interfaces.memory_service import IMemoryReader
 from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry, MemorySource
@@ -28,6 +29,13 @@ _Ranked = tuple[int, MemoryEntry]
 """A memory with its position in the oldest-first query answer (higher = newer)."""
 
 
+@lru_cache(maxsize=4096)
+def _unknown_word(text: str) -> str | None:
+    """The word an agent note says the game does not know (kept per text)."""
+    found = _UNKNOWN_NOTE.search(text)
+    return found.group(1) if found else None
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
@@ -50,6 +58,27 @@ class _Group:
 
     def render(self) -> list[str]:
         return [_block(e) for _, e in self.entries]
+
+
+class _Memo:
+    """Sections (or blocks) already built, by what they were built from: memory entries are
+    replaced, never changed, so the ids of the entry objects (kept alive here with the value)
+    name what a section shows. A turn in a room whose memories did not change builds
+    nothing again."""
+
+    def __init__(self, kept: int = 256) -> None:
+        self._kept = kept
+        self._values: dict[tuple[object, ...], tuple[object, Section]] = {}
+
+    def get(self, key: tuple[object, ...]) -> Section | None:
+        hit = self._values.get(key)
+        return hit[1] if hit is not None else None
+
+    def put(self, key: tuple[object, ...], alive: object, value: Section) -> Section:
+        if len(self._values) >= self._kept:
+            self._values.clear()
+        self._values[key] = (alive, value)
+        return value
 
 
 _RENDERED: dict[int, tuple[MemoryEntry, str]] = {}
@@ -153,6 +182,7 @@ class LocationMemoryBuilder(SectionBuilder):
         self._max_failures = max_failures
         self._max_other = max_other
         self.max_tokens = max_tokens
+        self._built = _Memo()
 
     def build(self, request: ContextRequest) -> Section | None:
         loc_id = request.location_id
@@ -163,12 +193,21 @@ class LocationMemoryBuilder(SectionBuilder):
         if not entries and (record is None or record.visits <= 1):
             return self.section(FIRST_VISIT)
         name = request.location_name or (record.name if record else "")
+        visits = record.visits if record is not None else 0
+        episodes = len(set(record.episodes)) if record is not None else 0
+        key = (self.max_tokens, loc_id, name, visits, episodes, *map(id, entries))
+        return self._built.get(key) or self._built.put(
+            key, entries, self._build(loc_id, name, visits, episodes, entries)
+        )
+
+    def _build(
+        self, loc_id: int, name: str, visits: int, episodes: int, entries: list[MemoryEntry]
+    ) -> Section:
         where = f"{name} (Location {loc_id})" if name else f"Location {loc_id}"
         head = [f"Location Memory for {where}:"]
-        if record is not None and record.visits > 0:
-            episodes = len(set(record.episodes))
+        if visits > 0:
             head.append(
-                f"You've been here {_plural(record.visits, 'time')} "
+                f"You've been here {_plural(visits, 'time')} "
                 f"across {_plural(episodes, 'episode')}."
             )
         groups = self._grouped(entries)
@@ -250,6 +289,7 @@ class AdjacentMemoryBuilder(SectionBuilder):
         self._memory = memory
         self.max_rooms = max_rooms
         self.per_room = per_room
+        self._rooms = _Memo()
 
     def build(self, request: ContextRequest) -> Section | None:
         loc_id = request.location_id
@@ -260,19 +300,27 @@ class AdjacentMemoryBuilder(SectionBuilder):
         for adj_id, entries in sorted(self._memory.adjacent_memories(loc_id).items()):
             if len(blocks) >= self.max_rooms:
                 break
-            ranked = [r for r in enumerate(entries) if r[1].visible]
-            if adj_id == loc_id or not ranked:
+            if adj_id == loc_id or not any(e.visible for e in entries):
                 continue
-            # a visit summary only stands for a room that has nothing better
-            actions = [r for r in ranked if not is_visit_summary(r[1])]
-            top = sorted(actions or ranked, key=_by_importance_then_recency, reverse=True)
-            top = top[: self.per_room if actions else 1]
             name = self._room_name(self._memory.location_record(adj_id), entries)
-            label = f"Location {adj_id} ({name})" if name else f"Location {adj_id}"
-            lines = [f"**{label}:**", *(entry_block(e) for _, e in top)]
-            blocks.append("\n".join(lines))
-            shown.extend(e.id for _, e in top)
+            key = (self.per_room, adj_id, name, *map(id, entries))
+            room = self._rooms.get(key) or self._rooms.put(
+                key, entries, self._room(adj_id, name, entries)
+            )
+            blocks.append(room.text)
+            shown.extend(room.memory_ids)
         return self.section("\n\n".join(blocks), shown) if blocks else None
+
+    def _room(self, adj_id: int, name: str, entries: list[MemoryEntry]) -> Section:
+        """One neighbour's block (a section's text and memory ids, joined into the real one)."""
+        ranked = [r for r in enumerate(entries) if r[1].visible]
+        # a visit summary only stands for a room that has nothing better
+        actions = [r for r in ranked if not is_visit_summary(r[1])]
+        top = sorted(actions or ranked, key=_by_importance_then_recency, reverse=True)
+        top = top[: self.per_room if actions else 1]
+        label = f"Location {adj_id} ({name})" if name else f"Location {adj_id}"
+        lines = [f"**{label}:**", *(entry_block(e) for _, e in top)]
+        return self.section("\n".join(lines), [e.id for _, e in top])
 
     @staticmethod
     def _room_name(record: LocationRecord | None, entries: list[MemoryEntry]) -> str:
@@ -384,9 +432,7 @@ class TopNotesBuilder(SectionBuilder):
         if self.limit <= 0:
             return None
         words = [
-            (e, found.group(1))
-            for e in self._memory.world_memories()
-            if (found := _UNKNOWN_NOTE.search(e.text))
+            (e, word) for e in self._memory.world_memories() if (word := _unknown_word(e.text))
         ]
         folded = {e.id for e, _ in words}
         top = [
