@@ -6,6 +6,7 @@ Files written into the workdir: the memory store, `map.json` and `map.mmd`, `kno
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import logging
@@ -96,62 +97,69 @@ def run_play(
         use_memory=use_memory,
         objective_every=settings.objective_every,
     )
-    stats: list[EpisodeStats] = []
-    stop = _StopOnInterrupt()
+    # what exists now (the store's memories and indexes, the game, the map) lives for the
+    # whole run: out of the cyclic collector's sight, full collections stop scanning it again
+    # (at 10,000 memories they took a fifth of a run); back in its care when the run ends
+    gc.freeze()
     try:
-        with stop, transcript_file.open("w", encoding="utf-8") as transcript:
-            session = PlaySession(
-                game=game,
-                agent=agent or container.agent(),
-                bus=container.bus(),
-                memory=memory,
-                context=container.run_context(),
-                map_graph=map_graph,
-                objectives=container.objective_tracker(),
-                knowledge=container.knowledge_base(),
-                options=options,
-                meter=container.usage_meter(),
-                transcript=transcript,
-                summarizer_counts=lambda: dict(counts.summarizer_calls),
-                episode_map=container.episode_map(),
-                on_turn=on_turn,
-                should_stop=stop.requested,
-            )
-            for number in range(1, options.episodes + 1):
-                stats.append(session.play_episode(number))
-                _save_map(map_graph, workdir, settings)
-                if stop.requested():
-                    break
-        remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
-    finally:
-        game.close()
-        container.store().close()
-    report = {
-        "game": game.name,
-        "fully_supported": game.fully_supported,
-        "llm": settings.llm,
-        "store": settings.store,
-        "memory": use_memory,
-        "seed": seed,
-        "run_id": run_id,
-        "interrupted": stop.requested(),
-        "episodes": [e.model_dump() for e in stats],
-        "total": totals(stats, session.visited_ids, remembered),
-        "llm_usage": {**container.usage_meter().snapshot(), "circuit": _circuit(container)},
-        "summary_failures": counts.summary_failures,
-        "query_tool_failures": container.memory_query_tools().failures,
-    }
-    report_path = workdir / settings.report_file
-    atomic_write_text(report_path, json.dumps(report, indent=2) + "\n")
-    from cairn.report.writer import write_report
+        stats: list[EpisodeStats] = []
+        stop = _StopOnInterrupt()
+        try:
+            with stop, transcript_file.open("w", encoding="utf-8") as transcript:
+                session = PlaySession(
+                    game=game,
+                    agent=agent or container.agent(),
+                    bus=container.bus(),
+                    memory=memory,
+                    context=container.run_context(),
+                    map_graph=map_graph,
+                    objectives=container.objective_tracker(),
+                    knowledge=container.knowledge_base(),
+                    options=options,
+                    meter=container.usage_meter(),
+                    transcript=transcript,
+                    summarizer_counts=lambda: dict(counts.summarizer_calls),
+                    episode_map=container.episode_map(),
+                    on_turn=on_turn,
+                    should_stop=stop.requested,
+                )
+                for number in range(1, options.episodes + 1):
+                    stats.append(session.play_episode(number))
+                    _save_map(map_graph, workdir, settings)
+                    if stop.requested():
+                        break
+            remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
+        finally:
+            game.close()
+            container.store().close()
+        report = {
+            "game": game.name,
+            "fully_supported": game.fully_supported,
+            "llm": settings.llm,
+            "store": settings.store,
+            "memory": use_memory,
+            "seed": seed,
+            "run_id": run_id,
+            "interrupted": stop.requested(),
+            "episodes": [e.model_dump() for e in stats],
+            "total": totals(stats, session.visited_ids, remembered),
+            "llm_usage": {**container.usage_meter().snapshot(), "circuit": _circuit(container)},
+            "summary_failures": counts.summary_failures,
+            "query_tool_failures": container.memory_query_tools().failures,
+        }
+        report_path = workdir / settings.report_file
+        atomic_write_text(report_path, json.dumps(report, indent=2) + "\n")
+        from cairn.report.writer import write_report
 
-    html_path = write_report(settings)
-    return PlayResult(
-        report=report,
-        report_path=report_path,
-        run_dir=transcript_file.parent,
-        html_path=html_path,
-    )
+        html_path = write_report(settings)
+        return PlayResult(
+            report=report,
+            report_path=report_path,
+            run_dir=transcript_file.parent,
+            html_path=html_path,
+        )
+    finally:
+        gc.unfreeze()
 
 
 class _StopOnInterrupt:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +112,21 @@ def test_memory_beats_the_baseline_on_the_fake_game(tmp_path: Path) -> None:
         with_memory["total"]["repeated_failed_action_rate"]
         < baseline["total"]["repeated_failed_action_rate"]
     )
+
+
+def test_a_run_keeps_what_it_loaded_out_of_the_collectors_sight_and_gives_it_back(
+    tmp_path: Path,
+) -> None:
+    game = FakeGame()
+    frozen_during: list[int] = []
+    before = gc.get_freeze_count()
+    play(
+        tmp_path,
+        game,
+        ScriptedAgent(game.walkthrough()),
+        episodes=1,
+        max_turns=5,
+        on_turn=lambda episode, turn, obs: frozen_during.append(gc.get_freeze_count()),
+    )
+    assert frozen_during and min(frozen_during) > before  # the loaded store is frozen
+    assert gc.get_freeze_count() == before  # and given back when the run ends
