@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -547,3 +548,37 @@ def test_non_integer_ids_are_rejected_naming_the_argument(bad: Any) -> None:
     with pytest.raises(InvalidLocationError, match="from_id"):
         g.nearest_unexplored(bad)
     assert g.location_ids() == []
+
+
+def test_answers_kept_between_changes_equal_a_fresh_maps_answers() -> None:
+    """Routes, neighbours and unexplored exits are kept until the map changes: after every
+    change (of any kind, repeated ones too) they equal those of a map that never answered."""
+    graph = MapGraph()
+    graph.note_exits(1, ["north", "east"])
+    assert graph.unexplored_exits(1) == ["north", "east"]
+    graph.add_connection(1, 1, action="north")  # stayed here: tried, no longer unexplored
+    assert graph.unexplored_exits(1) == ["east"]
+    rng = random.Random(3)
+    rooms = range(1, 6)
+    directions = ["north", "south", "east", "west", "up", "enter"]
+    kept = MapGraph()
+    changes: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
+    for _ in range(300):
+        roll, here, there = rng.random(), rng.choice(rooms), rng.choice(rooms)
+        if roll < 0.45:
+            change = ("add_connection", (here, there), {"action": rng.choice([*directions, None])})
+        elif roll < 0.7:
+            change = ("note_exits", (here, rng.sample(directions, 2)), {})
+        else:
+            change = ("mark_failed_exit", (here, rng.choice(directions)), {})
+        changes.append(change)
+        getattr(kept, change[0])(*change[1], **change[2])
+        fresh = MapGraph()
+        for name, args, kwargs in changes:
+            getattr(fresh, name)(*args, **kwargs)
+        for a in rooms:
+            assert kept.nearest_unexplored(a) == fresh.nearest_unexplored(a)
+            assert kept.unexplored_exits(a) == fresh.unexplored_exits(a)
+            assert kept.neighbors(a) == fresh.neighbors(a)
+            for b in rooms:
+                assert kept.route_edges(a, b) == fresh.route_edges(a, b)

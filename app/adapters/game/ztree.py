@@ -41,6 +41,8 @@ class ZStory:
         self.globals = _word(story, 0x0C)
         self.alphabets = self._alphabets()
         self.count = self._count()
+        self.names: dict[bytes, str] = {}
+        """Short names decoded, by their encoded bytes (a turn reads the same few again)."""
 
     def _alphabets(self) -> tuple[str, str, str]:
         """The three alphabet rows: the standard ones or the game's own table (v5+)."""
@@ -143,9 +145,17 @@ class ObjectTree:
             return ""
         properties = _word(self._memory, self._entry(number) + self._story.entry_size - 2)
         try:
-            if self._memory[properties] == 0:
+            words = self._memory[properties]
+            if words == 0:
                 return ""
-            return self._decode(properties + 1)
+            encoded = self._memory[properties + 1 : properties + 1 + 2 * words]
+            if len(encoded) < 2 or not encoded[-2] & 0x80:  # does not end where it says
+                return self._decode(properties + 1)
+            names = self._story.names
+            name = names.get(encoded)
+            if name is None:
+                name = names[encoded] = self._decode(properties + 1)
+            return name
         except IndexError:
             return ""
 

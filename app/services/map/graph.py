@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from cairn.errors import InvalidLocationError
 from cairn.interfaces.map import IMapRecorder
@@ -81,6 +81,13 @@ class MapGraph(IMapRecorder):
         self._failed: dict[int, set[str]] = {}  # actions the game refused
         self._tried: dict[int, set[str]] = {}  # actions taken that stayed in the same room
         self._inferred_cache: dict[int, dict[str, int]] | None = None
+        self._answers: dict[tuple[object, ...], Any] = {}
+        """Routes, neighbours and unexplored exits already found, until the map changes."""
+
+    def _changed(self) -> None:
+        """The rooms' links or exits changed: what was inferred or found no longer holds."""
+        self._inferred_cache = None
+        self._answers.clear()
 
     # -- learning ------------------------------------------------------------------------------
 
@@ -92,15 +99,24 @@ class MapGraph(IMapRecorder):
         _check_id(from_id, "from_id")
         _check_id(to_id, "to_id")
         label = normalize_action(action) if action is not None and action.strip() else None
-        self._inferred_cache = None
         if from_id == to_id:
-            if label is not None:
+            if label is not None and label not in self._tried.get(from_id, ()):
                 self._tried.setdefault(from_id, set()).add(label)
+                self._changed()
             return
         if label is None:
-            if to_id not in self._moves.get(from_id, {}).values():
+            known = to_id in self._moves.get(from_id, {}).values()
+            if not known and to_id not in self._links.get(from_id, ()):
                 self._links.setdefault(from_id, set()).add(to_id)
+                self._changed()
             return
+        if (
+            self._moves.get(from_id, {}).get(label) == to_id
+            and label not in self._failed.get(from_id, ())
+            and to_id not in self._links.get(from_id, ())
+        ):
+            return  # known already
+        self._changed()
         self._moves.setdefault(from_id, {})[label] = to_id
         self._failed.get(from_id, set()).discard(label)
         links = self._links.get(from_id)
@@ -123,26 +139,29 @@ class MapGraph(IMapRecorder):
     def note_exits(self, location_id: int, directions: Iterable[str]) -> None:
         """Remember exits the room text mentions (see `exits_in_text`); non-directions ignored."""
         _check_id(location_id, "location_id")
-        self._inferred_cache = None
         noted = self._exits.setdefault(location_id, set())
         for raw in directions:
             direction = normalize_direction(raw)
-            if direction is not None:
+            if direction is not None and direction not in noted:
                 noted.add(direction)
+                self._changed()
 
     def mark_failed_exit(self, location_id: int, direction: str) -> None:
         """Remember that the game refused `direction` here, so it is not suggested again."""
         _check_id(location_id, "location_id")
         label = normalize_action(direction)
-        if label:
-            self._inferred_cache = None
+        if label and label not in self._failed.get(location_id, ()):
             self._failed.setdefault(location_id, set()).add(label)
+            self._changed()
 
     # -- IMapView ------------------------------------------------------------------------------
 
     def neighbors(self, location_id: int) -> list[int]:
         """Rooms one known move away, in either direction, sorted."""
         _check_id(location_id, "location_id")
+        return list(self._answer(("neighbors", location_id), self._neighbors, location_id))
+
+    def _neighbors(self, location_id: int) -> list[int]:
         found: set[int] = set()
         for source, target in self._known_pairs():
             if source == location_id:
@@ -238,6 +257,10 @@ class MapGraph(IMapRecorder):
         """Like `route`, with the edges taken (so a caller can see which are inferred)."""
         _check_id(from_id, "from_id")
         _check_id(to_id, "to_id")
+        found = self._answer(("route", from_id, to_id), self._route_edges, from_id, to_id)
+        return None if found is None else list(found)
+
+    def _route_edges(self, from_id: int, to_id: int) -> list[MapEdge] | None:
         for include_inferred in (False, True):
             found = self._bfs(from_id, lambda room: room == to_id, include_inferred)
             if found is not None:
@@ -251,6 +274,10 @@ class MapGraph(IMapRecorder):
         room has an unexplored exit.
         """
         _check_id(from_id, "from_id")
+        found = self._answer(("nearest", from_id), self._nearest_unexplored, from_id)
+        return None if found is None else (found[0], list(found[1]))
+
+    def _nearest_unexplored(self, from_id: int) -> tuple[int, list[str]] | None:
         for include_inferred in (False, True):
             found = self._bfs(from_id, lambda room: bool(self._unexplored(room)), include_inferred)
             if found is not None:
@@ -290,7 +317,16 @@ class MapGraph(IMapRecorder):
         self._inferred_cache = inferred
         return inferred
 
+    def _answer(self, key: tuple[object, ...], find: Callable[..., Any], *args: Any) -> Any:
+        """`find(*args)`, kept under `key` until the map changes (`_changed`)."""
+        if key not in self._answers:
+            self._answers[key] = find(*args)
+        return self._answers[key]
+
     def _unexplored(self, location_id: int) -> list[str]:
+        return list(self._answer(("unexplored", location_id), self._find_unexplored, location_id))
+
+    def _find_unexplored(self, location_id: int) -> list[str]:
         noted = self._exits.get(location_id)
         if not noted:
             return []
