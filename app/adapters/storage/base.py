@@ -8,7 +8,7 @@ from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from cairn.adapters.storage.ops import MemoryCache, StagingTransaction, StoreOp
+from cairn.adapters.storage.ops import MemoryCache, StagingTransaction, StoreOp, own_record
 from cairn.interfaces.store import IMemoryStore, StoreTransaction
 from cairn.models.memory import (
     LocationRecord,
@@ -100,20 +100,15 @@ class CachedStore(IMemoryStore):
     def locations(self) -> dict[int, LocationRecord]:
         with self._lock:
             self._refresh()
-            return {k: _own_copy(v) for k, v in self._cache.locations.items()}
+            return {k: own_record(v) for k, v in self._cache.locations.items()}
 
     def location(self, location_id: int) -> LocationRecord | None:
         with self._lock:
             self._refresh()
             record = self._cache.locations.get(location_id)
-            return _own_copy(record) if record is not None else None
+            return own_record(record) if record is not None else None
 
     def problems(self) -> list[ParseProblem]:
         with self._lock:
             self._refresh()
             return list(self._problems)
-
-
-def _own_copy(record: LocationRecord) -> LocationRecord:
-    """A copy the caller may change: its one mutable field copied (a deep copy costs 10x)."""
-    return record.model_copy(update={"episodes": list(record.episodes)})

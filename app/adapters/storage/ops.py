@@ -72,6 +72,12 @@ _SCOPE_RANK = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2
 """The first element of a section's key (`section_key`), by scope."""
 
 
+def own_record(record: LocationRecord) -> LocationRecord:
+    """A copy of a location record its holder may change: its one mutable field is copied
+    (a deep copy costs ten times as much)."""
+    return record.model_copy(update={"episodes": list(record.episodes)})
+
+
 def section_key(entry: MemoryEntry) -> tuple[int, int | str]:
     """The section a memory is kept in, as store order sorts it: (0, room), (1, NPC), (2, 0)."""
     if entry.scope is MemoryScope.LOCATION:
@@ -423,11 +429,7 @@ class MemoryCache:
     def ensure_location(self, location_id: int, name: str) -> LocationRecord:
         """Return a record of this location that this cache alone owns (copied on first write)."""
         shared = self.locations.get(location_id)
-        record = (
-            LocationRecord(id=location_id, name=name)
-            if shared is None
-            else shared.model_copy(deep=True)
-        )
+        record = LocationRecord(id=location_id, name=name) if shared is None else own_record(shared)
         if name and not record.name:
             record.name = name
         self.locations[location_id] = record
