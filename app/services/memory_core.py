@@ -22,6 +22,7 @@ from cairn.models.memory import (
     MemoryScope,
 )
 from cairn.services.clock import SystemClock
+from cairn.services.memory_rules import MessagesByLocation
 from cairn.services.policy import MemoryPolicy
 
 log = logging.getLogger("cairn.services.memory_service")
@@ -51,6 +52,8 @@ class MemoryCore:
         self._covered: set[tuple[int | None, int]] = set()
         """(episode, message index) of messages an action outcome already read."""
         self._summarized: dict[int, set[str]] = {}
+        self._by_location = MessagesByLocation()
+        """The conversation's messages by location (for the visit summaries)."""
         self.summary_failures = 0
         self.summarizer_calls: Counter[str] = Counter()
         """Summarizer calls by kind: synthesis, location, npc, world."""

@@ -184,3 +184,31 @@ def prerequisites(turns: Sequence[TurnOutcome]) -> list[TurnOutcome]:
         if changes_state(turn.action) and not is_failure(turn.response):
             found.insert(0, turn)
     return found[-_MAX_PREREQUISITES:]
+
+
+class MessagesByLocation:
+    """The messages of a conversation history by location id, read on from where the last
+    call stopped: a location's messages cost what was added since, not the whole history.
+    Messages are appended, not changed in place: a history that was replaced or shortened, or
+    whose last message read is no longer there, is read again from the start."""
+
+    def __init__(self) -> None:
+        self._history: list[Message] | None = None
+        self._read = 0
+        self._last: Message | None = None
+        self._at: dict[int | None, list[Message]] = {}
+
+    def at(self, history: list[Message], location_id: int | None) -> list[Message]:
+        """The messages of `history` at `location_id`, in order (a list of one's own)."""
+        stale = (
+            history is not self._history
+            or len(history) < self._read
+            or (self._read and history[self._read - 1] is not self._last)
+        )
+        if stale:
+            self._history, self._read, self._at = history, 0, {}
+        for message in history[self._read :]:
+            self._at.setdefault(message.location_id, []).append(message)
+        self._read = len(history)
+        self._last = history[-1] if history else None
+        return list(self._at.get(location_id, ()))

@@ -39,7 +39,7 @@ class ScopedSummaries(MemoryCore):
         if loc_id is None:
             log.warning("on_location_exit with no current location: nothing summarized")
             return
-        here = [m for m in game_state.conversation_history if m.location_id == loc_id]
+        here = self._by_location.at(game_state.conversation_history, loc_id)
         since = game_state.scenario.last_location_message_index.get(loc_id, -1)
         visit = [m for m in here if m.index > since]
         location = game_state.locations.get(loc_id)
@@ -179,9 +179,15 @@ class ScopedSummaries(MemoryCore):
         names = story_names(about, game_state)
         since = game_state.scenario.last_world_message_index
         history = game_state.conversation_history
-        fresh = [m for m in history if m.index > since]
         if not history:
             return
+        # the newest messages after the cursor, read from the end (message indexes grow)
+        fresh: list[Message] = []
+        for message in reversed(history):
+            if message.index <= since or len(fresh) >= self._policy.world_message_window:
+                break
+            fresh.append(message)
+        fresh.reverse()
         # An event that shares its messages with the one before (an objective and the quest it
         # ends) is still remembered: it is summarized from the latest messages.
         window = (fresh or history[-1:])[-self._policy.world_message_window :]

@@ -16,6 +16,7 @@ from cairn.models.memory import (
     SynthesisDecision,
 )
 from cairn.services.map import MapGraph
+from cairn.services.memory_rules import MessagesByLocation
 from cairn.services.memory_service import MemoryService
 from cairn.services.policy import MemoryPolicy
 from cairn.testing import FakeSummarizer
@@ -459,3 +460,26 @@ def test_the_synthesis_history_travels_with_each_game_not_with_the_service(env: 
         "open window",
     ]
     assert [t.action for t in other.turns] == ["examine rug"]
+
+
+def test_messages_by_location_read_on_and_start_over_when_the_history_changes() -> None:
+    gs = GameState()
+    gs.locations[1] = LocationState(id=1, name="Hall")
+    gs.locations[2] = LocationState(id=2, name="Cellar")
+    by_location = MessagesByLocation()
+    gs.scenario.current_location_id = 1
+    first = gs.add_message("a")
+    assert by_location.at(gs.conversation_history, 1) == [first]
+    gs.scenario.current_location_id = 2
+    second = gs.add_message("b")
+    gs.scenario.current_location_id = 1
+    third = gs.add_message("c")
+    assert by_location.at(gs.conversation_history, 1) == [first, third]  # read on
+    assert by_location.at(gs.conversation_history, 2) == [second]
+    gs.conversation_history[-1] = third.model_copy(update={"location_id": 2})  # changed
+    assert by_location.at(gs.conversation_history, 1) == [first]
+    assert by_location.at(gs.conversation_history, 2) == [second, gs.conversation_history[-1]]
+    del gs.conversation_history[1:]  # shortened
+    assert by_location.at(gs.conversation_history, 2) == []
+    other = GameState()  # a new episode's history
+    assert by_location.at(other.conversation_history, 1) == []
