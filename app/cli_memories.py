@@ -118,11 +118,13 @@ def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
         groups.setdefault(key, []).append(e)
     if not groups:
         click.echo(f"No memories in {mem_store.path}.")
+        return
+    lines: list[str] = []  # one write for the whole listing, not one per memory
     for key, group in groups.items():
-        click.echo(f"== {key}")
-        for e in group:
-            click.echo(format_entry(e))
-        click.echo()
+        lines.append(f"== {key}")
+        lines.extend(map(format_entry, group))
+        lines.append("")
+    click.echo("\n".join(lines))
 
 
 @memories.command("search")
@@ -216,8 +218,7 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
     mem_store = open_store(settings_for(workdir, store, space))
     try:
         if fmt == "jsonl":
-            for line in export_lines(mem_store):
-                click.echo(line)
+            click.echo("".join(line + "\n" for line in export_lines(mem_store)), nl=False)
             return
         payload = {
             "store": str(mem_store.path),
