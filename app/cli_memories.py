@@ -12,6 +12,7 @@ import click
 
 from cairn.cli_options import (
     format_entry,
+    json_text,
     settings_for,
     space_option,
     store_option,
@@ -90,8 +91,7 @@ def show(
             archive.memories = {e.id: e for e in mem_store.archived()}
             entries = archive.select(scope=scope, location_id=location_id, npc_id=npc_id) + entries
         if as_json:
-            payload = [e.model_dump(mode="json") for e in entries]
-            click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+            click.echo(json_text([e.model_dump(mode="json") for e in entries]))
         else:
             _print_groups(entries, mem_store)
         for problem in mem_store.problems():
@@ -229,7 +229,7 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
         }
     finally:
         mem_store.close()
-    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    click.echo(json_text(payload))
 
 
 @memories.command("import")
