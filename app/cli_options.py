@@ -46,8 +46,8 @@ def settings_for(
     settings = load_settings(workdir=workdir, store=store, memory_space=space)
     if store is None and "store" not in settings.model_fields_set:
         found = detect_store(settings)
-        if found is not None and found != settings.store:
-            settings = load_settings(workdir=workdir, store=found, memory_space=space)
+        if found is not None and found != settings.store:  # as if --store had said it
+            settings = settings.model_copy(update={"store": found})
     return settings
 
 
