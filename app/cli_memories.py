@@ -105,12 +105,17 @@ def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
     from cairn.models.memory import MemoryScope
 
     groups: dict[str, list[MemoryEntry]] = {}
+    headings: dict[tuple[int | None, str | None], str] = {}  # one per room, not per memory
     for e in entries:
         if e.scope is MemoryScope.LOCATION:
-            rec = records.get(e.location_id or -1)
-            key = f"Location {e.location_id}: {rec.name if rec else e.location_name or ''}"
-            if rec:
-                key += f"  (visits {rec.visits}, episodes {', '.join(map(str, rec.episodes))})"
+            place = (e.location_id, e.location_name)
+            key = headings.get(place, "")
+            if not key:
+                rec = records.get(e.location_id or -1)
+                key = f"Location {e.location_id}: {rec.name if rec else e.location_name or ''}"
+                if rec:
+                    key += f"  (visits {rec.visits}, episodes {', '.join(map(str, rec.episodes))})"
+                headings[place] = key
         elif e.scope is MemoryScope.NPC:
             key = f"NPC {e.npc_ids[0]}"
         else:
