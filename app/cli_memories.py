@@ -91,7 +91,7 @@ def show(
             archive.memories = {e.id: e for e in mem_store.archived()}
             entries = archive.select(scope=scope, location_id=location_id, npc_id=npc_id) + entries
         if as_json:
-            click.echo(json_text([e.model_dump(mode="json") for e in entries]))
+            click.echo(json_text(entries))
         else:
             _print_groups(entries, mem_store)
         for problem in mem_store.problems():
@@ -227,10 +227,8 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
             return
         payload = {
             "store": str(mem_store.path),
-            "locations": [r.model_dump(mode="json") for r in mem_store.locations().values()],
-            "memories": [
-                e.model_dump(mode="json") for e in mem_store.archived() + mem_store.entries()
-            ],
+            "locations": list(mem_store.locations().values()),
+            "memories": mem_store.archived() + mem_store.entries(),
         }
     finally:
         mem_store.close()

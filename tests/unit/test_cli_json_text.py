@@ -41,3 +41,12 @@ def test_the_same_text_as_json_dumps(payload: Any) -> None:
 def test_what_pydantic_core_cannot_write_goes_through_json_dumps() -> None:
     payload = {"store": "/tmp/caf\udce9/Memories.md"}  # a path that is not UTF-8
     assert json_text(payload) == json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def test_models_are_written_as_their_json_mode_dumps() -> None:
+    entry = MemoryEntry(scope=MemoryScope.WORLD, title="Storm", text="Rain é\n", tags=["a"])
+    odd = MemoryEntry(scope=MemoryScope.WORLD, title="Odd", tags=["caf\udce9"])  # not UTF-8
+    for entries in ([entry], [entry, odd]):
+        dumped = {"store": "x", "memories": [e.model_dump(mode="json") for e in entries]}
+        expected = json.dumps(dumped, indent=2, ensure_ascii=False)
+        assert json_text({"store": "x", "memories": entries}) == expected
