@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 from pathlib import Path
@@ -60,7 +61,33 @@ def _with_verbosity(command: click.Command) -> None:
             _with_verbosity(sub)
 
 
-@click.group(context_settings={"show_default": True})
+class _LazyGroup(click.Group):
+    """A group some of whose commands are imported only when one of them is run or listed
+    (`--help`): `cairn memories show` does not import `cairn replay`'s modules."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+        """Command name -> "module:attribute" of the command."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        home = self.lazy.pop(cmd_name, None)
+        if home is not None:
+            module, attribute = home.split(":")
+            command = getattr(importlib.import_module(module), attribute)
+            _with_verbosity(command)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(
+    cls=_LazyGroup,
+    lazy={"replay": "cairn.replay.cli:replay"},
+    context_settings={"show_default": True},
+)
 @click.version_option(package_name="cairn", prog_name="cairn")
 def main() -> None:
     """cairn: location-keyed memory for LLM game agents and narrative engines."""
@@ -275,14 +302,6 @@ main.add_command(memories)
 main.add_command(report)
 main.add_command(compare)
 
-
-def _register_replay() -> None:
-    from cairn.replay.cli import replay
-
-    main.add_command(replay)
-
-
-_register_replay()
 for _command in main.commands.values():
     _with_verbosity(_command)
 main.params.extend(_VERBOSITY)

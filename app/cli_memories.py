@@ -12,6 +12,7 @@ import click
 
 from cairn.cli_options import (
     format_entry,
+    json_text,
     settings_for,
     space_option,
     store_option,
@@ -90,8 +91,7 @@ def show(
             archive.memories = {e.id: e for e in mem_store.archived()}
             entries = archive.select(scope=scope, location_id=location_id, npc_id=npc_id) + entries
         if as_json:
-            payload = [e.model_dump(mode="json") for e in entries]
-            click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+            click.echo(json_text(entries))
         else:
             _print_groups(entries, mem_store)
         for problem in mem_store.problems():
@@ -105,12 +105,17 @@ def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
     from cairn.models.memory import MemoryScope
 
     groups: dict[str, list[MemoryEntry]] = {}
+    headings: dict[tuple[int | None, str | None], str] = {}  # one per room, not per memory
     for e in entries:
         if e.scope is MemoryScope.LOCATION:
-            rec = records.get(e.location_id or -1)
-            key = f"Location {e.location_id}: {rec.name if rec else e.location_name or ''}"
-            if rec:
-                key += f"  (visits {rec.visits}, episodes {', '.join(map(str, rec.episodes))})"
+            place = (e.location_id, e.location_name)
+            key = headings.get(place, "")
+            if not key:
+                rec = records.get(e.location_id or -1)
+                key = f"Location {e.location_id}: {rec.name if rec else e.location_name or ''}"
+                if rec:
+                    key += f"  (visits {rec.visits}, episodes {', '.join(map(str, rec.episodes))})"
+                headings[place] = key
         elif e.scope is MemoryScope.NPC:
             key = f"NPC {e.npc_ids[0]}"
         else:
@@ -118,11 +123,13 @@ def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
         groups.setdefault(key, []).append(e)
     if not groups:
         click.echo(f"No memories in {mem_store.path}.")
+        return
+    lines: list[str] = []  # one write for the whole listing, not one per memory
     for key, group in groups.items():
-        click.echo(f"== {key}")
-        for e in group:
-            click.echo(format_entry(e))
-        click.echo()
+        lines.append(f"== {key}")
+        lines.extend(map(format_entry, group))
+        lines.append("")
+    click.echo("\n".join(lines))
 
 
 @memories.command("search")
@@ -216,19 +223,16 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
     mem_store = open_store(settings_for(workdir, store, space))
     try:
         if fmt == "jsonl":
-            for line in export_lines(mem_store):
-                click.echo(line)
+            click.echo("".join(line + "\n" for line in export_lines(mem_store)), nl=False)
             return
         payload = {
             "store": str(mem_store.path),
-            "locations": [r.model_dump(mode="json") for r in mem_store.locations().values()],
-            "memories": [
-                e.model_dump(mode="json") for e in mem_store.archived() + mem_store.entries()
-            ],
+            "locations": list(mem_store.locations().values()),
+            "memories": mem_store.archived() + mem_store.entries(),
         }
     finally:
         mem_store.close()
-    click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    click.echo(json_text(payload))
 
 
 @memories.command("import")

@@ -1,4 +1,5 @@
-"""Start-up of the command line: `cairn --help`, and `cairn memories show` on 3,000 memories.
+"""Start-up of the command line: `cairn --help`, and `cairn memories show` (markdown, --all,
+sqlite) and `cairn memories export` on 3,000 memories.
 
 Each command runs in a fresh interpreter (as a user runs it); prints the best and the median
 of N runs in milliseconds. Prints, asserts nothing.
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore  # noqa: E402
+from cairn.adapters.storage.sqlite_store import SqliteMemoryStore  # noqa: E402
 from cairn.models.memory import MemoryEntry, MemoryScope  # noqa: E402
 
 
@@ -39,24 +41,46 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cairn = [sys.executable, "-m", "cairn"]
     with tempfile.TemporaryDirectory() as folder:
-        store = MarkdownMemoryStore(Path(folder) / "Memories.md", backup_count=0)
-        with store.transaction() as tx:
-            for n in range(args.memories):
-                tx.add(
-                    MemoryEntry(
-                        scope=MemoryScope.LOCATION,
-                        location_id=n % 84,
-                        location_name=f"Room {n % 84}",
-                        title=f"Memory {n}",
-                        text=f"Something learned in room {n % 84}, number {n}.",
+        markdown, sqlite = Path(folder) / "markdown", Path(folder) / "sqlite"
+        stores = (
+            MarkdownMemoryStore(markdown / "Memories.md", backup_count=0),
+            SqliteMemoryStore(sqlite / "memories.sqlite3"),
+        )
+        for store in stores:
+            with store.transaction() as tx:
+                for n in range(args.memories):
+                    tx.add(
+                        MemoryEntry(
+                            scope=MemoryScope.LOCATION,
+                            location_id=n % 84,
+                            location_name=f"Room {n % 84}",
+                            title=f"Memory {n}",
+                            text=f"Something learned in room {n % 84}, number {n}.",
+                        )
                     )
-                )
-        store.close()
+            store.close()
+        m = args.memories
         rows = [
             ("cairn --help", [*cairn, "--help"]),
             (
-                f"cairn memories show ({args.memories} memories)",
-                [*cairn, "memories", "show", "--workdir", folder],
+                f"cairn memories show ({m} memories)",
+                [*cairn, "memories", "show", "--workdir", str(markdown)],
+            ),
+            (
+                f"  show --all ({m})",
+                [*cairn, "memories", "show", "--all", "--workdir", str(markdown)],
+            ),
+            (
+                f"  show, sqlite ({m})",
+                [*cairn, "memories", "show", "--store", "sqlite", "--workdir", str(sqlite)],
+            ),
+            (
+                f"cairn memories export ({m})",
+                [*cairn, "memories", "export", "--workdir", str(markdown)],
+            ),
+            (
+                f"  export, sqlite ({m})",
+                [*cairn, "memories", "export", "--store", "sqlite", "--workdir", str(sqlite)],
             ),
         ]
         for label, command in rows:

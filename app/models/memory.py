@@ -143,6 +143,8 @@ class MemoryEntry(BaseModel):
         if not isinstance(data, dict):
             return data
         tags = list(data.get("tags") or ())
+        if not tags:  # nothing to tell by (most memories)
+            return data
         if "source" not in data and (source := source_of_tags(tags)) is not None:
             data = {**data, "source": source}
         if "via" not in data:  # older moves kept "move:<command>-><id>" in a tag

@@ -9,7 +9,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -25,7 +24,6 @@ from cairn.replay import (
     prepare_workdir,
     run_scenario,
 )
-from cairn.replay.cli import replay
 from cairn.replay.runner import replay_settings
 from cairn.replay.scenario import JerichoScenario, ScenarioFileError
 from tests.conftest import SHARED_ROMS
@@ -62,11 +60,8 @@ def _story_available(document: ScenarioDocument) -> bool:
 
 
 def invoke_replay(args: Sequence[str]) -> Result:
-    """`cairn replay ARGS` through cairn.cli.main once it registers the command; until then the
-    command object itself (the same code, without the group)."""
-    command: click.Command = main if "replay" in main.commands else replay
-    prefix = ["replay"] if command is main else []
-    return CliRunner().invoke(command, [*prefix, *args])
+    """`cairn replay ARGS` through cairn.cli.main (which imports the command when it runs)."""
+    return CliRunner().invoke(main, ["replay", *args])
 
 
 # -- every shipped scenario -------------------------------------------------------------------

@@ -77,3 +77,35 @@ def test_narrative_demo_prints_memories_and_the_prompt(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "# Narrative prompt" in result.output and "## NPC Memory" in result.output
     assert (tmp_path / "Memories.md").exists()
+
+
+def test_show_heads_each_room_by_its_record_else_by_each_memory_s_room_name(
+    tmp_path: Path,
+) -> None:
+    """A heading is made once per room and name: a room whose record is not found (location 0)
+    is headed by the name its memories carry, one heading per name."""
+    from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+
+    store = SqliteMemoryStore(tmp_path / "memories.sqlite3")
+    with store.transaction() as tx:
+        tx.record_visit(79, "Behind House", 2)
+        for n, (room, name) in enumerate([(79, "Old"), (0, "Cellar"), (0, "Dark cellar")] * 2):
+            tx.add(
+                MemoryEntry(
+                    scope=MemoryScope.LOCATION,
+                    location_id=room,
+                    location_name=name,
+                    title=f"M{n}",
+                    importance=900 - n,
+                )
+            )
+    store.close()
+    shown = CliRunner().invoke(main, ["memories", "show", "--workdir", str(tmp_path)])
+    assert shown.exit_code == 0, shown.output
+    headings = [line for line in shown.output.splitlines() if line.startswith("== ")]
+    assert headings == [
+        "== Location 0: Cellar",
+        "== Location 0: Dark cellar",
+        "== Location 79: Behind House  (visits 1, episodes 2)",
+    ]
+    assert shown.output.count("[NOTE] M") == 6

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.cli_options import settings_for
 from cairn.errors import ConfigError
 from cairn.play.fresh import set_aside_run_files
 from cairn.settings import load_settings
@@ -89,6 +90,21 @@ def test_an_unknown_cairn_variable_is_warned_about(
     with caplog.at_level(logging.WARNING):
         load_settings()
     assert "CAIRN_BOGUS is not a cairn setting" in caplog.text
+
+
+def test_a_workdir_holding_a_sqlite_store_reads_the_settings_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The store found in the workdir is taken as --store would be, without reading the
+    environment again (which warned twice about an unknown variable)."""
+    (tmp_path / "memories.sqlite3").touch()
+    monkeypatch.delenv("CAIRN_STORE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CAIRN_BOGUS", "1")
+    with caplog.at_level(logging.WARNING):
+        settings = settings_for(tmp_path, None)
+    assert settings.store == "sqlite" and "store" in settings.model_fields_set
+    assert caplog.text.count("CAIRN_BOGUS is not a cairn setting") == 1
 
 
 def test_backup_count_has_an_upper_bound() -> None:

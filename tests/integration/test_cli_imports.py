@@ -1,0 +1,79 @@
+"""The memory commands import the store they read and the memory models, not the rest of cairn
+(a command's start is mostly its imports: `bench/startup_bench.py`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+from cairn.models.memory import MemoryEntry, MemoryScope
+
+RUN = """
+import json, sys
+from cairn.cli import main
+main(sys.argv[1:], standalone_mode=False)
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+NOT_IMPORTED = (
+    "asyncio",
+    "pydantic_settings",
+    "dependency_injector",
+    "blinker",
+    "yaml",
+    "anthropic",
+    "jericho",
+    "cairn.agents",
+    "cairn.container",
+    "cairn.events",
+    "cairn.memory_api",
+    "cairn.models.game",
+    "cairn.replay",
+    "cairn.report",
+    "cairn.runtime",
+    "cairn.services",
+)
+"""Packages and modules the memory commands never need. (`cairn.play.legend`, the play
+command's help text, is the one module of cairn.play the command line imports.)"""
+
+
+def _stores(workdir: Path) -> None:
+    entry = MemoryEntry(
+        scope=MemoryScope.LOCATION, location_id=1, location_name="Hall", title="A lamp", text="."
+    )
+    markdown = MarkdownMemoryStore(workdir / "md" / "Memories.md", backup_count=0)
+    sqlite = SqliteMemoryStore(workdir / "sqlite" / "memories.sqlite3")
+    for store in (markdown, sqlite):
+        with store.transaction() as tx:
+            tx.add(entry)
+        store.close()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["memories", "show", "--workdir", "md"],
+        ["memories", "show", "--all", "--json", "--workdir", "md"],
+        ["memories", "show", "--workdir", "sqlite"],
+        ["memories", "export", "--workdir", "md"],
+        ["memories", "export", "--format", "jsonl", "--workdir", "sqlite"],
+        ["memories", "check", "md/Memories.md"],
+    ],
+)
+def test_memory_commands_import_only_what_they_use(tmp_path: Path, args: list[str]) -> None:
+    _stores(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, *args], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "A lamp" in done.stdout or "OK, 1 memories" in done.stdout
+    modules = json.loads(done.stderr.splitlines()[-1])
+    found = [m for m in modules if any(m == n or m.startswith(f"{n}.") for n in NOT_IMPORTED)]
+    assert found == []
+    assert [m for m in modules if m.startswith("cairn.play")] <= ["cairn.play", "cairn.play.legend"]
