@@ -265,7 +265,7 @@ def build_container(
         # an LLM client given as an instance: the LLM-backed agents use it
         settings = settings.model_copy(update={"llm": "instance"})
         container.llm_client.override(providers.Object(llm))
-    container.config.from_dict(settings.model_dump(mode="python"))  # what from_pydantic does
+    container.config.from_pydantic(settings)
     if store is not None and not isinstance(store, str):
         container.store.override(providers.Object(store))
     if summarizer is not None:

@@ -1,21 +1,21 @@
-"""CairnSettings: one pydantic settings model from [tool.cairn], CAIRN_* variables and overrides.
-
-The three sources are read here, as pydantic-settings read them (`load_settings`), without
-importing pydantic-settings: it imports asyncio, argparse and dotenv, ~45 ms of every command's
-start (`cairn memories show`).
-"""
+"""CairnSettings: one pydantic settings model from [tool.cairn], CAIRN_* variables and overrides."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, get_origin
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    PyprojectTomlConfigSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 from cairn import defaults
 from cairn.errors import ConfigError
@@ -23,11 +23,14 @@ from cairn.errors import ConfigError
 log = logging.getLogger(__name__)
 
 
-class CairnSettings(BaseModel):
-    """Every setting of cairn. Precedence: overrides > CAIRN_* environment > [tool.cairn]
-    (built by `load_settings`, which reads the environment and pyproject.toml)."""
+class CairnSettings(BaseSettings):
+    """Every setting of cairn. Precedence: overrides > CAIRN_* environment > [tool.cairn]."""
 
-    model_config = ConfigDict(extra="forbid", validate_default=True)
+    model_config = SettingsConfigDict(
+        env_prefix="CAIRN_",
+        extra="forbid",
+        pyproject_toml_table_header=("tool", "cairn"),
+    )
 
     workdir: Path = Path(defaults.WORKDIR)
     """Where memories, map, knowledge base and reports go: a named folder, never the current
@@ -120,6 +123,17 @@ class CairnSettings(BaseModel):
             log.warning("memory_history_window=%d is above 10: large prompts, little gain", value)
         return value
 
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, PyprojectTomlConfigSettingsSource(settings_cls))
+
 
 KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR", "CAIRN_ROMS", "CAIRN_PG_BINDIR"])
 """CAIRN_ variables that are not settings but are read elsewhere (the demo-world cache, the
@@ -138,7 +152,9 @@ def load_settings(**overrides: object) -> CairnSettings:
             log.warning("%s is not a cairn setting; ignored", name)
     clean = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return CairnSettings(**_merged(clean, _environment(), _pyproject_table()))
+        return CairnSettings(**clean)  # type: ignore[arg-type]
+    except SettingsError as exc:
+        raise ConfigError(f"cannot read the cairn settings: {exc}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"pyproject.toml: [tool.cairn] is not valid TOML: {exc}") from exc
     except (TypeError, AttributeError) as exc:  # e.g. `[tool] cairn = 5`
@@ -148,61 +164,3 @@ def load_settings(**overrides: object) -> CairnSettings:
             f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         raise ConfigError(f"invalid cairn settings: {problems}") from exc
-
-
-ENV_PREFIX = "CAIRN_"
-PYPROJECT_TABLE = ("tool", "cairn")
-
-
-def _environment() -> dict[str, Any]:
-    """The settings `CAIRN_<FIELD>` variables give (names in any case); a dict or list field's
-    value is JSON."""
-    found = {name.lower(): value for name, value in os.environ.items()}
-    values: dict[str, Any] = {}
-    for field, info in CairnSettings.model_fields.items():
-        value = found.get(f"{ENV_PREFIX}{field}".lower())
-        if value is None:
-            continue
-        if get_origin(info.annotation) in (dict, list):
-            try:
-                value = json.loads(value)
-            except ValueError as exc:
-                raise ConfigError(  # pydantic-settings' words, kept
-                    f'cannot read the cairn settings: error parsing value for field "{field}"'
-                    ' from source "EnvSettingsSource"'
-                ) from exc
-        values[field] = value
-    return values
-
-
-def _pyproject_table() -> dict[str, Any]:
-    """The [tool.cairn] table of the current folder's pyproject.toml ({} when there is none).
-
-    A file that is not TOML raises tomllib.TOMLDecodeError; a `tool` or `cairn` that is not a
-    table, AttributeError."""
-    path = Path.cwd() / "pyproject.toml"
-    if not path.is_file():
-        return {}
-    with path.open("rb") as file:
-        data: Any = tomllib.load(file)
-    for key in PYPROJECT_TABLE:
-        data = data.get(key, {})
-    return {key: data[key] for key in data.keys()}  # noqa: SIM118 (a list has no keys())
-
-
-def _merged(*sources: Mapping[str, Any]) -> dict[str, Any]:
-    """The sources' values, the first one's winning; tables (dicts) are merged key by key."""
-    merged: dict[str, Any] = {}
-    for source in reversed(sources):
-        merged = _deep_update(merged, source)
-    return merged
-
-
-def _deep_update(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
-    updated = dict(base)
-    for key, value in update.items():
-        if isinstance(value, dict) and isinstance(updated.get(key), dict):
-            updated[key] = _deep_update(updated[key], value)
-        else:
-            updated[key] = value
-    return updated

@@ -22,8 +22,6 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 NOT_IMPORTED = (
-    "asyncio",
-    "pydantic_settings",
     "dependency_injector",
     "blinker",
     "yaml",
@@ -40,7 +38,8 @@ NOT_IMPORTED = (
     "cairn.services",
 )
 """Packages and modules the memory commands never need. (`cairn.play.legend`, the play
-command's help text, is the one module of cairn.play the command line imports.)"""
+command's help text, is the one module of cairn.play the command line imports. The settings
+come from pydantic-settings, which imports asyncio: STYLE's one settings model.)"""
 
 
 def _stores(workdir: Path) -> None:
