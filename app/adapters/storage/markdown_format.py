@@ -636,12 +636,25 @@ class AppendedPart:
     section: Section | None = None
     """The section the text appended so far ends in (None: the part's header is not written)."""
     chunks: list[str] = field(default_factory=list)
+    section_name: str | None = None
+    """The name the header of `section` shows (what a reader takes as the section's name)."""
+    blocks: list[tuple[str, int, str | None]] = field(default_factory=list)
+    """The memory blocks not taken yet: (id, chunk index, the section's name as read)."""
+    records: list[LocationRecord] = field(default_factory=list)
+    """The location records whose header (and visits line) was added and not taken yet."""
+    taken: list[tuple[str, int, int, str | None]] = field(default_factory=list)
+    """The memory blocks of the last `take`: id, start and end (characters in its text) and the
+    section's name as read."""
+    taken_records: list[LocationRecord] = field(default_factory=list)
+    """The location records the last `take` wrote, in order (a reader takes the last)."""
 
     def add_location(self, record: LocationRecord) -> None:
         """A location's record (its header and visits line), which also opens its section."""
         self._open()
         self.chunks.append(_location_header(record))
+        self.records.append(record)
         self.section = ("location", str(record.id))
+        self.section_name = record.name
 
     def add_memory(self, cache: MemoryCache, entry: MemoryEntry) -> None:
         """A memory's block, under its section's header when the text is not in it already."""
@@ -649,20 +662,23 @@ class AppendedPart:
         section = section_of(entry)
         loc_id = entry.location_id or 0
         record = cache.locations.get(loc_id) or LocationRecord(id=loc_id)
+        name = {"location": record.name, "npc": section[1]}.get(section[0])
         if section != self.section:
             if section[0] == "location":
                 self.chunks.append(_location_header(record))
+                self.records.append(record)
             elif section[0] == "npc":
                 self.chunks.append(f"## NPC {escape_inline(section[1])}")
             else:
                 self.chunks.append(WORLD_SECTION)
             self.section = section
-        name = {"location": record.name, "npc": section[1]}.get(section[0])
+            self.section_name = name
         display = (
             display_line(entry, cache.get(entry.superseded_by or ""))
             if entry.status is MemoryStatus.SUPERSEDED
             else None
         )
+        self.blocks.append((entry.id, len(self.chunks), self.section_name))
         self.chunks.append(render_entry(entry, name, display))
 
     def _open(self) -> None:
@@ -673,11 +689,26 @@ class AppendedPart:
     def take(self) -> str:
         """The text to append (after a file that ends with a line end): the part's header
         when it starts, then the unit of work between its markers; and start afresh."""
+        self.taken, self.taken_records = [], self.records
+        self.records = []
         if not self.chunks:
+            self.blocks = []
             return ""
-        head = [self.chunks.pop(0)] if self.chunks[0] == self.header else []
-        text = "\n" + "\n\n".join([*head, UNIT_START, *self.chunks, UNIT_END]) + "\n"
-        self.chunks = []
+        head = [self.chunks[0]] if self.chunks[0] == self.header else []
+        body = self.chunks[len(head) :]
+        parts = [*head, UNIT_START, *body, UNIT_END]
+        text = "\n" + "\n\n".join(parts) + "\n"
+        if self.blocks:  # where each block landed: its chunk's place in `parts`
+            starts, at = [], 1
+            for chunk in parts:
+                starts.append(at)
+                at += len(chunk) + 2
+            # UNIT_START stands before the body: chunk n is part n + 1
+            self.taken = [
+                (entry_id, starts[n + 1], starts[n + 1] + len(self.chunks[n]), name)
+                for entry_id, n, name in self.blocks
+            ]
+        self.chunks, self.blocks = [], []
         return text
 
 

@@ -55,7 +55,13 @@ from cairn.adapters.storage.ops import (
     UpdateOp,
     VisitOp,
 )
-from cairn.adapters.storage.snapshot import read_snapshot, remove_snapshot, write_snapshot
+from cairn.adapters.storage.snapshot import (
+    Journal,
+    JournalRow,
+    read_snapshot,
+    remove_snapshot,
+    write_snapshot,
+)
 from cairn.errors import StoreError, StoreLockedError
 from cairn.models.memory import MemoryEntry, MemoryStatus, utc_now
 
@@ -73,7 +79,12 @@ _MAX_ROUNDS = 20
 _FOLD_TRIES = 3
 """Folds found outdated by a save before the store appends what the save lacks instead."""
 RECENT_LIMIT = 64 * 1024
-"""Bytes of appended units of work after which the next write folds the file."""
+"""Bytes of appended units of work after which the next write folds the file (at least: see
+`RECENT_SHARE`)."""
+RECENT_SHARE = 8
+"""The recent part may also grow to the folded part's size over this: a fold rewrites the whole
+file, so folds come at sizes growing by a constant factor and cost O(1) per write amortized
+(a load does not parse a recent part its snapshot's journal covers)."""
 
 
 _datasync = getattr(os, "fdatasync", os.fsync)
@@ -137,6 +148,8 @@ class MarkdownMemoryStore(CachedStore):
     ) -> None:
         super().__init__()
         self._recent_limit = RECENT_LIMIT if recent_limit is None else recent_limit
+        self._recent_share = RECENT_SHARE if recent_limit is None else 0
+        """An explicit `recent_limit` is a fixed bound; the default grows with the file."""
         # a symlinked Memories.md is written where it points, so the link keeps seeing writes
         self._path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
         self._crlf = False
@@ -166,6 +179,10 @@ class MarkdownMemoryStore(CachedStore):
         self._recent = AppendedPart(RECENT_TITLE)
         self._recent_bytes = 0
         """The size of the file's recent part (appended units of work not folded yet)."""
+        self._folded_bytes = 0
+        """The size of the file's folded part (all of the file before its recent part)."""
+        self._journal: Journal | None = None
+        """Extends the snapshot of the file this store wrote (or loaded) with each append."""
         self._appended = False
         """This store appended to the file: closing it folds the recent part."""
         self._archive_path = self._path.with_name(archive_name(self._path.name))
@@ -195,6 +212,7 @@ class MarkdownMemoryStore(CachedStore):
             text = text.replace("\r\n", "\n")
         at = text.find("\n" + RECENT_HEADER)
         self._recent_bytes = len(text) - at if at >= 0 else 0
+        self._folded_bytes = len(text) - self._recent_bytes
         modified = datetime.fromtimestamp(modified_ns / 1e9, tz=UTC)
         parsed = parse(text, str(self._path), created_at=modified)
         for problem in parsed.problems:
@@ -272,7 +290,10 @@ class MarkdownMemoryStore(CachedStore):
         if tail and not tail.startswith("\n" + RECENT_HEADER):
             return False  # something other than appended units follows: parsed whole
         self._bom = self._crlf = False
-        self._recent_bytes = len(tail)
+        self._recent_bytes = len(data) - loaded.folded
+        self._folded_bytes = loaded.folded
+        self._drop_journal()
+        self._journal = loaded.journal
         cache = loaded.cache
         self._history.observe_loaded(cache, loaded.source.original)
         problems = loaded.problems
@@ -297,6 +318,7 @@ class MarkdownMemoryStore(CachedStore):
     def _merge(self, parsed: ParsedFile | None, source: str) -> None:
         """Merge a file someone else saved (None: the file was removed) into the cache."""
         self.merges[source] += 1
+        self._drop_journal()
         theirs = parsed.cache if parsed is not None else MemoryCache()
         result = self._history.merge(theirs, self._cache, archived=self._archived_ids)
         if result.shrink:
@@ -394,9 +416,45 @@ class MarkdownMemoryStore(CachedStore):
             self._signature is not None
             and (self._backed_up or self._backup_count == 0)
             and not self._unwritten
-            and (not bounded or self._recent_bytes < self._recent_limit)
+            and (not bounded or self._recent_bytes < self._recent_bound())
             and not any(isinstance(op, DeleteOp) for op in ops)
         )
+
+    def _recent_bound(self) -> int:
+        """The recent part's size past which a write folds: `recent_limit`, or the folded
+        part's size over `RECENT_SHARE` when that is more (no growth for a limit of 0)."""
+        limit = self._recent_limit
+        if limit <= 0 or self._recent_share <= 0:
+            return limit
+        return max(limit, self._folded_bytes // self._recent_share)
+
+    def _drop_journal(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
+    def _journal_append(self, text: str, data: bytes, start: int) -> None:
+        """Extend the snapshot's journal with the unit just appended at `start` (bytes), when
+        the journal has reached exactly there; else stop keeping it."""
+        journal = self._journal
+        if journal is None:
+            return
+        if journal.size != start or len(data) != len(text.encode("utf-8", "surrogateescape")):
+            self._drop_journal()
+            return
+        index = self._cache.index
+        rows: list[JournalRow] = []
+        for entry_id, begin, end, name in self._recent.taken:
+            order, meta = index.order.get(entry_id), index.meta.get(entry_id)
+            if order is None or meta is None:
+                self._drop_journal()  # not in the cache (should not happen): no journal
+                return
+            rank = meta[2][0] if meta[2] is not None else (None, None)
+            rows.append(
+                [entry_id, *order, meta[0], list(meta[1]), rank[0], rank[1], begin, end, name]
+            )
+        if not journal.append(text, data, rows, self._recent.taken_records):
+            self._drop_journal()
 
     def _append(
         self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True
@@ -455,6 +513,7 @@ class MarkdownMemoryStore(CachedStore):
                 return self._saved_meanwhile("check")
             if before[1] and os.pread(fd, 1, before[1] - 1) != b"\n":
                 data = b"\n" + data  # the file ends mid-line (a write cut short): end it first
+                self._drop_journal()
             try:
                 view = memoryview(data)
                 while view:
@@ -480,6 +539,10 @@ class MarkdownMemoryStore(CachedStore):
             return self._saved_meanwhile("append")
         self._signature = after
         part.section = section
+        if not self._crlf:
+            self._journal_append(text, data, before[1])
+        else:
+            self._drop_journal()
         return True
 
     def _saved_meanwhile(self, source: str) -> bool:
@@ -510,6 +573,7 @@ class MarkdownMemoryStore(CachedStore):
             self._pending.clear()
             self._recent = AppendedPart(RECENT_TITLE)
             self._recent_bytes = 0
+            self._folded_bytes = len(rendered.text)
             if displaced is None:
                 self._snapshot(rendered)
                 return
@@ -525,11 +589,20 @@ class MarkdownMemoryStore(CachedStore):
 
     def _snapshot(self, rendered: RenderedFile) -> None:
         """Keep the snapshot of the file just written (see `snapshot`)."""
+        self._drop_journal()
         if self._crlf or self._bom:
             remove_snapshot(self._path)
             return
         data = rendered.text.encode("utf-8", errors="surrogateescape")
-        write_snapshot(self._path, data, self._cache, rendered.spans, self._raw, self._problems)
+        self._journal = write_snapshot(
+            self._path,
+            data,
+            self._cache,
+            rendered.spans,
+            self._raw,
+            self._problems,
+            len(rendered.text),
+        )
 
     def fold(self) -> None:
         """Fold the recent part into the sections now (and write what a merge kept)."""
@@ -748,6 +821,7 @@ class MarkdownMemoryStore(CachedStore):
                     log.warning("%s: not folded on close: %s", self._path, e)
             for watched in list(self._watched):
                 self._unwatch(watched)
+            self._drop_journal()
             self._file_lock.close()
 
 

@@ -118,13 +118,28 @@ class MemoryIndex:
         if seq is None:
             self.seq += 1
             seq = self.seq
-        entry_id = entry.id
-        order = self.order[entry_id] = (*section_key(entry), seq)
-        item = (_rank_key(entry, order), entry_id) if entry.status in _VISIBLE else None
+        order = (*section_key(entry), seq)
+        rank = (-entry.importance, -entry.created_at.timestamp())
+        visible = entry.status in _VISIBLE
         npcs = tuple(dict.fromkeys(entry.npc_ids))
-        self.meta[entry_id] = (entry.location_id, npcs, item)
-        if entry.location_id is not None:
-            self._insert(self.by_location.setdefault(entry.location_id, []), entry_id)
+        self.add_row(entry.id, order, entry.location_id, npcs, rank if visible else None)
+
+    def add_row(
+        self,
+        entry_id: str,
+        order: OrderKey,
+        location_id: int | None,
+        npcs: tuple[str, ...],
+        rank: tuple[int, float] | None,
+    ) -> None:
+        """Index a memory given as its row (see `from_columns`): its order key, location id,
+        NPC ids (no repeats) and (-importance, -created_at) when visible."""
+        self.order[entry_id] = order
+        self.seq = max(self.seq, order[2])
+        item = ((rank[0], rank[1], order), entry_id) if rank is not None else None
+        self.meta[entry_id] = (location_id, npcs, item)
+        if location_id is not None:
+            self._insert(self.by_location.setdefault(location_id, []), entry_id)
         for npc in npcs:
             self._insert(self.by_npc.setdefault(npc, []), entry_id)
         self._insert(self.by_section.setdefault(order[:2], []), entry_id)
