@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -182,9 +183,9 @@ class MemoryIndex:
         a store of 10,000 memories opens in milliseconds."""
         index = cls()
         index.order = dict(zip(ids, orders, strict=True))
-        index.seq = max((o[2] for o in orders), default=0)
+        index.seq = max(map(_third, orders), default=0)
         items = [
-            ((rank[0], rank[1], order), entry_id) if rank is not None else None
+            None if rank is None else ((*rank, order), entry_id)
             for rank, order, entry_id in zip(ranks, orders, ids, strict=True)
         ]
         index.meta = dict(zip(ids, zip(locations, npcs, items, strict=True), strict=True))
@@ -192,17 +193,27 @@ class MemoryIndex:
             index.ranked = sorted(item for item in items if item is not None)
         else:
             index.ranked = [items[n] for n in ranked]  # type: ignore[misc]
+        # rows come in store order: each section's ids are one run
+        by_section = index.by_section
         for section, group in itertools.groupby(
-            zip(orders, ids, strict=True), key=lambda row: row[0][:2]
+            zip(map(_section_of, orders), ids, strict=True), key=_first
         ):
-            index.by_section.setdefault(section, []).extend(entry_id for _, entry_id in group)
-        for entry_id, loc in zip(ids, locations, strict=True):
+            by_section.setdefault(section, []).extend(map(_second, group))
+        by_location = index.by_location
+        for loc, group in itertools.groupby(zip(locations, ids, strict=True), key=_first):
             if loc is not None:
-                index.by_location.setdefault(loc, []).append(entry_id)
+                by_location.setdefault(loc, []).extend(map(_second, group))
+        by_npc = index.by_npc
         for entry_id, names in zip(ids, npcs, strict=True):
             for npc in names:
-                index.by_npc.setdefault(npc, []).append(entry_id)
+                by_npc.setdefault(npc, []).append(entry_id)
         return index
+
+
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
+_third = operator.itemgetter(2)
+_section_of = operator.itemgetter(slice(0, 2))
 
 
 class LazySource(Protocol):

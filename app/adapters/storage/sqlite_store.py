@@ -102,7 +102,18 @@ _COLUMNS_INDEX = (
 )
 """What a load reads, in an index of its own: its scan does not touch the entries' pages."""
 _SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
+_RANK_SQL = "CASE scope WHEN 'location' THEN 0 WHEN 'npc' THEN 1 ELSE 2 END"
+_COLUMNS_QUERY = (
+    f"SELECT {_RANK_SQL} AS rank, CASE {_RANK_SQL} WHEN 0 THEN coalesce(location_id, 0)"
+    " WHEN 1 THEN coalesce(json_extract(npcs, '$[0]'), 0) ELSE 0 END AS key, seq, id,"
+    " location_id, npcs, CASE WHEN status IN ({visible}) THEN -importance END,"
+    " -created_ts FROM memories INDEXED BY memories_columns ORDER BY rank, key, seq"
+)
+"""A load's index rows in store order (see `ops.OrderKey`): the section's rank and key (the
+room's id, the first NPC's), seq, id, location, NPC ids (JSON), -importance (NULL when not
+visible) and -created_at; SQLite sorts them (text by its bytes: UTF-8 sorts as code points)."""
 _VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
+_COLUMNS_QUERY = _COLUMNS_QUERY.format(visible=", ".join(f"'{v}'" for v in sorted(_VISIBLE)))
 _UPSERT_LOCATION = (
     "INSERT INTO locations (id, name, visits, episodes) VALUES (?, ?, ?, ?) ON CONFLICT(id)"
     " DO UPDATE SET name = excluded.name, visits = excluded.visits, episodes = excluded.episodes"
@@ -297,6 +308,12 @@ class SqliteMemoryStore(CachedStore):
         try:
             version = _data_version(conn)
             problems: list[ParseProblem] = []
+            index = self._columns_index(conn)
+            if index is not None:
+                cache = MemoryCache.lazy(index, {}, _RowSource(self, conn, {}))
+                self._load_locations(conn, cache, problems)
+                self._cache, self._problems, self._data_version = cache, problems, version
+                return
             rows: list[tuple[tuple[int, int | str, int], str, int | None, tuple[str, ...], Any]]
             rows = []
             checked: dict[str, MemoryEntry] = {}
@@ -329,19 +346,45 @@ class SqliteMemoryStore(CachedStore):
                 [r[3] for r in rows], [r[4] for r in rows],
             )  # fmt: skip
             cache = MemoryCache.lazy(index, {}, _RowSource(self, conn, checked))
-            for loc_id, name, visits, episodes in conn.execute(
-                "SELECT id, name, visits, episodes FROM locations ORDER BY id"
-            ):
-                try:
-                    cache.locations[loc_id] = LocationRecord(
-                        id=loc_id, name=name, visits=visits, episodes=json.loads(episodes)
-                    )
-                except (ValidationError, ValueError, TypeError) as e:
-                    problems.append(self._problem(loc_id, f"location {loc_id} is invalid: {e}"))
+            self._load_locations(conn, cache, problems)
         finally:
             if own_snapshot:
                 conn.execute("COMMIT")
         self._cache, self._problems, self._data_version = cache, problems, version
+
+    def _load_locations(
+        self, conn: sqlite3.Connection, cache: MemoryCache, problems: list[ParseProblem]
+    ) -> None:
+        for loc_id, name, visits, episodes in conn.execute(
+            "SELECT id, name, visits, episodes FROM locations ORDER BY id"
+        ):
+            try:
+                cache.locations[loc_id] = LocationRecord(
+                    id=loc_id, name=name, visits=visits, episodes=json.loads(episodes)
+                )
+            except (ValidationError, ValueError, TypeError) as e:
+                problems.append(self._problem(loc_id, f"location {loc_id} is invalid: {e}"))
+
+    @staticmethod
+    def _columns_index(conn: sqlite3.Connection) -> MemoryIndex | None:
+        """The index built from the columns, sorted into store order by SQLite and taken
+        column by column (little Python per row); None when some row lacks the columns (then
+        `_load_rows` validates those rows)."""
+        if conn.execute(
+            "SELECT 1 FROM memories WHERE created_ts IS NULL OR npcs IS NULL LIMIT 1"
+        ).fetchone():
+            return None
+        rows = conn.execute(_COLUMNS_QUERY).fetchall()
+        if not rows:
+            return MemoryIndex()
+        ranks, keys, seqs, ids, locations, npcs, importance, times = zip(*rows, strict=True)
+        return MemoryIndex.from_columns(
+            list(ids),
+            list(zip(ranks, keys, seqs, strict=True)),
+            list(locations),
+            [() if n == "[]" else tuple(dict.fromkeys(json.loads(n))) for n in npcs],
+            [None if i is None else (i, t) for i, t in zip(importance, times, strict=True)],
+        )
 
     def _checked_row(
         self, conn: sqlite3.Connection, seq: int, row_id: str, problems: list[ParseProblem]
