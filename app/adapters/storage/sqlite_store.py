@@ -104,14 +104,18 @@ _COLUMNS_INDEX = (
 _SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
 _RANK_SQL = "CASE scope WHEN 'location' THEN 0 WHEN 'npc' THEN 1 ELSE 2 END"
 _COLUMNS_QUERY = (
+    "SELECT count(*), json_group_array(id), group_concat(rank), group_concat(seq),"
+    " json_group_array(key), json_group_array(location_id), json_group_array(json(npcs)),"
+    " json_group_array(hidden), group_concat(printf('%.17g', ts)) FROM ("
     f"SELECT {_RANK_SQL} AS rank, CASE {_RANK_SQL} WHEN 0 THEN coalesce(location_id, 0)"
     " WHEN 1 THEN coalesce(json_extract(npcs, '$[0]'), 0) ELSE 0 END AS key, seq, id,"
-    " location_id, npcs, CASE WHEN status IN ({visible}) THEN -importance END,"
-    " -created_ts FROM memories INDEXED BY memories_columns ORDER BY rank, key, seq"
+    " location_id, npcs, CASE WHEN status IN ({visible}) THEN -importance END AS hidden,"
+    " -created_ts AS ts FROM memories INDEXED BY memories_columns ORDER BY rank, key, seq)"
 )
-"""A load's index rows in store order (see `ops.OrderKey`): the section's rank and key (the
-room's id, the first NPC's), seq, id, location, NPC ids (JSON), -importance (NULL when not
-visible) and -created_at; SQLite sorts them (text by its bytes: UTF-8 sorts as code points)."""
+"""A load's index as columns, each one value (JSON, or numbers joined by commas: SQLite builds
+them, one decode each here, no Python per row): the rows in store order (see `ops.OrderKey`):
+ids, section ranks, seqs, section keys (the room's id, the first NPC's), locations, NPC ids,
+-importance (null when not visible) and -created_at (17 digits: exact)."""
 _VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
 _COLUMNS_QUERY = _COLUMNS_QUERY.format(visible=", ".join(f"'{v}'" for v in sorted(_VISIBLE)))
 _UPSERT_LOCATION = (
@@ -371,19 +375,38 @@ class SqliteMemoryStore(CachedStore):
         column by column (little Python per row); None when some row lacks the columns (then
         `_load_rows` validates those rows)."""
         if conn.execute(
-            "SELECT 1 FROM memories WHERE created_ts IS NULL OR npcs IS NULL LIMIT 1"
+            "SELECT 1 FROM memories WHERE created_ts IS NULL OR npcs IS NULL"
+            " OR NOT json_valid(npcs) LIMIT 1"
         ).fetchone():
             return None
-        rows = conn.execute(_COLUMNS_QUERY).fetchall()
-        if not rows:
+        count, ids, ranks, seqs, keys, locations, npcs, importance, times = conn.execute(
+            _COLUMNS_QUERY
+        ).fetchone()
+        if not count:
             return MemoryIndex()
-        ranks, keys, seqs, ids, locations, npcs, importance, times = zip(*rows, strict=True)
+        id_list: list[str] = json.loads(ids)
+        rank_list, seq_list = map(int, ranks.split(",")), map(int, seqs.split(","))
+        orders: list[tuple[int, int | str, int]] = list(
+            zip(rank_list, json.loads(keys), seq_list, strict=True)
+        )
+        try:
+            if orders != sorted(orders):  # the subquery's order: checked, never assumed
+                return None
+        except TypeError:  # keys of both kinds in one rank (rows written by hand)
+            return None
+        imp: list[int | None] = json.loads(importance)
+        ts = list(map(float, times.split(",")))
+        visible = [n for n, i in enumerate(imp) if i is not None]
+        # the ranking: (-importance, -created_at, store order); rows are in store order, so
+        # a stable sort by the first two gives it
+        visible.sort(key=lambda n: (imp[n], ts[n]))
         return MemoryIndex.from_columns(
-            list(ids),
-            list(zip(ranks, keys, seqs, strict=True)),
-            list(locations),
-            [() if n == "[]" else tuple(dict.fromkeys(json.loads(n))) for n in npcs],
-            [None if i is None else (i, t) for i, t in zip(importance, times, strict=True)],
+            id_list,
+            orders,
+            json.loads(locations),
+            [tuple(dict.fromkeys(n)) if n else () for n in json.loads(npcs)],
+            [None if i is None else (i, t) for i, t in zip(imp, ts, strict=True)],
+            visible,
         )
 
     def _checked_row(
