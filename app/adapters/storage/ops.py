@@ -224,6 +224,10 @@ class LazySource(Protocol):
         """The memory with this id, as stored when the cache was loaded (None: it does not
         read as a memory; the source reports it, and the cache forgets it)."""
 
+    def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        """These memories (ids in store order), as `load` gives each, read together (one
+        parse, one query: cheaper than one by one)."""
+
     def load_all(self) -> dict[str, MemoryEntry]:
         """Every memory, as stored when the cache was loaded (one pass: cheaper than reading
         them one by one)."""
@@ -298,6 +302,21 @@ class MemoryCache:
                 return None
             self._memories[entry_id] = entry
         return entry
+
+    def _read_many(self, ids: Iterable[str]) -> None:
+        """Read the unread memories among `ids` from the source together."""
+        unread = self._unread
+        wanted = [i for i in ids if i in unread]
+        if len(wanted) < 2:
+            return  # `get` reads it
+        assert self._source is not None
+        for entry_id, entry in self._source.load_many(wanted).items():
+            unread.discard(entry_id)
+            if entry is None:  # does not read (the source said why): gone from the cache
+                if self._index is not None and entry_id in self._index.order:
+                    self._index.remove(entry_id)
+            else:
+                self._memories[entry_id] = entry
 
     def __contains__(self, entry_id: str) -> bool:
         return entry_id in self._memories or entry_id in self._unread
@@ -456,7 +475,10 @@ class MemoryCache:
             ids = index.in_order()
             if len(self._unread) > 64:
                 self.memories  # noqa: B018 (every memory wanted: read the unread in one pass)
-        found = [m for m in [get(i) for i in list(ids)] if m is not None]
+        ids = list(ids)
+        if self._unread:
+            self._read_many(ids)
+        found = [m for m in [get(i) for i in ids] if m is not None]
         return [
             m
             for m in found
@@ -476,6 +498,8 @@ class MemoryCache:
         """The visible memories, most important first, then newest, then in store order."""
         get = self.get
         while True:
+            if self._unread:
+                self._read_many([i for _, i in self.index.ranked[: max(0, limit)]])
             top = [get(i) for _, i in self.index.ranked[: max(0, limit)]]
             if None not in top:  # one that did not read left the index: take the next
                 return top  # type: ignore[return-value]

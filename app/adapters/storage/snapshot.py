@@ -213,6 +213,9 @@ class Loaded:
     """The journal to extend when it covers the whole file (else None: it is closed)."""
 
 
+_TOP_HEADERS = (LOCATIONS_HEADER, NPCS_HEADER, WORLD_HEADER)
+
+
 class BlockSource:
     """Reads one memory from its block in the loaded file's text (parsed and validated as a
     full load would)."""
@@ -234,22 +237,54 @@ class BlockSource:
         self._path = path
         self._created_at = created_at
 
-    def load(self, entry_id: str) -> MemoryEntry:
-        start, end, rank, key, named_as = self._spans[entry_id]
-        block = self._text[start:end]
+    def _section(self, entry_id: str) -> tuple[int, str]:
+        """The section a block is read in: its rank and header (with the name it shows)."""
+        _, _, rank, key, named_as = self._spans[entry_id]
         if rank == 0:
             name = self._names.get(int(key), "") if named_as is None else named_as
             named = f" {escape_inline(name)}" if name else ""
-            head = f"{LOCATIONS_HEADER}\n\n## Location {key}:{named}"
-        elif rank == 1:
-            head = f"{NPCS_HEADER}\n\n## NPC {escape_inline(str(key))}"
-        else:
-            head = WORLD_HEADER
-        parsed = parse(f"{head}\n\n{block}\n", self._path, created_at=self._created_at)
+            return rank, f"## Location {key}:{named}"
+        if rank == 1:
+            return rank, f"## NPC {escape_inline(str(key))}"
+        return rank, ""
+
+    def load(self, entry_id: str) -> MemoryEntry:
+        start, end = self._spans[entry_id][:2]
+        rank, header = self._section(entry_id)
+        head = _TOP_HEADERS[rank] + (f"\n\n{header}" if header else "")
+        parsed = parse(
+            f"{head}\n\n{self._text[start:end]}\n", self._path, created_at=self._created_at
+        )
         entry = parsed.cache.memories.get(entry_id)
         if entry is None or parsed.problems:
             raise StoreError(f"{self._path}: the snapshot's block for {entry_id!r} does not read")
         return entry
+
+    def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        """These memories, read in one parse of their blocks under their sections' headers
+        (ids in store order, as a query gives them); when that parse does not give exactly
+        these memories, block by block, in order, each one read alone (which names a block
+        that does not read)."""
+        chunks: list[str] = []
+        rank_now, header_now = -1, None
+        for entry_id in ids:
+            rank, header = self._section(entry_id)
+            if rank < rank_now:
+                return {i: self.load(i) for i in ids}  # not in store order: one by one
+            if rank != rank_now:
+                chunks.append(_TOP_HEADERS[rank])
+                rank_now, header_now = rank, None
+            if header != header_now:
+                if header:
+                    chunks.append(header)
+                header_now = header
+            start, end = self._spans[entry_id][:2]
+            chunks.append(self._text[start:end])
+        parsed = parse("\n\n".join(chunks) + "\n", self._path, created_at=self._created_at)
+        found = parsed.cache.memories
+        if parsed.problems or list(found) != ids:
+            return {i: self.load(i) for i in ids}
+        return dict(found)
 
     def load_all(self) -> dict[str, MemoryEntry]:
         parsed = parse(self._text, self._path, created_at=self._created_at)

@@ -39,11 +39,12 @@ from cairn.models.memory import (
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Kept in `PRAGMA user_version`; a file with a newer version is refused. 2 added the archive
-(`memories_archive`), 3 the columns a load builds its index from (`npcs`, `created_ts`); every
-statement of `_SCHEMA` is idempotent and `_migrate` adds the columns, so an older file is
-brought up to date."""
+(`memories_archive`), 3 the columns a load builds its index from (`npcs`, `created_ts`), 4 the
+index that keeps them in store order (`memories_store_order`, in place of 3's
+`memories_columns`); every statement of `_SCHEMA` is idempotent and `_create_schema` adds the
+columns and indexes, so an older file is brought up to date."""
 
 # `memories.entry` (pydantic JSON of the whole MemoryEntry) is the source of truth; the other
 # columns are copies kept for queries and indices. `seq` is the store order (an update keeps it).
@@ -96,21 +97,26 @@ _INSERT_MEMORY = (
 _ADDED_COLUMNS = (("npcs", "TEXT"), ("created_ts", "REAL"))
 """Schema 3's columns: the NPC ids in order (JSON) and created_at as a POSIX timestamp. A row
 without them (written by hand, or by an older cairn) is read and validated in full on load."""
-_COLUMNS_INDEX = (
-    "CREATE INDEX IF NOT EXISTS memories_columns ON memories(seq, id, scope, status,"
-    " location_id, importance, created_ts, npcs)"
-)
-"""What a load reads, in an index of its own: its scan does not touch the entries' pages."""
-_SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
 _RANK_SQL = "CASE scope WHEN 'location' THEN 0 WHEN 'npc' THEN 1 ELSE 2 END"
+_KEY_SQL = (
+    f"CASE {_RANK_SQL} WHEN 0 THEN coalesce(location_id, 0)"
+    " WHEN 1 THEN coalesce(json_extract(npcs, '$[0]'), 0) ELSE 0 END"
+)
+_COLUMNS_INDEX = (
+    f"CREATE INDEX IF NOT EXISTS memories_store_order ON memories({_RANK_SQL}, {_KEY_SQL}, seq,"
+    " id, scope, status, location_id, importance, created_ts, npcs)"
+)
+"""What a load reads, in an index of its own, in store order (see `ops.OrderKey`: the
+section's rank and key, then seq): its scan neither sorts nor touches the entries' pages."""
+_SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
 _COLUMNS_QUERY = (
     "SELECT count(*), json_group_array(id), group_concat(rank), group_concat(seq),"
     " json_group_array(key), json_group_array(location_id), json_group_array(json(npcs)),"
     " json_group_array(hidden), group_concat(printf('%.17g', ts)) FROM ("
-    f"SELECT {_RANK_SQL} AS rank, CASE {_RANK_SQL} WHEN 0 THEN coalesce(location_id, 0)"
-    " WHEN 1 THEN coalesce(json_extract(npcs, '$[0]'), 0) ELSE 0 END AS key, seq, id,"
+    f"SELECT {_RANK_SQL} AS rank, {_KEY_SQL} AS key, seq, id,"
     " location_id, npcs, CASE WHEN status IN ({visible}) THEN -importance END AS hidden,"
-    " -created_ts AS ts FROM memories INDEXED BY memories_columns ORDER BY rank, key, seq)"
+    " -created_ts AS ts FROM memories INDEXED BY memories_store_order"
+    f" ORDER BY {_RANK_SQL}, {_KEY_SQL}, seq)"
 )
 """A load's index as columns, each one value (JSON, or numbers joined by commas: SQLite builds
 them, one decode each here, no Python per row): the rows in store order (see `ops.OrderKey`):
@@ -254,6 +260,7 @@ class SqliteMemoryStore(CachedStore):
                     if name not in have:
                         conn.execute(f"ALTER TABLE memories ADD COLUMN {name} {kind}")
                 self._fill_added_columns(conn)
+                conn.execute("DROP INDEX IF EXISTS memories_columns")
                 conn.execute(_COLUMNS_INDEX)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -323,7 +330,7 @@ class SqliteMemoryStore(CachedStore):
             checked: dict[str, MemoryEntry] = {}
             for seq, row_id, scope, status, loc, importance, ts, npcs in conn.execute(
                 "SELECT seq, id, scope, status, location_id, importance, created_ts, npcs"
-                " FROM memories INDEXED BY memories_columns"
+                " FROM memories INDEXED BY memories_store_order"
             ):
                 if ts is None or npcs is None:
                     entry = self._checked_row(conn, seq, row_id, problems)
@@ -577,6 +584,29 @@ class _RowSource:
         if row is None:
             raise StoreError(f"{self._store.path}: memory {entry_id!r} is gone from its row")
         return self._store._validated(row[0], entry_id, row[1], self._store._problems)
+
+    def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        found: dict[str, MemoryEntry | None] = {}
+        rows: dict[str, tuple[int, str]] = {}
+        wanted = [i for i in ids if i not in self._checked]
+        with self._store._sql_errors("read"):
+            for at in range(0, len(wanted), 500):
+                part = wanted[at : at + 500]
+                marks = ", ".join("?" * len(part))
+                for seq, entry_id, data in self._conn.execute(
+                    f"SELECT seq, id, entry FROM memories WHERE id IN ({marks})", part
+                ):
+                    rows[entry_id] = (seq, data)
+        for entry_id in ids:
+            row = rows.get(entry_id)
+            if row is None and entry_id not in self._checked:
+                raise StoreError(f"{self._store.path}: memory {entry_id!r} is gone from its row")
+            found[entry_id] = (
+                self._checked.pop(entry_id)
+                if row is None
+                else self._store._validated(row[0], entry_id, row[1], self._store._problems)
+            )
+        return found
 
     def load_all(self) -> dict[str, MemoryEntry]:
         found = dict(self._checked)
