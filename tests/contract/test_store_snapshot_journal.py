@@ -278,3 +278,27 @@ def test_the_recent_parts_bound_grows_with_the_file(
     fixed, _ = _folds(tmp_path, monkeypatch, 0)
     growing, _ = _folds(tmp_path, monkeypatch, 2)
     assert fixed > 2 * growing, f"{growing} folds with a growing bound, {fixed} with a fixed one"
+
+
+def test_a_rooms_unread_memories_are_read_in_one_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cairn.adapters.storage import snapshot
+
+    path, writer = written(tmp_path)
+    room = max(range(1, 5), key=lambda r: len(writer.entries(location_id=r)))
+    expected = writer.entries(location_id=room)
+    writer._appended = False
+    writer.close()
+    store = MarkdownMemoryStore(path)
+    calls: list[int] = []
+
+    def counted(text: str, *args: object, **kwargs: object) -> object:
+        calls.append(len(text))
+        return parse(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(snapshot, "parse", counted)
+    assert len(expected) > 3
+    assert store.entries(location_id=room) == expected
+    assert len(calls) == 1, "the room's blocks (folded and recent) read in one parse"
+    store.close()

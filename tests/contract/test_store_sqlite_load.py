@@ -89,3 +89,23 @@ def test_a_load_answers_as_the_writer_does(tmp_path: Path, by_hand: bool) -> Non
     again = SqliteMemoryStore(path)
     assert answers(again) == after
     again.close()
+
+
+def test_a_rooms_rows_are_read_in_one_query(tmp_path: Path) -> None:
+    path = tmp_path / "memories.sqlite3"
+    writer = SqliteMemoryStore(path)
+    rng = random.Random(8)
+    with writer.transaction() as tx:
+        for n in range(120):
+            tx.add(entry(rng, n))
+    expected = writer.entries(location_id=3)
+    writer.close()
+    store = SqliteMemoryStore(path)
+    statements: list[str] = []
+    assert store._conn is not None
+    store._conn.set_trace_callback(statements.append)
+    assert len(expected) > 3
+    assert store.entries(location_id=3) == expected
+    reads = [s for s in statements if "FROM memories WHERE id" in s]
+    assert len(reads) == 1, reads
+    store.close()
