@@ -261,30 +261,45 @@ class BlockSource:
         return entry
 
     def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
-        """These memories, read in one parse of their blocks under their sections' headers
-        (ids in store order, as a query gives them); when that parse does not give exactly
-        these memories, block by block, in order, each one read alone (which names a block
-        that does not read)."""
+        """These memories, read in few parses of their blocks under their sections' headers
+        (ids in store order, as a query gives them; a section whose blocks show two names,
+        renamed in the recent part, takes one parse per name); when a parse does not give
+        exactly its memories, block by block (which names a block that does not read)."""
+        found: dict[str, MemoryEntry | None] = {}
+        group: list[str] = []
+        headers: dict[tuple[int, int | str], str] = {}
+        for entry_id in ids:
+            rank, header = self._section(entry_id)
+            section = (rank, self._spans[entry_id][3])
+            if headers.setdefault(section, header) != header:
+                found.update(self._parse_group(group))
+                group, headers = [], {section: header}
+            group.append(entry_id)
+        found.update(self._parse_group(group))
+        return found
+
+    def _parse_group(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
         chunks: list[str] = []
-        rank_now, header_now = -1, None
+        rank_now, header_now = -1, ""
         for entry_id in ids:
             rank, header = self._section(entry_id)
             if rank < rank_now:
                 return {i: self.load(i) for i in ids}  # not in store order: one by one
             if rank != rank_now:
                 chunks.append(_TOP_HEADERS[rank])
-                rank_now, header_now = rank, None
+                rank_now, header_now = rank, ""
             if header != header_now:
-                if header:
-                    chunks.append(header)
+                chunks.append(header)
                 header_now = header
             start, end = self._spans[entry_id][:2]
             chunks.append(self._text[start:end])
-        parsed = parse("\n\n".join(chunks) + "\n", self._path, created_at=self._created_at)
-        found = parsed.cache.memories
-        if parsed.problems or list(found) != ids:
+        if len(ids) < 2:
             return {i: self.load(i) for i in ids}
-        return dict(found)
+        parsed = parse("\n\n".join(chunks) + "\n", self._path, created_at=self._created_at)
+        read = parsed.cache.memories
+        if parsed.problems or list(read) != ids:
+            return {i: self.load(i) for i in ids}
+        return dict(read)
 
     def load_all(self) -> dict[str, MemoryEntry]:
         parsed = parse(self._text, self._path, created_at=self._created_at)
