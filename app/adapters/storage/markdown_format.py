@@ -352,7 +352,9 @@ class EntryRenderCache:
         # key -> (entries (kept alive so their ids stay theirs), their ids, name, displays, text)
         self._sections: dict[
             tuple[str, str],
-            tuple[list[MemoryEntry], list[int], str | None, tuple[str | None, ...], str],
+            tuple[
+                list[MemoryEntry], list[int], str | None, tuple[str | None, ...], str, list[int]
+            ],
         ] = {}
 
     def block(self, entry: MemoryEntry, section_name: str | None, display: str | None) -> str:
@@ -369,22 +371,24 @@ class EntryRenderCache:
         entries: list[MemoryEntry],
         section_name: str | None,
         displays: list[str | None],
-    ) -> tuple[str, list[MemoryEntry]]:
-        """The blocks of one section's entries (with their display lines), joined, and the
-        entries as written."""
+    ) -> tuple[str, list[MemoryEntry], list[int]]:
+        """The blocks of one section's entries (with their display lines), joined, the
+        entries as written, and each block's length."""
         shown, idents = tuple(displays), list(map(id, entries))
         hit = self._sections.get(key)
         # The same entry objects (by identity, as for blocks: equal is not enough, an equal
         # datetime may be written with another UTC offset), name and display lines.
         if hit is not None and hit[2] == section_name and hit[3] == shown and hit[1] == idents:
-            return hit[4], hit[0]
+            return hit[4], hit[0], hit[5]
         written = [as_written(entry) for entry in entries]
-        text = "\n\n".join(
+        blocks = [
             self.block(entry, section_name, display)
             for entry, display in zip(written, displays, strict=True)
-        )
-        self._sections[key] = (written, list(map(id, written)), section_name, shown, text)
-        return text, written
+        ]
+        text = "\n\n".join(blocks)
+        lengths = list(map(len, blocks))
+        self._sections[key] = (written, list(map(id, written)), section_name, shown, text, lengths)
+        return text, written, lengths
 
     def forget_missing(
         self, ids: Collection[str], sections: Collection[tuple[str, str]] = ()
@@ -416,6 +420,8 @@ class _Sections:
 
     @classmethod
     def of(cls, cache: MemoryCache) -> _Sections:
+        if cache.indexed:  # the index's sections: no pass over every memory
+            return cls._of_index(cache)
         sections = cls()
         by_location, by_npc, world = sections.by_location, sections.by_npc, sections.world
         location, npc = MemoryScope.LOCATION, MemoryScope.NPC
@@ -427,6 +433,22 @@ class _Sections:
                 by_npc[entry.npc_ids[0]].append(entry)
             else:
                 world.append(entry)
+        return sections
+
+    @classmethod
+    def _of_index(cls, cache: MemoryCache) -> _Sections:
+        sections = cls()
+        memories = cache.memories  # (a lazy cache reads what it has not read yet)
+        for (rank, key), ids in cache.index.by_section.items():
+            if not ids:
+                continue
+            group = [memories[i] for i in ids]
+            if rank == 0:
+                sections.by_location[int(key)] = group
+            elif rank == 1:
+                sections.by_npc[str(key)] = group
+            else:
+                sections.world.extend(group)
         return sections
 
     def ordered_cache(self, cache: MemoryCache) -> MemoryCache:
@@ -474,8 +496,9 @@ class _Renderer:
         self.out = MemoryCache()
         self.out.locations = cache.locations
         self.raw: dict[tuple[str, str], list[RawBlock]] = {}
-        self.runs: list[tuple[int, list[str], tuple[str, str], str | None]] = []
-        """(chunk index, memory ids, section, section name) of each run of blocks emitted."""
+        self.runs: list[tuple[int, list[str], tuple[str, str], str | None, list[int]]] = []
+        """(chunk index, memory ids, section, section name, block lengths) of each run of
+        blocks emitted."""
         for block in raw:
             self.raw.setdefault(block.section, []).append(block)
 
@@ -489,8 +512,8 @@ class _Renderer:
         if not entries:
             return
         anchored: dict[str, list[RawBlock]] = {}
-        ids = {entry.id for entry in entries} | {""}
         kept = self.raw.get(key, [])
+        ids = {entry.id for entry in entries} | {""} if kept else set()
         for block in kept:
             if block.after is not None and block.after in ids:
                 anchored.setdefault(block.after, []).append(block)
@@ -529,8 +552,9 @@ class _Renderer:
             else None
             for entry in entries
         ]
-        text, written = self.blocks.section(key, entries, section_name, displays)
-        self.runs.append((len(self.chunks), [e.id for e in written], section or key, section_name))
+        text, written, lengths = self.blocks.section(key, entries, section_name, displays)
+        ids = [e.id for e in written]
+        self.runs.append((len(self.chunks), ids, section or key, section_name, lengths))
         self.chunks.append(text)
         self.sections.append(key)
         self.out.memories.update({entry.id: entry for entry in written})
@@ -570,14 +594,11 @@ class _Renderer:
             starts.append(at)
             at += len(chunk) + 2
         found: dict[str, Span] = {}
-        for index, ids, (kind, key), name in self.runs:
+        for index, ids, (kind, key), name, lengths in self.runs:
             at = starts[index]
-            blocks = self.chunks[index].split("\n\n")
-            if len(blocks) != len(ids):
-                continue  # not one block per memory: those get no span (no snapshot)
-            for entry_id, block in zip(ids, blocks, strict=True):
-                found[entry_id] = (at, at + len(block), kind, key, name or "")
-                at += len(block) + 2
+            for entry_id, length in zip(ids, lengths, strict=True):
+                found[entry_id] = (at, at + length, kind, key, name or "")
+                at += length + 2
         return found
 
     def raw_lines(self) -> list[tuple[int, RawBlock]]:

@@ -562,8 +562,9 @@ class MarkdownMemoryStore(CachedStore):
         for _ in range(_MAX_ROUNDS):
             rendered = render_file(self._cache, self._raw, self._blocks)
             displaced = self._replace(rendered.text)
+            held = self._cache.memories  # (every memory is read: the fold rendered them)
             for entry in rendered.cache.memories.values():  # timestamps as the file has them
-                if self._cache.memories.get(entry.id) is not entry:
+                if held.get(entry.id) is not entry:
                     self._cache.apply(UpdateOp(entry))
             # Kept blocks moved: report their problems at their new lines (the ones that a
             # rewrite resolves, such as a location's sections written twice, are gone now).

@@ -331,6 +331,11 @@ class MemoryCache:
         return other
 
     @property
+    def indexed(self) -> bool:
+        """Whether the indexes are built (they are kept in step from then on)."""
+        return self._index is not None
+
+    @property
     def index(self) -> MemoryIndex:
         """The indexes, built from the memories on first use."""
         if self._index is None:

@@ -31,6 +31,7 @@ import hashlib
 import itertools
 import json
 import logging
+import operator
 import os
 from dataclasses import dataclass
 from datetime import datetime
@@ -76,6 +77,10 @@ def _hasher(data: bytes | memoryview = b"") -> Hasher:
 def _digest(data: bytes) -> str:
     return str(_hasher(data).hexdigest())
 
+
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
+_third = operator.itemgetter(2)
 
 JournalRow = list[Any]
 """One appended block: id, section rank, section key, seq, location id, NPC ids, -importance
@@ -144,11 +149,13 @@ def write_snapshot(
     snapshot was written."""
     index = cache.index
     ids = index.in_order()
-    if set(spans) != set(ids):
+    if len(spans) != len(ids) or not all(map(spans.__contains__, ids)):
         return None  # blocks the renderer did not place (should not happen): no snapshot
-    position = {entry_id: n for n, entry_id in enumerate(ids)}
-    orders = [index.order[i] for i in ids]
-    metas = [index.meta[i] for i in ids]
+    position = dict(zip(ids, itertools.count()))
+    orders = list(map(index.order.__getitem__, ids))
+    metas = list(map(index.meta.__getitem__, ids))
+    items = list(map(_third, metas))
+    placed = list(map(spans.__getitem__, ids))
     document = {
         "cairn_snapshot": SNAPSHOT_VERSION,
         "size": len(data),
@@ -156,16 +163,16 @@ def write_snapshot(
         "lines": data.count(b"\n"),
         "seq": index.seq,
         "ids": ids,
-        "rank": [o[0] for o in orders],
-        "key": [o[1] for o in orders],
-        "order_seq": [o[2] for o in orders],
-        "location": [m[0] for m in metas],
+        "rank": list(map(_first, orders)),
+        "key": list(map(_second, orders)),
+        "order_seq": list(map(_third, orders)),
+        "location": list(map(_first, metas)),
         "npcs": {str(n): m[1] for n, m in enumerate(metas) if m[1]},
-        "importance": [m[2][0][0] if m[2] else None for m in metas],
-        "time": [m[2][0][1] if m[2] else None for m in metas],
-        "ranked": [position[i] for _, i in index.ranked],
-        "start": [spans[i][0] for i in ids],
-        "end": [spans[i][1] for i in ids],
+        "importance": [item[0][0] if item else None for item in items],
+        "time": [item[0][1] if item else None for item in items],
+        "ranked": list(map(position.__getitem__, map(_second, index.ranked))),
+        "start": list(map(_first, placed)),
+        "end": list(map(_second, placed)),
         "locations": [r.model_dump(mode="json") for r in cache.locations.values()],
         "raw": [[list(b.section), b.lines, b.problems, b.after] for b in raw],
         "problems": [[p.line, p.message] for p in problems],
