@@ -439,7 +439,7 @@ class MarkdownMemoryStore(CachedStore):
         journal = self._journal
         if journal is None:
             return
-        if journal.size != start or len(data) != len(text.encode("utf-8", "surrogateescape")):
+        if journal.size != start:
             self._drop_journal()
             return
         index = self._cache.index

@@ -447,8 +447,8 @@ class MemoryCache:
         record = (
             LocationRecord(id=location_id, name=name)
             if shared is None
-            else shared.model_copy(deep=True)
-        )
+            else shared.model_copy(update={"episodes": list(shared.episodes)})
+        )  # (its one mutable field copied: a deep copy's result, at a fraction of its cost)
         if name and not record.name:
             record.name = name
         self.locations[location_id] = record

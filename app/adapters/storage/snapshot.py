@@ -117,7 +117,10 @@ class Journal:
             "size": self.size + len(data),
             "digest": self._hash.hexdigest(),
             "rows": [[*row[:8], row[8] + self.chars, row[9] + self.chars, row[10]] for row in rows],
-            "locations": [r.model_dump(mode="json") for r in records],
+            "locations": [
+                {"id": r.id, "name": r.name, "visits": r.visits, "episodes": r.episodes}
+                for r in records
+            ],
         }
         self.size += len(data)
         self.chars += len(text)
