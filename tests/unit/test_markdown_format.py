@@ -796,6 +796,30 @@ def test_the_section_cache_reuses_a_section_only_for_the_same_entry_objects() ->
     assert blocks.section(key, [shifted, second], "Renamed", [None, None])[0] != again
 
 
+def test_a_section_that_grew_at_its_end_renders_only_its_new_blocks() -> None:
+    blocks = EntryRenderCache()
+    key, name = ("location", "15"), "West of House"
+    first, second, third = entry("First"), entry("Second"), entry("Third")
+    text, written, _ = blocks.section(key, [first, second], name, [None, None])
+    rendered: list[str] = []
+    plain = blocks.block
+
+    def counted(entry: MemoryEntry, section_name: str | None, display: str | None) -> str:
+        rendered.append(entry.title)
+        return plain(entry, section_name, display)
+
+    blocks.block = counted  # type: ignore[method-assign]
+    grown, kept, lengths = blocks.section(key, [*written, third], name, [None, None, None])
+    assert rendered == ["Third"], "the cached blocks are reused as one text"
+    assert grown == text + "\n\n" + plain(third, name, None)
+    assert kept[:2] == written and kept[0] is written[0]
+    assert lengths == [len(plain(e, name, None)) for e in (first, second, third)]
+    # a display line that changed above the new block: the section is rendered again
+    rendered.clear()
+    again, _, _ = blocks.section(key, [*kept, entry("Fourth")], name, [None, "[X]", None, None])
+    assert rendered == ["First", "Second", "Third", "Fourth"] and "[X]" in again
+
+
 # -- the demo's file ---------------------------------------------------------------------------
 
 # What the header shows; never in a comment of a memory cairn wrote today (nor the location id

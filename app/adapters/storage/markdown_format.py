@@ -380,13 +380,21 @@ class EntryRenderCache:
         # datetime may be written with another UTC offset), name and display lines.
         if hit is not None and hit[2] == section_name and hit[3] == shown and hit[1] == idents:
             return hit[4], hit[0], hit[5]
-        written = [as_written(entry) for entry in entries]
+        kept = 0  # the usual fold: the section as cached, with memories added at its end
+        if hit is not None and hit[2] == section_name and 0 < len(hit[1]) < len(idents):
+            kept = len(hit[1])
+            if hit[1] != idents[:kept] or hit[3] != shown[:kept]:
+                kept = 0
+        written = [as_written(entry) for entry in entries[kept:]]
         blocks = [
             self.block(entry, section_name, display)
-            for entry, display in zip(written, displays, strict=True)
+            for entry, display in zip(written, displays[kept:], strict=True)
         ]
         text = "\n\n".join(blocks)
         lengths = list(map(len, blocks))
+        if kept:
+            assert hit is not None
+            text, written, lengths = f"{hit[4]}\n\n{text}", hit[0] + written, hit[5] + lengths
         self._sections[key] = (written, list(map(id, written)), section_name, shown, text, lengths)
         return text, written, lengths
 
