@@ -133,6 +133,7 @@ _HEADER_FIELDS = frozenset(
     | {"score_delta"}
 )
 _STATUSES = {s.value for s in MemoryStatus}
+_COMMENT_EXCLUDED = set(_HEADER_FIELDS | {"id"})
 
 
 # -- escaping ----------------------------------------------------------------------------------
@@ -265,8 +266,9 @@ def _header_meta(entry: MemoryEntry) -> str:
 
 
 def _comment(entry: MemoryEntry, section_name: str | None) -> dict[str, Any]:
-    data = entry.model_dump(mode="json", exclude=set(_HEADER_FIELDS), exclude_defaults=True)
-    data = {"id": entry.id, **{k: v for k, v in data.items() if k != "id"}}
+    # (the id is left out of the dump: comparing it with its default would make a new id)
+    data = entry.model_dump(mode="json", exclude=_COMMENT_EXCLUDED, exclude_defaults=True)
+    data = {"id": entry.id, **data}
     data["created_at"] = _time_json(entry.created_at)
     if entry.since_timestamp is not None:
         data["since_timestamp"] = _time_json(entry.since_timestamp)
