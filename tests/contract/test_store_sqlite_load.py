@@ -109,3 +109,39 @@ def test_a_rooms_rows_are_read_in_one_query(tmp_path: Path) -> None:
     reads = [s for s in statements if "FROM memories WHERE id" in s]
     assert len(reads) == 1, reads
     store.close()
+
+
+def test_a_unit_of_work_writes_only_the_location_rows_it_changed(tmp_path: Path) -> None:
+    path = tmp_path / "memories.sqlite3"
+    store = SqliteMemoryStore(path)
+    rng = random.Random(9)
+    with store.transaction() as tx:
+        tx.record_visit(1, "Hall", 1)
+    statements: list[str] = []
+    assert store._conn is not None
+    store._conn.set_trace_callback(statements.append)
+    memory = entry(rng, 1).model_copy(
+        update={"scope": MemoryScope.LOCATION, "location_id": 1, "npc_ids": []}
+    )
+    with store.transaction() as tx:
+        tx.add(memory)  # the room's record is as stored: not written again
+    assert not [s for s in statements if "INTO locations" in s]
+    with store.transaction() as tx:
+        tx.record_visit(1, "Hall", 2)
+    assert len([s for s in statements if "INTO locations" in s]) == 1
+    store._conn.set_trace_callback(None)
+    other = sqlite3.connect(path)  # another writer renames the room
+    with other:
+        other.execute("UPDATE locations SET name = 'Great Hall' WHERE id = 1")
+    other.close()
+    with store.transaction() as tx:
+        tx.add(memory.model_copy(update={"id": "q-other"}))
+    store.close()
+    again = SqliteMemoryStore(path)
+    record = again.location(1)
+    assert record is not None and (record.name, record.visits, record.episodes) == (
+        "Great Hall",
+        2,
+        [1, 2],
+    )
+    again.close()

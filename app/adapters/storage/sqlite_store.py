@@ -182,6 +182,9 @@ class SqliteMemoryStore(CachedStore):
         self._path = Path(path)
         self._busy_timeout_ms = int(busy_timeout_ms)
         self._data_version: int | None = None
+        self._stored_records: dict[int, tuple[str, int, str]] = {}
+        """The location rows as this store last read or wrote them (name, visits, episodes):
+        a unit of work writes only the records it changed."""
         self._pid = os.getpid()
         self._conn: sqlite3.Connection | None = self._open()
         with self._lock:
@@ -366,6 +369,7 @@ class SqliteMemoryStore(CachedStore):
     def _load_locations(
         self, conn: sqlite3.Connection, cache: MemoryCache, problems: list[ParseProblem]
     ) -> None:
+        self._stored_records = {}
         for loc_id, name, visits, episodes in conn.execute(
             "SELECT id, name, visits, episodes FROM locations ORDER BY id"
         ):
@@ -373,6 +377,7 @@ class SqliteMemoryStore(CachedStore):
                 cache.locations[loc_id] = LocationRecord(
                     id=loc_id, name=name, visits=visits, episodes=json.loads(episodes)
                 )
+                self._stored_records[loc_id] = (name, visits, episodes)
             except (ValidationError, ValueError, TypeError) as e:
                 problems.append(self._problem(loc_id, f"location {loc_id} is invalid: {e}"))
 
@@ -460,13 +465,15 @@ class SqliteMemoryStore(CachedStore):
                 with cache.applying(ops):  # undone when the database refuses the unit of work
                     for op in ops:
                         self._write(conn, cache, op, touched)
+                    written: dict[int, tuple[str, int, str]] = {}
                     for loc_id in sorted(touched):
                         record = cache.locations[loc_id]
-                        conn.execute(
-                            _UPSERT_LOCATION,
-                            (loc_id, record.name, record.visits, json.dumps(record.episodes)),
-                        )
+                        row = (record.name, record.visits, json.dumps(record.episodes))
+                        if self._stored_records.get(loc_id) != row:  # else the row holds it
+                            conn.execute(_UPSERT_LOCATION, (loc_id, *row))
+                            written[loc_id] = row
                     conn.execute("COMMIT")
+                    self._stored_records.update(written)
             finally:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -549,6 +556,8 @@ class SqliteMemoryStore(CachedStore):
 
     @staticmethod
     def _write_npcs(conn: sqlite3.Connection, entry: MemoryEntry) -> None:
+        if not entry.npc_ids:
+            return  # (most memories: no statement at all)
         conn.executemany(
             "INSERT OR IGNORE INTO memory_npcs (memory_id, npc_id) VALUES (?, ?)",
             [(entry.id, npc) for npc in entry.npc_ids],
