@@ -116,7 +116,8 @@ class MarkdownMemoryStore(CachedStore):
       reader ignores a unit whose end it has not read). A fold writes the whole file instead
       (the recent part folded into the sections): render to a temp file in the same folder,
       fsync, swap it with the live file in one step; folds happen at the session's first write
-      (when the store parsed the file), past `RECENT_LIMIT` bytes of recent part, at
+      (when the store parsed the file), past the recent part's bound (`RECENT_LIMIT` bytes,
+      or the folded part's size over `RECENT_SHARE` when more: amortized O(1) per write), at
       `checkpoint` (an episode's end: SUPERSEDED memories move to `NAME.archive.md` first), on
       close, and for deletions. Backups are per session: the file as it was before this store
       object's first write becomes `NAME.1` (older sessions' shift to `.2` ... `.backup_count`);
@@ -124,7 +125,9 @@ class MarkdownMemoryStore(CachedStore):
       file, whole; the temp file a crashed writer left is deleted by the next store object's
       first write.
     - Opening: when `.NAME.snapshot` proves the file's folded part unchanged (see `snapshot`),
-      the index comes from it and memories are read from their blocks when first asked for.
+      the index comes from it and memories are read from their blocks when first asked for;
+      each append adds a line to the snapshot's journal, and when the journal proves the whole
+      file the recent part is not parsed either.
     - Writes hold `NAME.lock` (filelock); people's editors take no lock. Whenever the file
       changed since this store last saw it (another process, or a person's save), it is read
       (once still, for saves made in place) and merged with what the store holds
