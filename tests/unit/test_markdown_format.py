@@ -780,8 +780,9 @@ def test_the_section_cache_reuses_a_section_only_for_the_same_entry_objects() ->
     blocks = EntryRenderCache()
     key, name = ("location", "15"), "West of House"
     first, second = entry("First"), entry("Second")
-    text, written = blocks.section(key, [first, second], name, [None, None])
+    text, written, lengths = blocks.section(key, [first, second], name, [None, None])
     assert written == [first, second] and written[0] is first  # nothing to change: the same
+    assert lengths == [len(blocks.block(first, name, None)), len(blocks.block(second, name, None))]
     assert text == blocks.block(first, name, None) + "\n\n" + blocks.block(second, name, None)
     assert blocks.section(key, [first, second], name, [None, None])[0] is text
     # Equal but not the same object: the offset of an equal datetime is written as it is.
@@ -789,10 +790,34 @@ def test_the_section_cache_reuses_a_section_only_for_the_same_entry_objects() ->
         update={"created_at": CREATED.astimezone(timezone(timedelta(hours=2)))}
     )
     assert shifted == first
-    again, _ = blocks.section(key, [shifted, second], name, [None, None])
+    again, _, _ = blocks.section(key, [shifted, second], name, [None, None])
     assert "2024-03-04T07:06:07+02:00" in again
     assert blocks.section(key, [shifted, second], name, [None, "[Invalidated]"])[0] != again
     assert blocks.section(key, [shifted, second], "Renamed", [None, None])[0] != again
+
+
+def test_a_section_that_grew_at_its_end_renders_only_its_new_blocks() -> None:
+    blocks = EntryRenderCache()
+    key, name = ("location", "15"), "West of House"
+    first, second, third = entry("First"), entry("Second"), entry("Third")
+    text, written, _ = blocks.section(key, [first, second], name, [None, None])
+    rendered: list[str] = []
+    plain = blocks.block
+
+    def counted(entry: MemoryEntry, section_name: str | None, display: str | None) -> str:
+        rendered.append(entry.title)
+        return plain(entry, section_name, display)
+
+    blocks.block = counted  # type: ignore[method-assign]
+    grown, kept, lengths = blocks.section(key, [*written, third], name, [None, None, None])
+    assert rendered == ["Third"], "the cached blocks are reused as one text"
+    assert grown == text + "\n\n" + plain(third, name, None)
+    assert kept[:2] == written and kept[0] is written[0]
+    assert lengths == [len(plain(e, name, None)) for e in (first, second, third)]
+    # a display line that changed above the new block: the section is rendered again
+    rendered.clear()
+    again, _, _ = blocks.section(key, [*kept, entry("Fourth")], name, [None, "[X]", None, None])
+    assert rendered == ["First", "Second", "Third", "Fourth"] and "[X]" in again
 
 
 # -- the demo's file ---------------------------------------------------------------------------

@@ -133,6 +133,7 @@ _HEADER_FIELDS = frozenset(
     | {"score_delta"}
 )
 _STATUSES = {s.value for s in MemoryStatus}
+_COMMENT_EXCLUDED = set(_HEADER_FIELDS | {"id"})
 
 
 # -- escaping ----------------------------------------------------------------------------------
@@ -265,8 +266,9 @@ def _header_meta(entry: MemoryEntry) -> str:
 
 
 def _comment(entry: MemoryEntry, section_name: str | None) -> dict[str, Any]:
-    data = entry.model_dump(mode="json", exclude=set(_HEADER_FIELDS), exclude_defaults=True)
-    data = {"id": entry.id, **{k: v for k, v in data.items() if k != "id"}}
+    # (the id is left out of the dump: comparing it with its default would make a new id)
+    data = entry.model_dump(mode="json", exclude=_COMMENT_EXCLUDED, exclude_defaults=True)
+    data = {"id": entry.id, **data}
     data["created_at"] = _time_json(entry.created_at)
     if entry.since_timestamp is not None:
         data["since_timestamp"] = _time_json(entry.since_timestamp)
@@ -352,7 +354,9 @@ class EntryRenderCache:
         # key -> (entries (kept alive so their ids stay theirs), their ids, name, displays, text)
         self._sections: dict[
             tuple[str, str],
-            tuple[list[MemoryEntry], list[int], str | None, tuple[str | None, ...], str],
+            tuple[
+                list[MemoryEntry], list[int], str | None, tuple[str | None, ...], str, list[int]
+            ],
         ] = {}
 
     def block(self, entry: MemoryEntry, section_name: str | None, display: str | None) -> str:
@@ -369,22 +373,32 @@ class EntryRenderCache:
         entries: list[MemoryEntry],
         section_name: str | None,
         displays: list[str | None],
-    ) -> tuple[str, list[MemoryEntry]]:
-        """The blocks of one section's entries (with their display lines), joined, and the
-        entries as written."""
+    ) -> tuple[str, list[MemoryEntry], list[int]]:
+        """The blocks of one section's entries (with their display lines), joined, the
+        entries as written, and each block's length."""
         shown, idents = tuple(displays), list(map(id, entries))
         hit = self._sections.get(key)
         # The same entry objects (by identity, as for blocks: equal is not enough, an equal
         # datetime may be written with another UTC offset), name and display lines.
         if hit is not None and hit[2] == section_name and hit[3] == shown and hit[1] == idents:
-            return hit[4], hit[0]
-        written = [as_written(entry) for entry in entries]
-        text = "\n\n".join(
+            return hit[4], hit[0], hit[5]
+        kept = 0  # the usual fold: the section as cached, with memories added at its end
+        if hit is not None and hit[2] == section_name and 0 < len(hit[1]) < len(idents):
+            kept = len(hit[1])
+            if hit[1] != idents[:kept] or hit[3] != shown[:kept]:
+                kept = 0
+        written = [as_written(entry) for entry in entries[kept:]]
+        blocks = [
             self.block(entry, section_name, display)
-            for entry, display in zip(written, displays, strict=True)
-        )
-        self._sections[key] = (written, list(map(id, written)), section_name, shown, text)
-        return text, written
+            for entry, display in zip(written, displays[kept:], strict=True)
+        ]
+        text = "\n\n".join(blocks)
+        lengths = list(map(len, blocks))
+        if kept:
+            assert hit is not None
+            text, written, lengths = f"{hit[4]}\n\n{text}", hit[0] + written, hit[5] + lengths
+        self._sections[key] = (written, list(map(id, written)), section_name, shown, text, lengths)
+        return text, written, lengths
 
     def forget_missing(
         self, ids: Collection[str], sections: Collection[tuple[str, str]] = ()
@@ -416,6 +430,8 @@ class _Sections:
 
     @classmethod
     def of(cls, cache: MemoryCache) -> _Sections:
+        if cache.indexed:  # the index's sections: no pass over every memory
+            return cls._of_index(cache)
         sections = cls()
         by_location, by_npc, world = sections.by_location, sections.by_npc, sections.world
         location, npc = MemoryScope.LOCATION, MemoryScope.NPC
@@ -427,6 +443,22 @@ class _Sections:
                 by_npc[entry.npc_ids[0]].append(entry)
             else:
                 world.append(entry)
+        return sections
+
+    @classmethod
+    def _of_index(cls, cache: MemoryCache) -> _Sections:
+        sections = cls()
+        memories = cache.memories  # (a lazy cache reads what it has not read yet)
+        for (rank, key), ids in cache.index.by_section.items():
+            if not ids:
+                continue
+            group = [memories[i] for i in ids]
+            if rank == 0:
+                sections.by_location[int(key)] = group
+            elif rank == 1:
+                sections.by_npc[str(key)] = group
+            else:
+                sections.world.extend(group)
         return sections
 
     def ordered_cache(self, cache: MemoryCache) -> MemoryCache:
@@ -474,8 +506,9 @@ class _Renderer:
         self.out = MemoryCache()
         self.out.locations = cache.locations
         self.raw: dict[tuple[str, str], list[RawBlock]] = {}
-        self.runs: list[tuple[int, list[str], tuple[str, str], str | None]] = []
-        """(chunk index, memory ids, section, section name) of each run of blocks emitted."""
+        self.runs: list[tuple[int, list[str], tuple[str, str], str | None, list[int]]] = []
+        """(chunk index, memory ids, section, section name, block lengths) of each run of
+        blocks emitted."""
         for block in raw:
             self.raw.setdefault(block.section, []).append(block)
 
@@ -489,8 +522,8 @@ class _Renderer:
         if not entries:
             return
         anchored: dict[str, list[RawBlock]] = {}
-        ids = {entry.id for entry in entries} | {""}
         kept = self.raw.get(key, [])
+        ids = {entry.id for entry in entries} | {""} if kept else set()
         for block in kept:
             if block.after is not None and block.after in ids:
                 anchored.setdefault(block.after, []).append(block)
@@ -529,8 +562,9 @@ class _Renderer:
             else None
             for entry in entries
         ]
-        text, written = self.blocks.section(key, entries, section_name, displays)
-        self.runs.append((len(self.chunks), [e.id for e in written], section or key, section_name))
+        text, written, lengths = self.blocks.section(key, entries, section_name, displays)
+        ids = [e.id for e in written]
+        self.runs.append((len(self.chunks), ids, section or key, section_name, lengths))
         self.chunks.append(text)
         self.sections.append(key)
         self.out.memories.update({entry.id: entry for entry in written})
@@ -570,14 +604,11 @@ class _Renderer:
             starts.append(at)
             at += len(chunk) + 2
         found: dict[str, Span] = {}
-        for index, ids, (kind, key), name in self.runs:
+        for index, ids, (kind, key), name, lengths in self.runs:
             at = starts[index]
-            blocks = self.chunks[index].split("\n\n")
-            if len(blocks) != len(ids):
-                continue  # not one block per memory: those get no span (no snapshot)
-            for entry_id, block in zip(ids, blocks, strict=True):
-                found[entry_id] = (at, at + len(block), kind, key, name or "")
-                at += len(block) + 2
+            for entry_id, length in zip(ids, lengths, strict=True):
+                found[entry_id] = (at, at + length, kind, key, name or "")
+                at += length + 2
         return found
 
     def raw_lines(self) -> list[tuple[int, RawBlock]]:
@@ -636,12 +667,25 @@ class AppendedPart:
     section: Section | None = None
     """The section the text appended so far ends in (None: the part's header is not written)."""
     chunks: list[str] = field(default_factory=list)
+    section_name: str | None = None
+    """The name the header of `section` shows (what a reader takes as the section's name)."""
+    blocks: list[tuple[str, int, str | None]] = field(default_factory=list)
+    """The memory blocks not taken yet: (id, chunk index, the section's name as read)."""
+    records: list[LocationRecord] = field(default_factory=list)
+    """The location records whose header (and visits line) was added and not taken yet."""
+    taken: list[tuple[str, int, int, str | None]] = field(default_factory=list)
+    """The memory blocks of the last `take`: id, start and end (characters in its text) and the
+    section's name as read."""
+    taken_records: list[LocationRecord] = field(default_factory=list)
+    """The location records the last `take` wrote, in order (a reader takes the last)."""
 
     def add_location(self, record: LocationRecord) -> None:
         """A location's record (its header and visits line), which also opens its section."""
         self._open()
         self.chunks.append(_location_header(record))
+        self.records.append(record)
         self.section = ("location", str(record.id))
+        self.section_name = record.name
 
     def add_memory(self, cache: MemoryCache, entry: MemoryEntry) -> None:
         """A memory's block, under its section's header when the text is not in it already."""
@@ -649,20 +693,23 @@ class AppendedPart:
         section = section_of(entry)
         loc_id = entry.location_id or 0
         record = cache.locations.get(loc_id) or LocationRecord(id=loc_id)
+        name = {"location": record.name, "npc": section[1]}.get(section[0])
         if section != self.section:
             if section[0] == "location":
                 self.chunks.append(_location_header(record))
+                self.records.append(record)
             elif section[0] == "npc":
                 self.chunks.append(f"## NPC {escape_inline(section[1])}")
             else:
                 self.chunks.append(WORLD_SECTION)
             self.section = section
-        name = {"location": record.name, "npc": section[1]}.get(section[0])
+            self.section_name = name
         display = (
             display_line(entry, cache.get(entry.superseded_by or ""))
             if entry.status is MemoryStatus.SUPERSEDED
             else None
         )
+        self.blocks.append((entry.id, len(self.chunks), self.section_name))
         self.chunks.append(render_entry(entry, name, display))
 
     def _open(self) -> None:
@@ -673,11 +720,26 @@ class AppendedPart:
     def take(self) -> str:
         """The text to append (after a file that ends with a line end): the part's header
         when it starts, then the unit of work between its markers; and start afresh."""
+        self.taken, self.taken_records = [], self.records
+        self.records = []
         if not self.chunks:
+            self.blocks = []
             return ""
-        head = [self.chunks.pop(0)] if self.chunks[0] == self.header else []
-        text = "\n" + "\n\n".join([*head, UNIT_START, *self.chunks, UNIT_END]) + "\n"
-        self.chunks = []
+        head = [self.chunks[0]] if self.chunks[0] == self.header else []
+        body = self.chunks[len(head) :]
+        parts = [*head, UNIT_START, *body, UNIT_END]
+        text = "\n" + "\n\n".join(parts) + "\n"
+        if self.blocks:  # where each block landed: its chunk's place in `parts`
+            starts, at = [], 1
+            for chunk in parts:
+                starts.append(at)
+                at += len(chunk) + 2
+            # UNIT_START stands before the body: chunk n is part n + 1
+            self.taken = [
+                (entry_id, starts[n + 1], starts[n + 1] + len(self.chunks[n]), name)
+                for entry_id, n, name in self.blocks
+            ]
+        self.chunks, self.blocks = [], []
         return text
 
 

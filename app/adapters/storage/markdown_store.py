@@ -55,7 +55,13 @@ from cairn.adapters.storage.ops import (
     UpdateOp,
     VisitOp,
 )
-from cairn.adapters.storage.snapshot import read_snapshot, remove_snapshot, write_snapshot
+from cairn.adapters.storage.snapshot import (
+    Journal,
+    JournalRow,
+    read_snapshot,
+    remove_snapshot,
+    write_snapshot,
+)
 from cairn.errors import StoreError, StoreLockedError
 from cairn.models.memory import MemoryEntry, MemoryStatus, utc_now
 
@@ -73,7 +79,12 @@ _MAX_ROUNDS = 20
 _FOLD_TRIES = 3
 """Folds found outdated by a save before the store appends what the save lacks instead."""
 RECENT_LIMIT = 64 * 1024
-"""Bytes of appended units of work after which the next write folds the file."""
+"""Bytes of appended units of work after which the next write folds the file (at least: see
+`RECENT_SHARE`)."""
+RECENT_SHARE = 8
+"""The recent part may also grow to the folded part's size over this: a fold rewrites the whole
+file, so folds come at sizes growing by a constant factor and cost O(1) per write amortized
+(a load does not parse a recent part its snapshot's journal covers)."""
 
 
 _datasync = getattr(os, "fdatasync", os.fsync)
@@ -105,7 +116,8 @@ class MarkdownMemoryStore(CachedStore):
       reader ignores a unit whose end it has not read). A fold writes the whole file instead
       (the recent part folded into the sections): render to a temp file in the same folder,
       fsync, swap it with the live file in one step; folds happen at the session's first write
-      (when the store parsed the file), past `RECENT_LIMIT` bytes of recent part, at
+      (when the store parsed the file), past the recent part's bound (`RECENT_LIMIT` bytes,
+      or the folded part's size over `RECENT_SHARE` when more: amortized O(1) per write), at
       `checkpoint` (an episode's end: SUPERSEDED memories move to `NAME.archive.md` first), on
       close, and for deletions. Backups are per session: the file as it was before this store
       object's first write becomes `NAME.1` (older sessions' shift to `.2` ... `.backup_count`);
@@ -113,7 +125,9 @@ class MarkdownMemoryStore(CachedStore):
       file, whole; the temp file a crashed writer left is deleted by the next store object's
       first write.
     - Opening: when `.NAME.snapshot` proves the file's folded part unchanged (see `snapshot`),
-      the index comes from it and memories are read from their blocks when first asked for.
+      the index comes from it and memories are read from their blocks when first asked for;
+      each append adds a line to the snapshot's journal, and when the journal proves the whole
+      file the recent part is not parsed either.
     - Writes hold `NAME.lock` (filelock); people's editors take no lock. Whenever the file
       changed since this store last saw it (another process, or a person's save), it is read
       (once still, for saves made in place) and merged with what the store holds
@@ -137,6 +151,8 @@ class MarkdownMemoryStore(CachedStore):
     ) -> None:
         super().__init__()
         self._recent_limit = RECENT_LIMIT if recent_limit is None else recent_limit
+        self._recent_share = RECENT_SHARE if recent_limit is None else 0
+        """An explicit `recent_limit` is a fixed bound; the default grows with the file."""
         # a symlinked Memories.md is written where it points, so the link keeps seeing writes
         self._path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
         self._crlf = False
@@ -166,6 +182,10 @@ class MarkdownMemoryStore(CachedStore):
         self._recent = AppendedPart(RECENT_TITLE)
         self._recent_bytes = 0
         """The size of the file's recent part (appended units of work not folded yet)."""
+        self._folded_bytes = 0
+        """The size of the file's folded part (all of the file before its recent part)."""
+        self._journal: Journal | None = None
+        """Extends the snapshot of the file this store wrote (or loaded) with each append."""
         self._appended = False
         """This store appended to the file: closing it folds the recent part."""
         self._archive_path = self._path.with_name(archive_name(self._path.name))
@@ -195,6 +215,7 @@ class MarkdownMemoryStore(CachedStore):
             text = text.replace("\r\n", "\n")
         at = text.find("\n" + RECENT_HEADER)
         self._recent_bytes = len(text) - at if at >= 0 else 0
+        self._folded_bytes = len(text) - self._recent_bytes
         modified = datetime.fromtimestamp(modified_ns / 1e9, tz=UTC)
         parsed = parse(text, str(self._path), created_at=modified)
         for problem in parsed.problems:
@@ -272,7 +293,10 @@ class MarkdownMemoryStore(CachedStore):
         if tail and not tail.startswith("\n" + RECENT_HEADER):
             return False  # something other than appended units follows: parsed whole
         self._bom = self._crlf = False
-        self._recent_bytes = len(tail)
+        self._recent_bytes = len(data) - loaded.folded
+        self._folded_bytes = loaded.folded
+        self._drop_journal()
+        self._journal = loaded.journal
         cache = loaded.cache
         self._history.observe_loaded(cache, loaded.source.original)
         problems = loaded.problems
@@ -297,6 +321,7 @@ class MarkdownMemoryStore(CachedStore):
     def _merge(self, parsed: ParsedFile | None, source: str) -> None:
         """Merge a file someone else saved (None: the file was removed) into the cache."""
         self.merges[source] += 1
+        self._drop_journal()
         theirs = parsed.cache if parsed is not None else MemoryCache()
         result = self._history.merge(theirs, self._cache, archived=self._archived_ids)
         if result.shrink:
@@ -394,9 +419,45 @@ class MarkdownMemoryStore(CachedStore):
             self._signature is not None
             and (self._backed_up or self._backup_count == 0)
             and not self._unwritten
-            and (not bounded or self._recent_bytes < self._recent_limit)
+            and (not bounded or self._recent_bytes < self._recent_bound())
             and not any(isinstance(op, DeleteOp) for op in ops)
         )
+
+    def _recent_bound(self) -> int:
+        """The recent part's size past which a write folds: `recent_limit`, or the folded
+        part's size over `RECENT_SHARE` when that is more (no growth for a limit of 0)."""
+        limit = self._recent_limit
+        if limit <= 0 or self._recent_share <= 0:
+            return limit
+        return max(limit, self._folded_bytes // self._recent_share)
+
+    def _drop_journal(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
+    def _journal_append(self, text: str, data: bytes, start: int) -> None:
+        """Extend the snapshot's journal with the unit just appended at `start` (bytes), when
+        the journal has reached exactly there; else stop keeping it."""
+        journal = self._journal
+        if journal is None:
+            return
+        if journal.size != start:
+            self._drop_journal()
+            return
+        index = self._cache.index
+        rows: list[JournalRow] = []
+        for entry_id, begin, end, name in self._recent.taken:
+            order, meta = index.order.get(entry_id), index.meta.get(entry_id)
+            if order is None or meta is None:
+                self._drop_journal()  # not in the cache (should not happen): no journal
+                return
+            rank = meta[2][0] if meta[2] is not None else (None, None)
+            rows.append(
+                [entry_id, *order, meta[0], list(meta[1]), rank[0], rank[1], begin, end, name]
+            )
+        if not journal.append(text, data, rows, self._recent.taken_records):
+            self._drop_journal()
 
     def _append(
         self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True
@@ -455,6 +516,7 @@ class MarkdownMemoryStore(CachedStore):
                 return self._saved_meanwhile("check")
             if before[1] and os.pread(fd, 1, before[1] - 1) != b"\n":
                 data = b"\n" + data  # the file ends mid-line (a write cut short): end it first
+                self._drop_journal()
             try:
                 view = memoryview(data)
                 while view:
@@ -480,6 +542,10 @@ class MarkdownMemoryStore(CachedStore):
             return self._saved_meanwhile("append")
         self._signature = after
         part.section = section
+        if not self._crlf:
+            self._journal_append(text, data, before[1])
+        else:
+            self._drop_journal()
         return True
 
     def _saved_meanwhile(self, source: str) -> bool:
@@ -499,8 +565,9 @@ class MarkdownMemoryStore(CachedStore):
         for _ in range(_MAX_ROUNDS):
             rendered = render_file(self._cache, self._raw, self._blocks)
             displaced = self._replace(rendered.text)
+            held = self._cache.memories  # (every memory is read: the fold rendered them)
             for entry in rendered.cache.memories.values():  # timestamps as the file has them
-                if self._cache.memories.get(entry.id) is not entry:
+                if held.get(entry.id) is not entry:
                     self._cache.apply(UpdateOp(entry))
             # Kept blocks moved: report their problems at their new lines (the ones that a
             # rewrite resolves, such as a location's sections written twice, are gone now).
@@ -510,6 +577,7 @@ class MarkdownMemoryStore(CachedStore):
             self._pending.clear()
             self._recent = AppendedPart(RECENT_TITLE)
             self._recent_bytes = 0
+            self._folded_bytes = len(rendered.text)
             if displaced is None:
                 self._snapshot(rendered)
                 return
@@ -525,11 +593,20 @@ class MarkdownMemoryStore(CachedStore):
 
     def _snapshot(self, rendered: RenderedFile) -> None:
         """Keep the snapshot of the file just written (see `snapshot`)."""
+        self._drop_journal()
         if self._crlf or self._bom:
             remove_snapshot(self._path)
             return
         data = rendered.text.encode("utf-8", errors="surrogateescape")
-        write_snapshot(self._path, data, self._cache, rendered.spans, self._raw, self._problems)
+        self._journal = write_snapshot(
+            self._path,
+            data,
+            self._cache,
+            rendered.spans,
+            self._raw,
+            self._problems,
+            len(rendered.text),
+        )
 
     def fold(self) -> None:
         """Fold the recent part into the sections now (and write what a merge kept)."""
@@ -748,6 +825,7 @@ class MarkdownMemoryStore(CachedStore):
                     log.warning("%s: not folded on close: %s", self._path, e)
             for watched in list(self._watched):
                 self._unwatch(watched)
+            self._drop_journal()
             self._file_lock.close()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -128,13 +129,28 @@ class MemoryIndex:
         if seq is None:
             self.seq += 1
             seq = self.seq
-        entry_id = entry.id
-        order = self.order[entry_id] = (*section_key(entry), seq)
-        item = (_rank_key(entry, order), entry_id) if entry.status in _VISIBLE else None
+        order = (*section_key(entry), seq)
+        rank = (-entry.importance, -entry.created_at.timestamp())
+        visible = entry.status in _VISIBLE
         npcs = tuple(dict.fromkeys(entry.npc_ids))
-        self.meta[entry_id] = (entry.location_id, npcs, item)
-        if entry.location_id is not None:
-            self._insert(self.by_location.setdefault(entry.location_id, []), entry_id)
+        self.add_row(entry.id, order, entry.location_id, npcs, rank if visible else None)
+
+    def add_row(
+        self,
+        entry_id: str,
+        order: OrderKey,
+        location_id: int | None,
+        npcs: tuple[str, ...],
+        rank: tuple[int, float] | None,
+    ) -> None:
+        """Index a memory given as its row (see `from_columns`): its order key, location id,
+        NPC ids (no repeats) and (-importance, -created_at) when visible."""
+        self.order[entry_id] = order
+        self.seq = max(self.seq, order[2])
+        item = ((rank[0], rank[1], order), entry_id) if rank is not None else None
+        self.meta[entry_id] = (location_id, npcs, item)
+        if location_id is not None:
+            self._insert(self.by_location.setdefault(location_id, []), entry_id)
         for npc in npcs:
             self._insert(self.by_npc.setdefault(npc, []), entry_id)
         self._insert(self.by_section.setdefault(order[:2], []), entry_id)
@@ -177,9 +193,9 @@ class MemoryIndex:
         a store of 10,000 memories opens in milliseconds."""
         index = cls()
         index.order = dict(zip(ids, orders, strict=True))
-        index.seq = max((o[2] for o in orders), default=0)
+        index.seq = max(map(_third, orders), default=0)
         items = [
-            ((rank[0], rank[1], order), entry_id) if rank is not None else None
+            None if rank is None else ((*rank, order), entry_id)
             for rank, order, entry_id in zip(ranks, orders, ids, strict=True)
         ]
         index.meta = dict(zip(ids, zip(locations, npcs, items, strict=True), strict=True))
@@ -187,17 +203,27 @@ class MemoryIndex:
             index.ranked = sorted(item for item in items if item is not None)
         else:
             index.ranked = [items[n] for n in ranked]  # type: ignore[misc]
+        # rows come in store order: each section's ids are one run
+        by_section = index.by_section
         for section, group in itertools.groupby(
-            zip(orders, ids, strict=True), key=lambda row: row[0][:2]
+            zip(map(_section_of, orders), ids, strict=True), key=_first
         ):
-            index.by_section.setdefault(section, []).extend(entry_id for _, entry_id in group)
-        for entry_id, loc in zip(ids, locations, strict=True):
+            by_section.setdefault(section, []).extend(map(_second, group))
+        by_location = index.by_location
+        for loc, group in itertools.groupby(zip(locations, ids, strict=True), key=_first):
             if loc is not None:
-                index.by_location.setdefault(loc, []).append(entry_id)
+                by_location.setdefault(loc, []).extend(map(_second, group))
+        by_npc = index.by_npc
         for entry_id, names in zip(ids, npcs, strict=True):
             for npc in names:
-                index.by_npc.setdefault(npc, []).append(entry_id)
+                by_npc.setdefault(npc, []).append(entry_id)
         return index
+
+
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
+_third = operator.itemgetter(2)
+_section_of = operator.itemgetter(slice(0, 2))
 
 
 class LazySource(Protocol):
@@ -207,6 +233,10 @@ class LazySource(Protocol):
     def load(self, entry_id: str) -> MemoryEntry | None:
         """The memory with this id, as stored when the cache was loaded (None: it does not
         read as a memory; the source reports it, and the cache forgets it)."""
+
+    def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        """These memories (ids in store order), as `load` gives each, read together (one
+        parse, one query: cheaper than one by one)."""
 
     def load_all(self) -> dict[str, MemoryEntry]:
         """Every memory, as stored when the cache was loaded (one pass: cheaper than reading
@@ -291,6 +321,22 @@ class MemoryCache:
             self._memories[entry_id] = entry
         return entry
 
+    def _read_many(self, ids: Iterable[str]) -> None:
+        """Read the unread memories among `ids` from the source together."""
+        unread = self._unread
+        wanted = [i for i in ids if i in unread]
+        if len(wanted) < 2:
+            return  # `get` reads it
+        assert self._source is not None
+        for entry_id, entry in self._source.load_many(wanted).items():
+            unread.discard(entry_id)
+            if entry is None:  # does not read (the source said why): gone from the cache
+                if self._index is not None and entry_id in self._index.order:
+                    self._forget_selected(entry_id)
+                    self._index.remove(entry_id)
+            else:
+                self._memories[entry_id] = entry
+
     def __contains__(self, entry_id: str) -> bool:
         return entry_id in self._memories or entry_id in self._unread
 
@@ -302,6 +348,11 @@ class MemoryCache:
         other.memories = dict(self.memories)
         other.locations = dict(self.locations)
         return other
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the indexes are built (they are kept in step from then on)."""
+        return self._index is not None
 
     @property
     def index(self) -> MemoryIndex:
@@ -488,7 +539,10 @@ class MemoryCache:
             ids = index.in_order()
             if len(self._unread) > 64:
                 self.memories  # noqa: B018 (every memory wanted: read the unread in one pass)
-        found = [m for m in [get(i) for i in list(ids)] if m is not None]
+        ids = list(ids)
+        if self._unread:
+            self._read_many(ids)
+        found = [m for m in [get(i) for i in ids] if m is not None]
         return [
             m
             for m in found
@@ -508,6 +562,8 @@ class MemoryCache:
         """The visible memories, most important first, then newest, then in store order."""
         get = self.get
         while True:
+            if self._unread:
+                self._read_many([i for _, i in self.index.ranked[: max(0, limit)]])
             top = [get(i) for _, i in self.index.ranked[: max(0, limit)]]
             if None not in top:  # one that did not read left the index: take the next
                 return top  # type: ignore[return-value]

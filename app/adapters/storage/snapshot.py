@@ -11,6 +11,15 @@ same parser and validation as a full load); the file's recent part, appended aft
 is parsed as usual on top. Any other file (edited, older, written by another tool, CRLF or with
 a byte-order mark) is parsed whole, and a snapshot that cannot be read is ignored.
 
+Appends extend it (`Journal`): each unit of work the store appends to the file after the fold
+adds one JSON line to the snapshot: the file's size before and after, the digest of the file up
+to the new size (a running hash: no re-reading), each appended block's index row and span, and
+the location records whose headers it wrote. A load takes the lines in order while each starts
+where the last ended and its digest matches the file; when they cover the whole file, the
+recent part is not parsed at all (its memories are read from their blocks when first asked
+for, as the folded part's). Otherwise (a crash between an append and its line, another
+writer's append, an edit) the recent part is parsed whole on top of the fold's index.
+
 The snapshot is JSON (never pickle: a workdir may hold files from anyone) and holds no memory
 text; it is not fsynced (a snapshot lost in a crash only costs the next load its speed).
 """
@@ -19,8 +28,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import logging
+import operator
 import os
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.adapters.storage.companions import snapshot_name
+from cairn.adapters.storage.file_swap import read_fd
 from cairn.adapters.storage.markdown_format import (
     LOCATIONS_HEADER,
     NPCS_HEADER,
@@ -43,7 +55,8 @@ from cairn.models.memory import LocationRecord, MemoryEntry, ParseProblem
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2
+"""2: the fold's document is the first line; journal lines may follow."""
 
 
 def snapshot_path(path: Path) -> Path:
@@ -51,8 +64,77 @@ def snapshot_path(path: Path) -> Path:
     return path.with_name(snapshot_name(path.name))
 
 
+Hasher = Any
+"""A hashlib object (`_hasher`)."""
+
+
+def _hasher(data: bytes | memoryview = b"") -> Hasher:
+    """SHA-256: where the CPU has SHA extensions (most x86 and ARM today) about twice as fast
+    as BLAKE2b in hashlib, and the file's digest is hashed at every load."""
+    return hashlib.sha256(data)
+
+
 def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return str(_hasher(data).hexdigest())
+
+
+_first = operator.itemgetter(0)
+_second = operator.itemgetter(1)
+_third = operator.itemgetter(2)
+
+JournalRow = list[Any]
+"""One appended block: id, section rank, section key, seq, location id, NPC ids, -importance
+and -created_at (None when not visible), start and end (characters), the section's name."""
+
+
+class Journal:
+    """Appends a line per appended unit of work to the snapshot the store's last fold wrote
+    (see the module docstring). Kept by the store while the file is the one it wrote and
+    appended to; a write that fails here only costs a later load its speed."""
+
+    def __init__(self, fd: int, hasher: Hasher, size: int, chars: int) -> None:
+        self._fd = fd
+        self._hash = hasher
+        """The digest of the file's first `size` bytes so far."""
+        self.size = size
+        """The file's size (bytes) the journal has reached."""
+        self.chars = chars
+        """The same, in characters of the decoded text (spans count characters)."""
+
+    def append(
+        self,
+        text: str,
+        data: bytes,
+        rows: list[JournalRow],
+        records: list[LocationRecord],
+    ) -> bool:
+        """Record that `data` (the encoding of `text`) was appended at the journal's size, with
+        the index rows of its blocks (spans relative to `text`) and the location records it
+        wrote. False when the line could not be written (the journal is then no longer kept)."""
+        self._hash.update(data)
+        line = {
+            "from": self.size,
+            "size": self.size + len(data),
+            "digest": self._hash.hexdigest(),
+            "rows": [[*row[:8], row[8] + self.chars, row[9] + self.chars, row[10]] for row in rows],
+            "locations": [
+                {"id": r.id, "name": r.name, "visits": r.visits, "episodes": r.episodes}
+                for r in records
+            ],
+        }
+        self.size += len(data)
+        self.chars += len(text)
+        encoded = (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
+        try:
+            written = os.write(self._fd, encoded)
+        except OSError as e:
+            log.debug("snapshot journal not written: %s", e)
+            return False
+        return written == len(encoded)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
 
 
 def write_snapshot(
@@ -62,16 +144,21 @@ def write_snapshot(
     spans: dict[str, Span],
     raw: list[RawBlock],
     problems: list[ParseProblem],
-) -> None:
-    """Write the snapshot of `data` (the file as just written) and the cache it holds: the
-    index as columns, one row per memory in store order (each id written once)."""
+    chars: int,
+) -> Journal | None:
+    """Write the snapshot of `data` (the file as just written; `chars` characters decoded) and
+    the cache it holds: the index as columns, one row per memory in store order (each id
+    written once). Returns the journal that extends it as the store appends, None when no
+    snapshot was written."""
     index = cache.index
     ids = index.in_order()
-    if set(spans) != set(ids):
-        return  # blocks the renderer did not place (should not happen): no snapshot
-    position = {entry_id: n for n, entry_id in enumerate(ids)}
-    orders = [index.order[i] for i in ids]
-    metas = [index.meta[i] for i in ids]
+    if len(spans) != len(ids) or not all(map(spans.__contains__, ids)):
+        return None  # blocks the renderer did not place (should not happen): no snapshot
+    position = dict(zip(ids, itertools.count()))
+    orders = list(map(index.order.__getitem__, ids))
+    metas = list(map(index.meta.__getitem__, ids))
+    items = list(map(_third, metas))
+    placed = list(map(spans.__getitem__, ids))
     document = {
         "cairn_snapshot": SNAPSHOT_VERSION,
         "size": len(data),
@@ -79,29 +166,38 @@ def write_snapshot(
         "lines": data.count(b"\n"),
         "seq": index.seq,
         "ids": ids,
-        "rank": [o[0] for o in orders],
-        "key": [o[1] for o in orders],
-        "order_seq": [o[2] for o in orders],
-        "location": [m[0] for m in metas],
-        "npcs": [m[1] for m in metas],
-        "importance": [m[2][0][0] if m[2] else None for m in metas],
-        "time": [m[2][0][1] if m[2] else None for m in metas],
-        "ranked": [position[i] for _, i in index.ranked],
-        "start": [spans[i][0] for i in ids],
-        "end": [spans[i][1] for i in ids],
+        "rank": list(map(_first, orders)),
+        "key": list(map(_second, orders)),
+        "order_seq": list(map(_third, orders)),
+        "location": list(map(_first, metas)),
+        "npcs": {str(n): m[1] for n, m in enumerate(metas) if m[1]},
+        "importance": [item[0][0] if item else None for item in items],
+        "time": [item[0][1] if item else None for item in items],
+        "ranked": list(map(position.__getitem__, map(_second, index.ranked))),
+        "start": list(map(_first, placed)),
+        "end": list(map(_second, placed)),
         "locations": [r.model_dump(mode="json") for r in cache.locations.values()],
         "raw": [[list(b.section), b.lines, b.problems, b.after] for b in raw],
         "problems": [[p.line, p.message] for p in problems],
     }
     target = snapshot_path(path)
     tmp = target.with_name(target.name + ".tmp")
+    encoded = (json.dumps(document, separators=(",", ":")) + "\n").encode("utf-8")
+    fd = -1
     try:
-        tmp.write_text(json.dumps(document, separators=(",", ":")), encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        view = memoryview(encoded)
+        while view:
+            view = view[os.write(fd, view) :]
         os.replace(tmp, target)
     except OSError as e:  # a snapshot only saves time: not having one is no error
         log.debug("%s: no snapshot written: %s", target, e)
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if fd >= 0:
+            os.close(fd)
+        return None
+    return Journal(fd, _hasher(data), len(data), chars)
 
 
 def remove_snapshot(path: Path) -> None:
@@ -121,6 +217,13 @@ class Loaded:
     size: int
     lines: int
     source: BlockSource
+    folded: int = 0
+    """Where the fold's part ends (bytes): the journal covers the rest up to `size`."""
+    journal: Journal | None = None
+    """The journal to extend when it covers the whole file (else None: it is closed)."""
+
+
+_TOP_HEADERS = (LOCATIONS_HEADER, NPCS_HEADER, WORLD_HEADER)
 
 
 class BlockSource:
@@ -130,34 +233,83 @@ class BlockSource:
     def __init__(
         self,
         text: str,
-        spans: dict[str, tuple[int, int, int, int | str]],
-        locations: dict[int, LocationRecord],
+        spans: dict[str, tuple[int, int, int, int | str, str | None]],
+        names: dict[int, str],
         path: str,
         created_at: datetime,
     ) -> None:
         self._text = text
         self._spans = spans
-        """id -> (start, end, section rank, section key) as loaded."""
-        self._names = {k: r.name for k, r in locations.items()}
+        """id -> (start, end, section rank, section key, section name: None for the name of
+        the location's record) as loaded."""
+        self._names = names
+        """The location names the folded part's headers show."""
         self._path = path
         self._created_at = created_at
 
-    def load(self, entry_id: str) -> MemoryEntry:
-        start, end, rank, key = self._spans[entry_id]
-        block = self._text[start:end]
+    def _section(self, entry_id: str) -> tuple[int, str]:
+        """The section a block is read in: its rank and header (with the name it shows)."""
+        _, _, rank, key, named_as = self._spans[entry_id]
         if rank == 0:
-            name = self._names.get(int(key), "")
+            name = self._names.get(int(key), "") if named_as is None else named_as
             named = f" {escape_inline(name)}" if name else ""
-            head = f"{LOCATIONS_HEADER}\n\n## Location {key}:{named}"
-        elif rank == 1:
-            head = f"{NPCS_HEADER}\n\n## NPC {escape_inline(str(key))}"
-        else:
-            head = WORLD_HEADER
-        parsed = parse(f"{head}\n\n{block}\n", self._path, created_at=self._created_at)
+            return rank, f"## Location {key}:{named}"
+        if rank == 1:
+            return rank, f"## NPC {escape_inline(str(key))}"
+        return rank, ""
+
+    def load(self, entry_id: str) -> MemoryEntry:
+        start, end = self._spans[entry_id][:2]
+        rank, header = self._section(entry_id)
+        head = _TOP_HEADERS[rank] + (f"\n\n{header}" if header else "")
+        parsed = parse(
+            f"{head}\n\n{self._text[start:end]}\n", self._path, created_at=self._created_at
+        )
         entry = parsed.cache.memories.get(entry_id)
         if entry is None or parsed.problems:
             raise StoreError(f"{self._path}: the snapshot's block for {entry_id!r} does not read")
         return entry
+
+    def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        """These memories, read in few parses of their blocks under their sections' headers
+        (ids in store order, as a query gives them; a section whose blocks show two names,
+        renamed in the recent part, takes one parse per name); when a parse does not give
+        exactly its memories, block by block (which names a block that does not read)."""
+        found: dict[str, MemoryEntry | None] = {}
+        group: list[str] = []
+        headers: dict[tuple[int, int | str], str] = {}
+        for entry_id in ids:
+            rank, header = self._section(entry_id)
+            section = (rank, self._spans[entry_id][3])
+            if headers.setdefault(section, header) != header:
+                found.update(self._parse_group(group))
+                group, headers = [], {section: header}
+            group.append(entry_id)
+        found.update(self._parse_group(group))
+        return found
+
+    def _parse_group(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        chunks: list[str] = []
+        rank_now, header_now = -1, ""
+        for entry_id in ids:
+            rank, header = self._section(entry_id)
+            if rank < rank_now:
+                return {i: self.load(i) for i in ids}  # not in store order: one by one
+            if rank != rank_now:
+                chunks.append(_TOP_HEADERS[rank])
+                rank_now, header_now = rank, ""
+            if header != header_now:
+                chunks.append(header)
+                header_now = header
+            start, end = self._spans[entry_id][:2]
+            chunks.append(self._text[start:end])
+        if len(ids) < 2:
+            return {i: self.load(i) for i in ids}
+        parsed = parse("\n\n".join(chunks) + "\n", self._path, created_at=self._created_at)
+        read = parsed.cache.memories
+        if parsed.problems or list(read) != ids:
+            return {i: self.load(i) for i in ids}
+        return dict(read)
 
     def load_all(self) -> dict[str, MemoryEntry]:
         parsed = parse(self._text, self._path, created_at=self._created_at)
@@ -171,28 +323,87 @@ class BlockSource:
 def read_snapshot(path: Path, data: bytes, created_at: datetime) -> Loaded | None:
     """A lazy cache of `data`'s folded part from its snapshot, or None when there is none that
     proves it (see the module docstring)."""
+    fd = -1
     try:
-        document = json.loads(snapshot_path(path).read_bytes())
+        fd = os.open(snapshot_path(path), os.O_RDWR | os.O_APPEND)
+        first, _, journal = read_fd(fd).partition(b"\n")
+        document = json.loads(first)
         if not isinstance(document, dict) or document.get("cairn_snapshot") != SNAPSHOT_VERSION:
+            os.close(fd)
             return None
-        size = int(document["size"])
-        if len(data) < size or _digest(data[:size]) != document["digest"]:
+        folded = int(document["size"])
+        hasher = _hasher(memoryview(data)[:folded])
+        if len(data) < folded or hasher.hexdigest() != document["digest"]:
+            os.close(fd)
             return None
-        return _loaded(document, data[:size].decode("utf-8"), str(path), created_at)
+        lines = _journal_lines(journal, data, folded, hasher)
+        size = int(lines[-1]["size"]) if lines else folded
+        text = data[:size].decode("utf-8")
+        loaded = _loaded(document, lines, text, str(path), created_at)
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+        if fd >= 0:
+            os.close(fd)
         if not isinstance(e, FileNotFoundError):
             log.info("%s: snapshot not used: %s", snapshot_path(path), e)
         return None
+    loaded.folded = folded
+    if size == len(data):  # the journal goes on from here
+        loaded.journal = Journal(fd, hasher, size, len(text))
+    else:
+        os.close(fd)
+    return loaded
 
 
-def _loaded(document: dict[str, Any], text: str, path: str, created_at: datetime) -> Loaded:
+def _journal_lines(
+    journal: bytes, data: bytes, size: int, hasher: Hasher
+) -> list[dict[str, Any]]:
+    """The journal's lines when they prove the whole file (each starts where the last ended,
+    digests match, the last ends at the file's end); else none (the recent part is parsed)."""
+    if size == len(data) or not journal.endswith(b"\n"):
+        return []
+    try:
+        lines = json.loads(b"[" + journal.rstrip(b"\n").replace(b"\n", b",") + b"]")
+    except ValueError:
+        return []
+    at = size
+    for line in lines:
+        if not isinstance(line, dict) or line.get("from") != at:
+            return []
+        end = line.get("size")
+        if not isinstance(end, int) or not at < end <= len(data):
+            return []
+        hasher.update(data[at:end])
+        if hasher.hexdigest() != line.get("digest"):
+            return []
+        at = end
+    return lines if at == len(data) else []
+
+
+def _npc_column(rows: dict[str, list[str]], count: int) -> list[tuple[str, ...]]:
+    """The NPC ids of each row (the snapshot keeps the rows that have some, by position)."""
+    column: list[tuple[str, ...]] = [()] * count
+    for position, names in rows.items():
+        at = int(position)
+        if not 0 <= at < count:
+            raise IndexError(f"NPC ids for row {position}")
+        column[at] = tuple(names)
+    return column
+
+
+def _loaded(
+    document: dict[str, Any],
+    lines: list[dict[str, Any]],
+    text: str,
+    path: str,
+    created_at: datetime,
+) -> Loaded:
     ids: list[str] = document["ids"]
     orders = list(zip(document["rank"], document["key"], document["order_seq"], strict=True))
     index = MemoryIndex.from_columns(
         ids,
         orders,
         document["location"],
-        [tuple(n) for n in document["npcs"]],
+        _npc_column(document["npcs"], len(ids)),
         [
             (imp, ts) if imp is not None else None
             for imp, ts in zip(document["importance"], document["time"], strict=True)
@@ -200,19 +411,39 @@ def _loaded(document: dict[str, Any], text: str, path: str, created_at: datetime
         document["ranked"],
     )
     index.seq = int(document["seq"])
-    spans = dict(
+    spans: dict[str, tuple[int, int, int, int | str, str | None]] = dict(
         zip(
             ids,
-            zip(document["start"], document["end"], document["rank"], document["key"], strict=True),
+            zip(
+                document["start"],
+                document["end"],
+                document["rank"],
+                document["key"],
+                itertools.repeat(None),
+            ),
             strict=True,
         )
     )
     locations = {r["id"]: LocationRecord.model_validate(r) for r in document["locations"]}
-    source = BlockSource(text, spans, locations, path, created_at)
+    names = {k: r.name for k, r in locations.items()}  # the folded part's headers show these
+    for line in lines:
+        for row in line["rows"]:
+            entry_id, rank, key, seq, loc, npcs, importance, time, start, end, name = row
+            if not isinstance(entry_id, str) or not isinstance(seq, int):
+                raise TypeError(f"journal row {row!r}")
+            if entry_id in index.order:
+                index.remove(entry_id)
+            visible = (importance, time) if importance is not None else None
+            index.add_row(entry_id, (rank, key, seq), loc, tuple(npcs), visible)
+            spans[entry_id] = (start, end, rank, key, name)
+        for r in line["locations"]:
+            locations[r["id"]] = LocationRecord.model_validate(r)
+    source = BlockSource(text, spans, names, path, created_at)
     cache = MemoryCache.lazy(index, locations, source)
     raw = [
         RawBlock((b[0][0], b[0][1]), b[1], [(p[0], p[1]) for p in b[2]], b[3])
         for b in document["raw"]
     ]
     problems = [ParseProblem(path=path, line=p[0], message=p[1]) for p in document["problems"]]
-    return Loaded(cache, raw, problems, int(document["size"]), int(document["lines"]), source)
+    size = int(lines[-1]["size"]) if lines else int(document["size"])
+    return Loaded(cache, raw, problems, size, int(document["lines"]), source)

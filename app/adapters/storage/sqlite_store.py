@@ -39,11 +39,12 @@ from cairn.models.memory import (
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Kept in `PRAGMA user_version`; a file with a newer version is refused. 2 added the archive
-(`memories_archive`), 3 the columns a load builds its index from (`npcs`, `created_ts`); every
-statement of `_SCHEMA` is idempotent and `_migrate` adds the columns, so an older file is
-brought up to date."""
+(`memories_archive`), 3 the columns a load builds its index from (`npcs`, `created_ts`), 4 the
+index that keeps them in store order (`memories_store_order`, in place of 3's
+`memories_columns`); every statement of `_SCHEMA` is idempotent and `_create_schema` adds the
+columns and indexes, so an older file is brought up to date."""
 
 # `memories.entry` (pydantic JSON of the whole MemoryEntry) is the source of truth; the other
 # columns are copies kept for queries and indices. `seq` is the store order (an update keeps it).
@@ -96,13 +97,33 @@ _INSERT_MEMORY = (
 _ADDED_COLUMNS = (("npcs", "TEXT"), ("created_ts", "REAL"))
 """Schema 3's columns: the NPC ids in order (JSON) and created_at as a POSIX timestamp. A row
 without them (written by hand, or by an older cairn) is read and validated in full on load."""
-_COLUMNS_INDEX = (
-    "CREATE INDEX IF NOT EXISTS memories_columns ON memories(seq, id, scope, status,"
-    " location_id, importance, created_ts, npcs)"
+_RANK_SQL = "CASE scope WHEN 'location' THEN 0 WHEN 'npc' THEN 1 ELSE 2 END"
+_KEY_SQL = (
+    f"CASE {_RANK_SQL} WHEN 0 THEN coalesce(location_id, 0)"
+    " WHEN 1 THEN coalesce(json_extract(npcs, '$[0]'), 0) ELSE 0 END"
 )
-"""What a load reads, in an index of its own: its scan does not touch the entries' pages."""
+_COLUMNS_INDEX = (
+    f"CREATE INDEX IF NOT EXISTS memories_store_order ON memories({_RANK_SQL}, {_KEY_SQL}, seq,"
+    " id, scope, status, location_id, importance, created_ts, npcs)"
+)
+"""What a load reads, in an index of its own, in store order (see `ops.OrderKey`: the
+section's rank and key, then seq): its scan neither sorts nor touches the entries' pages."""
 _SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
+_COLUMNS_QUERY = (
+    "SELECT count(*), json_group_array(id), group_concat(rank), group_concat(seq),"
+    " json_group_array(key), json_group_array(location_id), json_group_array(json(npcs)),"
+    " json_group_array(hidden), group_concat(printf('%.17g', ts)) FROM ("
+    f"SELECT {_RANK_SQL} AS rank, {_KEY_SQL} AS key, seq, id,"
+    " location_id, npcs, CASE WHEN status IN ({visible}) THEN -importance END AS hidden,"
+    " -created_ts AS ts FROM memories INDEXED BY memories_store_order"
+    f" ORDER BY {_RANK_SQL}, {_KEY_SQL}, seq)"
+)
+"""A load's index as columns, each one value (JSON, or numbers joined by commas: SQLite builds
+them, one decode each here, no Python per row): the rows in store order (see `ops.OrderKey`):
+ids, section ranks, seqs, section keys (the room's id, the first NPC's), locations, NPC ids,
+-importance (null when not visible) and -created_at (17 digits: exact)."""
 _VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
+_COLUMNS_QUERY = _COLUMNS_QUERY.format(visible=", ".join(f"'{v}'" for v in sorted(_VISIBLE)))
 _UPSERT_LOCATION = (
     "INSERT INTO locations (id, name, visits, episodes) VALUES (?, ?, ?, ?) ON CONFLICT(id)"
     " DO UPDATE SET name = excluded.name, visits = excluded.visits, episodes = excluded.episodes"
@@ -161,6 +182,9 @@ class SqliteMemoryStore(CachedStore):
         self._path = Path(path)
         self._busy_timeout_ms = int(busy_timeout_ms)
         self._data_version: int | None = None
+        self._stored_records: dict[int, tuple[str, int, str]] = {}
+        """The location rows as this store last read or wrote them (name, visits, episodes):
+        a unit of work writes only the records it changed."""
         self._pid = os.getpid()
         self._conn: sqlite3.Connection | None = self._open()
         with self._lock:
@@ -239,6 +263,7 @@ class SqliteMemoryStore(CachedStore):
                     if name not in have:
                         conn.execute(f"ALTER TABLE memories ADD COLUMN {name} {kind}")
                 self._fill_added_columns(conn)
+                conn.execute("DROP INDEX IF EXISTS memories_columns")
                 conn.execute(_COLUMNS_INDEX)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -297,12 +322,18 @@ class SqliteMemoryStore(CachedStore):
         try:
             version = _data_version(conn)
             problems: list[ParseProblem] = []
+            index = self._columns_index(conn)
+            if index is not None:
+                cache = MemoryCache.lazy(index, {}, _RowSource(self, conn, {}))
+                self._load_locations(conn, cache, problems)
+                self._cache, self._problems, self._data_version = cache, problems, version
+                return
             rows: list[tuple[tuple[int, int | str, int], str, int | None, tuple[str, ...], Any]]
             rows = []
             checked: dict[str, MemoryEntry] = {}
             for seq, row_id, scope, status, loc, importance, ts, npcs in conn.execute(
                 "SELECT seq, id, scope, status, location_id, importance, created_ts, npcs"
-                " FROM memories INDEXED BY memories_columns"
+                " FROM memories INDEXED BY memories_store_order"
             ):
                 if ts is None or npcs is None:
                     entry = self._checked_row(conn, seq, row_id, problems)
@@ -329,19 +360,66 @@ class SqliteMemoryStore(CachedStore):
                 [r[3] for r in rows], [r[4] for r in rows],
             )  # fmt: skip
             cache = MemoryCache.lazy(index, {}, _RowSource(self, conn, checked))
-            for loc_id, name, visits, episodes in conn.execute(
-                "SELECT id, name, visits, episodes FROM locations ORDER BY id"
-            ):
-                try:
-                    cache.locations[loc_id] = LocationRecord(
-                        id=loc_id, name=name, visits=visits, episodes=json.loads(episodes)
-                    )
-                except (ValidationError, ValueError, TypeError) as e:
-                    problems.append(self._problem(loc_id, f"location {loc_id} is invalid: {e}"))
+            self._load_locations(conn, cache, problems)
         finally:
             if own_snapshot:
                 conn.execute("COMMIT")
         self._cache, self._problems, self._data_version = cache, problems, version
+
+    def _load_locations(
+        self, conn: sqlite3.Connection, cache: MemoryCache, problems: list[ParseProblem]
+    ) -> None:
+        self._stored_records = {}
+        for loc_id, name, visits, episodes in conn.execute(
+            "SELECT id, name, visits, episodes FROM locations ORDER BY id"
+        ):
+            try:
+                cache.locations[loc_id] = LocationRecord(
+                    id=loc_id, name=name, visits=visits, episodes=json.loads(episodes)
+                )
+                self._stored_records[loc_id] = (name, visits, episodes)
+            except (ValidationError, ValueError, TypeError) as e:
+                problems.append(self._problem(loc_id, f"location {loc_id} is invalid: {e}"))
+
+    @staticmethod
+    def _columns_index(conn: sqlite3.Connection) -> MemoryIndex | None:
+        """The index built from the columns, sorted into store order by SQLite and taken
+        column by column (little Python per row); None when some row lacks the columns (then
+        `_load_rows` validates those rows)."""
+        if conn.execute(
+            "SELECT 1 FROM memories WHERE created_ts IS NULL OR npcs IS NULL"
+            " OR NOT json_valid(npcs) LIMIT 1"
+        ).fetchone():
+            return None
+        count, ids, ranks, seqs, keys, locations, npcs, importance, times = conn.execute(
+            _COLUMNS_QUERY
+        ).fetchone()
+        if not count:
+            return MemoryIndex()
+        id_list: list[str] = json.loads(ids)
+        rank_list, seq_list = map(int, ranks.split(",")), map(int, seqs.split(","))
+        orders: list[tuple[int, int | str, int]] = list(
+            zip(rank_list, json.loads(keys), seq_list, strict=True)
+        )
+        try:
+            if orders != sorted(orders):  # the subquery's order: checked, never assumed
+                return None
+        except TypeError:  # keys of both kinds in one rank (rows written by hand)
+            return None
+        imp: list[int | None] = json.loads(importance)
+        ts = list(map(float, times.split(",")))
+        visible = [n for n, i in enumerate(imp) if i is not None]
+        # the ranking: (-importance, -created_at, store order); rows are in store order, so
+        # a stable sort by the first two gives it
+        visible.sort(key=lambda n: (imp[n], ts[n]))
+        return MemoryIndex.from_columns(
+            id_list,
+            orders,
+            json.loads(locations),
+            [tuple(dict.fromkeys(n)) if n else () for n in json.loads(npcs)],
+            [None if i is None else (i, t) for i, t in zip(imp, ts, strict=True)],
+            visible,
+        )
 
     def _checked_row(
         self, conn: sqlite3.Connection, seq: int, row_id: str, problems: list[ParseProblem]
@@ -387,13 +465,15 @@ class SqliteMemoryStore(CachedStore):
                 with cache.applying(ops):  # undone when the database refuses the unit of work
                     for op in ops:
                         self._write(conn, cache, op, touched)
+                    written: dict[int, tuple[str, int, str]] = {}
                     for loc_id in sorted(touched):
                         record = cache.locations[loc_id]
-                        conn.execute(
-                            _UPSERT_LOCATION,
-                            (loc_id, record.name, record.visits, json.dumps(record.episodes)),
-                        )
+                        row = (record.name, record.visits, json.dumps(record.episodes))
+                        if self._stored_records.get(loc_id) != row:  # else the row holds it
+                            conn.execute(_UPSERT_LOCATION, (loc_id, *row))
+                            written[loc_id] = row
                     conn.execute("COMMIT")
+                    self._stored_records.update(written)
             finally:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
@@ -476,6 +556,8 @@ class SqliteMemoryStore(CachedStore):
 
     @staticmethod
     def _write_npcs(conn: sqlite3.Connection, entry: MemoryEntry) -> None:
+        if not entry.npc_ids:
+            return  # (most memories: no statement at all)
         conn.executemany(
             "INSERT OR IGNORE INTO memory_npcs (memory_id, npc_id) VALUES (?, ?)",
             [(entry.id, npc) for npc in entry.npc_ids],
@@ -511,6 +593,29 @@ class _RowSource:
         if row is None:
             raise StoreError(f"{self._store.path}: memory {entry_id!r} is gone from its row")
         return self._store._validated(row[0], entry_id, row[1], self._store._problems)
+
+    def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        found: dict[str, MemoryEntry | None] = {}
+        rows: dict[str, tuple[int, str]] = {}
+        wanted = [i for i in ids if i not in self._checked]
+        with self._store._sql_errors("read"):
+            for at in range(0, len(wanted), 500):
+                part = wanted[at : at + 500]
+                marks = ", ".join("?" * len(part))
+                for seq, entry_id, data in self._conn.execute(
+                    f"SELECT seq, id, entry FROM memories WHERE id IN ({marks})", part
+                ):
+                    rows[entry_id] = (seq, data)
+        for entry_id in ids:
+            row = rows.get(entry_id)
+            if row is None and entry_id not in self._checked:
+                raise StoreError(f"{self._store.path}: memory {entry_id!r} is gone from its row")
+            found[entry_id] = (
+                self._checked.pop(entry_id)
+                if row is None
+                else self._store._validated(row[0], entry_id, row[1], self._store._problems)
+            )
+        return found
 
     def load_all(self) -> dict[str, MemoryEntry]:
         found = dict(self._checked)

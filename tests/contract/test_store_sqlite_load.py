@@ -1,0 +1,147 @@
+"""SQLite loads: the index comes from the columns, sorted and aggregated by SQLite, and answers
+every read as the store that wrote the rows does; rows without the columns (or with columns a
+load cannot take) go through the validating path with the same answers."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus
+
+BASE = datetime(2026, 11, 24, 9, 0, 0, 123456, tzinfo=UTC)
+_NPCS = (["troll"], ["\u00e9lan", "troll"], ["Zed"], ["zed", "zed"], ["\u03a9mega"], [])
+
+
+def entry(rng: random.Random, n: int) -> MemoryEntry:
+    """Memories in rooms, NPC sections (non-ASCII ids, several ids, none) and the world, with
+    equal importances and timestamps here and there (ties fall to store order)."""
+    roll = rng.random()
+    fields: dict[str, object] = {
+        "id": f"q-{n:04d}",
+        "title": f"Memory {n}",
+        "text": f"Thing {n}.",
+        "importance": rng.choice((1, 500, 500, 999, rng.randrange(1, 1000))),
+        "created_at": BASE + timedelta(microseconds=rng.choice((0, 0, n * 1_000_003))),
+        "status": rng.choice(
+            (MemoryStatus.ACTIVE,) * 4 + (MemoryStatus.TENTATIVE, MemoryStatus.SUPERSEDED)
+        ),
+    }
+    if roll < 0.4:
+        room = rng.randrange(0, 6)
+        return MemoryEntry(scope=MemoryScope.LOCATION, location_id=room, **fields)  # type: ignore[arg-type]
+    if roll < 0.8:
+        npcs = rng.choice(_NPCS) or ["troll"]
+        location = rng.choice((None, 2))
+        return MemoryEntry(  # type: ignore[arg-type]
+            scope=MemoryScope.NPC, npc_ids=npcs, location_id=location, **fields
+        )
+    return MemoryEntry(scope=MemoryScope.WORLD, npc_ids=rng.choice(_NPCS), **fields)  # type: ignore[arg-type]
+
+
+def answers(store: SqliteMemoryStore) -> tuple[object, ...]:
+    return (
+        [e.id for e in store.entries()],
+        [e.id for e in store.ranked(1000)],
+        [e.id for e in store.ranked(7)],
+        {n: [e.id for e in store.entries(npc_id=n)] for n in ("troll", "\u00e9lan", "zed", "Zed")},
+        {r: [e.id for e in store.entries(location_id=r)] for r in range(6)},
+        [e.id for e in store.entries(scope=MemoryScope.NPC)],
+    )
+
+
+@pytest.mark.parametrize("by_hand", [False, True])
+def test_a_load_answers_as_the_writer_does(tmp_path: Path, by_hand: bool) -> None:
+    path = tmp_path / "memories.sqlite3"
+    writer = SqliteMemoryStore(path)
+    rng = random.Random(4)
+    for n in range(0, 240, 8):
+        with writer.transaction() as tx:
+            for k in range(n, n + 8):
+                tx.add(entry(rng, k))
+            if n:
+                moved = entry(rng, n + 1000).model_copy(update={"id": f"q-{n - 3:04d}"})
+                tx.update(moved)  # keeps its place in store order, maybe in another section
+    expected = answers(writer)
+    writer.close()
+    if by_hand:  # a row without the columns: the load validates it (the other path)
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.execute("UPDATE memories SET created_ts = NULL WHERE id = 'q-0010'")
+        conn.close()
+    conn = sqlite3.connect(path)
+    taken = SqliteMemoryStore._columns_index(conn) is not None
+    conn.close()
+    assert taken is not by_hand, "the columns path, or the validating one for a hand-made row"
+    store = SqliteMemoryStore(path)
+    assert store._cache.unread == 240
+    assert answers(store) == expected
+    with store.transaction() as tx:  # the loaded index is kept in step by the ops
+        tx.supersede("q-0011", None)
+        tx.add(entry(rng, 999))
+    after = answers(store)
+    store.close()
+    again = SqliteMemoryStore(path)
+    assert answers(again) == after
+    again.close()
+
+
+def test_a_rooms_rows_are_read_in_one_query(tmp_path: Path) -> None:
+    path = tmp_path / "memories.sqlite3"
+    writer = SqliteMemoryStore(path)
+    rng = random.Random(8)
+    with writer.transaction() as tx:
+        for n in range(120):
+            tx.add(entry(rng, n))
+    expected = writer.entries(location_id=3)
+    writer.close()
+    store = SqliteMemoryStore(path)
+    statements: list[str] = []
+    assert store._conn is not None
+    store._conn.set_trace_callback(statements.append)
+    assert len(expected) > 3
+    assert store.entries(location_id=3) == expected
+    reads = [s for s in statements if "FROM memories WHERE id" in s]
+    assert len(reads) == 1, reads
+    store.close()
+
+
+def test_a_unit_of_work_writes_only_the_location_rows_it_changed(tmp_path: Path) -> None:
+    path = tmp_path / "memories.sqlite3"
+    store = SqliteMemoryStore(path)
+    rng = random.Random(9)
+    with store.transaction() as tx:
+        tx.record_visit(1, "Hall", 1)
+    statements: list[str] = []
+    assert store._conn is not None
+    store._conn.set_trace_callback(statements.append)
+    memory = entry(rng, 1).model_copy(
+        update={"scope": MemoryScope.LOCATION, "location_id": 1, "npc_ids": []}
+    )
+    with store.transaction() as tx:
+        tx.add(memory)  # the room's record is as stored: not written again
+    assert not [s for s in statements if "INTO locations" in s]
+    with store.transaction() as tx:
+        tx.record_visit(1, "Hall", 2)
+    assert len([s for s in statements if "INTO locations" in s]) == 1
+    store._conn.set_trace_callback(None)
+    other = sqlite3.connect(path)  # another writer renames the room
+    with other:
+        other.execute("UPDATE locations SET name = 'Great Hall' WHERE id = 1")
+    other.close()
+    with store.transaction() as tx:
+        tx.add(memory.model_copy(update={"id": "q-other"}))
+    store.close()
+    again = SqliteMemoryStore(path)
+    record = again.location(1)
+    assert record is not None and (record.name, record.visits, record.episodes) == (
+        "Great Hall",
+        2,
+        [1, 2],
+    )
+    again.close()
