@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
+import operator
 import os
 import sqlite3
 import time
@@ -401,23 +403,24 @@ class SqliteMemoryStore(CachedStore):
         orders: list[tuple[int, int | str, int]] = list(
             zip(rank_list, json.loads(keys), seq_list, strict=True)
         )
-        try:
-            if orders != sorted(orders):  # the subquery's order: checked, never assumed
+        try:  # the subquery's order: checked (pair by pair, in C), never assumed
+            if not all(map(operator.le, orders, itertools.islice(orders, 1, None))):
                 return None
         except TypeError:  # keys of both kinds in one rank (rows written by hand)
             return None
         imp: list[int | None] = json.loads(importance)
         ts = list(map(float, times.split(",")))
-        visible = [n for n, i in enumerate(imp) if i is not None]
+        ranks = [None if i is None else (i, t) for i, t in zip(imp, ts, strict=True)]
+        visible = [n for n, rank in enumerate(ranks) if rank is not None]
         # the ranking: (-importance, -created_at, store order); rows are in store order, so
-        # a stable sort by the first two gives it
-        visible.sort(key=lambda n: (imp[n], ts[n]))
+        # a stable sort by the first two gives it (keyed by C-level look-ups, no Python per row)
+        visible.sort(key=ranks.__getitem__)
         return MemoryIndex.from_columns(
             id_list,
             orders,
             json.loads(locations),
             [tuple(dict.fromkeys(n)) if n else () for n in json.loads(npcs)],
-            [None if i is None else (i, t) for i, t in zip(imp, ts, strict=True)],
+            ranks,
             visible,
         )
 
