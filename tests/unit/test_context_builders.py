@@ -554,3 +554,40 @@ def test_the_location_sections_size_is_what_its_rendered_text_costs(memory: Any)
             if group.entries:
                 size.drop(group.entries.pop()[1])
                 break
+
+
+def test_a_location_builder_that_answered_before_answers_as_a_new_one(memory: Any) -> None:
+    """Sections and the choice of memories are kept by what they were made from (the head, or
+    its size, and the entry objects): as visits, names and memories change, a builder that
+    keeps them gives exactly what a builder made just then gives."""
+    entries = [
+        mem(
+            f"Thing {n} here",
+            " ".join(["word"] * (n * 7 % 40)),
+            category=list(C)[n % len(C)],
+            importance=n * 37 % 1000 + 1,
+        )
+        for n in range(30)
+    ]
+    kept = LocationMemoryBuilder(memory, max_tokens=300)
+    long_name = "Hall of " + "very long names " * 12  # fewer memories fit beside it
+    steps = [
+        (5, 30, "Living Room"),
+        (6, 30, "Living Room"),
+        (9, 30, "Living Room"),
+        (10, 30, "Living Room"),
+        (10, 29, "Living Room"),
+        (11, 29, "Hall"),
+        (123, 29, "Hall"),
+        (123, 30, "Hall"),
+        (124, 30, long_name),
+    ]
+    for visits, count, name in steps:
+        memory.location_record.return_value = LocationRecord(
+            id=23, name=name, visits=visits, episodes=[1, 2]
+        )
+        memory.location_memories.return_value = entries[:count]
+        fresh = LocationMemoryBuilder(memory, max_tokens=300)
+        got = built(kept.build(request(location_name=name)))
+        assert got == built(fresh.build(request(location_name=name))), (visits, count, name)
+        assert f"You've been here {visits} times" in got.text

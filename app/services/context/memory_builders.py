@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Generic, TypeVar
 
 from cairn.interfaces.memory_service import IMemoryReader
 from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry, MemorySource
@@ -26,6 +27,7 @@ FIRST_VISIT = "First visit - no prior experiences"
 """The text for a location with no memories that has not been visited before."""
 
 _Ranked = tuple[int, MemoryEntry]
+_T = TypeVar("_T")
 """A memory with its position in the oldest-first query answer (higher = newer)."""
 
 
@@ -60,21 +62,21 @@ class _Group:
         return [_block(e) for _, e in self.entries]
 
 
-class _Memo:
-    """Sections (or blocks) already built, by what they were built from: memory entries are
+class _Memo(Generic[_T]):
+    """Sections (or choices) already made, by what they were made from: memory entries are
     replaced, never changed, so the ids of the entry objects (kept alive here with the value)
     name what a section shows. A turn in a room whose memories did not change builds
     nothing again."""
 
     def __init__(self, kept: int = 256) -> None:
         self._kept = kept
-        self._values: dict[tuple[object, ...], tuple[object, Section]] = {}
+        self._values: dict[tuple[object, ...], tuple[object, _T]] = {}
 
-    def get(self, key: tuple[object, ...]) -> Section | None:
+    def get(self, key: tuple[object, ...]) -> _T | None:
         hit = self._values.get(key)
         return hit[1] if hit is not None else None
 
-    def put(self, key: tuple[object, ...], alive: object, value: Section) -> Section:
+    def put(self, key: tuple[object, ...], alive: object, value: _T) -> _T:
         if len(self._values) >= self._kept:
             self._values.clear()
         self._values[key] = (alive, value)
@@ -182,7 +184,8 @@ class LocationMemoryBuilder(SectionBuilder):
         self._max_failures = max_failures
         self._max_other = max_other
         self.max_tokens = max_tokens
-        self._built = _Memo()
+        self._built: _Memo[Section] = _Memo()
+        self._chosen: _Memo[tuple[list[_Group], int]] = _Memo()
 
     def build(self, request: ContextRequest) -> Section | None:
         loc_id = request.location_id
@@ -195,14 +198,6 @@ class LocationMemoryBuilder(SectionBuilder):
         name = request.location_name or (record.name if record else "")
         visits = record.visits if record is not None else 0
         episodes = len(set(record.episodes)) if record is not None else 0
-        key = (self.max_tokens, loc_id, name, visits, episodes, *map(id, entries))
-        return self._built.get(key) or self._built.put(
-            key, entries, self._build(loc_id, name, visits, episodes, entries)
-        )
-
-    def _build(
-        self, loc_id: int, name: str, visits: int, episodes: int, entries: list[MemoryEntry]
-    ) -> Section:
         where = f"{name} (Location {loc_id})" if name else f"Location {loc_id}"
         head = [f"Location Memory for {where}:"]
         if visits > 0:
@@ -210,6 +205,25 @@ class LocationMemoryBuilder(SectionBuilder):
                 f"You've been here {_plural(visits, 'time')} "
                 f"across {_plural(episodes, 'episode')}."
             )
+        key = (self.max_tokens, *head, *map(id, entries))
+        built = self._built.get(key)
+        if built is None:
+            # which memories fit depends on the head only through its size: a new visit count
+            # of the same length keeps the choice (made again only when the memories change)
+            sizes = [_size(line) for line in head]
+            chars, words = sum(c for c, _ in sizes), sum(w for _, w in sizes)
+            size_key = (self.max_tokens, len(head), chars, words, *map(id, entries))
+            chosen = self._chosen.get(size_key) or self._chosen.put(
+                size_key, entries, self._choose(head, entries)
+            )
+            groups, hidden = chosen
+            text = self._render(head, groups, hidden)
+            ids = [e.id for g in groups for _, e in g.entries]
+            built = self._built.put(key, entries, self.section(text, ids))
+        return built
+
+    def _choose(self, head: list[str], entries: list[MemoryEntry]) -> tuple[list[_Group], int]:
+        """The memories shown, by kind, and how many are not, under `max_tokens`."""
         groups = self._grouped(entries)
         hidden = len(entries) - sum(len(g.entries) for g in groups)
         # the least useful kind goes first: visits, notes, discoveries, successes, failures, ...
@@ -221,8 +235,7 @@ class LocationMemoryBuilder(SectionBuilder):
                 group.entries.remove(victim)
                 size.drop(victim[1])
                 hidden += 1
-        text = self._render(head, groups, hidden)
-        return self.section(text, [e.id for g in groups for _, e in g.entries])
+        return groups, hidden
 
     def _grouped(self, entries: list[MemoryEntry]) -> list[_Group]:
         dangers = _Group(self._max_other)
@@ -289,7 +302,7 @@ class AdjacentMemoryBuilder(SectionBuilder):
         self._memory = memory
         self.max_rooms = max_rooms
         self.per_room = per_room
-        self._rooms = _Memo()
+        self._rooms: _Memo[Section] = _Memo()
 
     def build(self, request: ContextRequest) -> Section | None:
         loc_id = request.location_id
