@@ -101,6 +101,7 @@ def run_play(
     # whole run: out of the cyclic collector's sight, full collections stop scanning it again
     # (at 10,000 memories they took a fifth of a run); back in its care when the run ends
     gc.freeze()
+    store = container.store()
     try:
         stats: list[EpisodeStats] = []
         stop = _StopOnInterrupt()
@@ -131,7 +132,6 @@ def run_play(
             remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
         finally:
             game.close()
-            container.store().close()
         report = {
             "game": game.name,
             "fully_supported": game.fully_supported,
@@ -151,7 +151,8 @@ def run_play(
         atomic_write_text(report_path, json.dumps(report, indent=2) + "\n")
         from cairn.report.writer import write_report
 
-        html_path = write_report(settings)
+        # from the run's store, still open: it has read its memories already
+        html_path = write_report(settings, store=store)
         return PlayResult(
             report=report,
             report_path=report_path,
@@ -159,6 +160,7 @@ def run_play(
             html_path=html_path,
         )
     finally:
+        store.close()
         gc.unfreeze()
 
 

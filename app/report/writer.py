@@ -13,6 +13,7 @@ from cairn.report.svg_map import map_svg
 from cairn.services.map import MapGraph
 
 if TYPE_CHECKING:
+    from cairn.interfaces.store import IMemoryStore
     from cairn.settings import CairnSettings
 
 HTML_FILE = "report.html"
@@ -20,21 +21,30 @@ HTML_FILE = "report.html"
 
 
 def write_report(
-    settings: CairnSettings, *, output: Path | None = None, baseline: Path | None = None
+    settings: CairnSettings,
+    *,
+    output: Path | None = None,
+    baseline: Path | None = None,
+    store: IMemoryStore | None = None,
 ) -> Path:
     """Render the report of `settings.workdir` into `output` (default: WORKDIR/report.html);
-    the path written. ReportError when the workdir holds no report.json or the baseline none."""
+    the path written. ReportError when the workdir holds no report.json or the baseline none.
+    `store`: the workdir's store, open (a run's own, which has read its memories already; left
+    open); by default the store is opened through the composition root, and closed."""
     from cairn.container import build_container
 
     workdir = settings.workdir
     load_report_json(workdir)  # fail before opening (and creating) a store in a wrong folder
     if baseline is not None:
         load_report_json(baseline, what="baseline")
-    store = build_container(settings).store()
-    try:
+    if store is not None:
         data = gather(workdir, store, map_file=settings.map_file, baseline=baseline)
-    finally:
-        store.close()
+    else:
+        opened = build_container(settings).store()
+        try:
+            data = gather(workdir, opened, map_file=settings.map_file, baseline=baseline)
+        finally:
+            opened.close()
     path = output if output is not None else workdir / HTML_FILE
     try:
         atomic_write_text(path, render_page(data))

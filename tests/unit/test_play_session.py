@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import gc
+import html
 from pathlib import Path
 from typing import Any
 
+from pytest_mock import MockerFixture
+
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.agents.explorer import ExplorerAgent
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
@@ -130,3 +134,14 @@ def test_a_run_keeps_what_it_loaded_out_of_the_collectors_sight_and_gives_it_bac
     )
     assert frozen_during and min(frozen_during) > before  # the loaded store is frozen
     assert gc.get_freeze_count() == before  # and given back when the run ends
+
+
+def test_a_run_opens_its_store_once_and_writes_its_report_from_it(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    opened = mocker.spy(MarkdownMemoryStore, "__init__")
+    game = FakeGame()
+    play(tmp_path, game, ScriptedAgent(game.walkthrough()), episodes=1, max_turns=10)
+    assert opened.call_count == 1  # report.html came from the run's store, not a second load
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert all(m.title in page or html.escape(m.title) in page for m in memories(tmp_path))
