@@ -455,7 +455,15 @@ def test_an_edit_to_the_folded_part_is_read_not_the_snapshot(tmp_path: Path) -> 
 
 @pytest.mark.parametrize(
     "junk",
-    [b"not json", b'{"cairn_snapshot": 1, "size": "x"}', b"[]", b'{"cairn_snapshot": 99}'],
+    [
+        b"not json",
+        b'{"cairn_snapshot": 1, "size": "x"}',
+        b"[]",
+        b'{"cairn_snapshot": 99}',
+        b'{"cairn_snapshot": 2, "size": 123456789012345678901234567890}',  # beyond 64 bits
+        b'{"cairn_snapshot": 2, "digest": "\\udcff"}',  # a lone surrogate
+        b"\xff\xfe not UTF-8",
+    ],
 )
 def test_a_broken_or_hostile_snapshot_is_ignored(tmp_path: Path, junk: bytes) -> None:
     path = tmp_path / "Memories.md"

@@ -145,3 +145,26 @@ def test_a_unit_of_work_writes_only_the_location_rows_it_changed(tmp_path: Path)
         [1, 2],
     )
     again.close()
+
+
+def test_a_column_the_fast_decoder_refuses_sends_the_load_to_the_validating_path(
+    tmp_path: Path,
+) -> None:
+    """The columns are decoded by orjson, stricter than SQLite's json_valid: a row whose NPC
+    column a hand wrote with a lone surrogate is still loaded (through the validating path,
+    from the row's entry), and every read answers as before."""
+    path = tmp_path / "memories.sqlite3"
+    writer = SqliteMemoryStore(path)
+    rng = random.Random(12)
+    with writer.transaction() as tx:
+        for n in range(40):
+            tx.add(entry(rng, n))
+    expected = writer.entries()
+    writer.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE memories SET npcs = ? WHERE id = ?", ('["\\udcff"]', "q-0003"))
+        assert conn.execute("SELECT json_valid(npcs) FROM memories WHERE id = 'q-0003'").fetchone()
+    store = SqliteMemoryStore(path)
+    assert store.entries() == expected
+    assert store.problems() == []
+    store.close()

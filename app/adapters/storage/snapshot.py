@@ -38,6 +38,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from cairn.adapters.storage.companions import snapshot_name
 from cairn.adapters.storage.file_swap import read_fd
 from cairn.adapters.storage.markdown_format import (
@@ -327,7 +329,7 @@ def read_snapshot(path: Path, data: bytes, created_at: datetime) -> Loaded | Non
     try:
         fd = os.open(snapshot_path(path), os.O_RDWR | os.O_APPEND)
         first, _, journal = read_fd(fd).partition(b"\n")
-        document = json.loads(first)
+        document = orjson.loads(first)
         if not isinstance(document, dict) or document.get("cairn_snapshot") != SNAPSHOT_VERSION:
             os.close(fd)
             return None
@@ -362,7 +364,7 @@ def _journal_lines(
     if size == len(data) or not journal.endswith(b"\n"):
         return []
     try:
-        lines = json.loads(b"[" + journal.rstrip(b"\n").replace(b"\n", b",") + b"]")
+        lines = orjson.loads(b"[" + journal.rstrip(b"\n").replace(b"\n", b",") + b"]")
     except ValueError:
         return []
     at = size
