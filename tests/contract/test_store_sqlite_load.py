@@ -147,12 +147,14 @@ def test_a_unit_of_work_writes_only_the_location_rows_it_changed(tmp_path: Path)
     again.close()
 
 
+@pytest.mark.parametrize("npcs", ['["\\udcff"]', "5", '{"troll": 1}'])
 def test_a_column_the_fast_decoder_refuses_sends_the_load_to_the_validating_path(
-    tmp_path: Path,
+    tmp_path: Path, npcs: str
 ) -> None:
-    """The columns are decoded by orjson, stricter than SQLite's json_valid: a row whose NPC
-    column a hand wrote with a lone surrogate is still loaded (through the validating path,
-    from the row's entry), and every read answers as before."""
+    """The columns are decoded by orjson, stricter than SQLite's json_valid, and NPC columns
+    are joined as arrays: a row whose NPC column a hand wrote with a lone surrogate, or as
+    something other than an array, is still loaded (through the validating path, from the
+    row's entry), and every read answers as before."""
     path = tmp_path / "memories.sqlite3"
     writer = SqliteMemoryStore(path)
     rng = random.Random(12)
@@ -162,7 +164,7 @@ def test_a_column_the_fast_decoder_refuses_sends_the_load_to_the_validating_path
     expected = writer.entries()
     writer.close()
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE memories SET npcs = ? WHERE id = ?", ('["\\udcff"]', "q-0003"))
+        conn.execute("UPDATE memories SET npcs = ? WHERE id = ?", (npcs, "q-0003"))
         assert conn.execute("SELECT json_valid(npcs) FROM memories WHERE id = 'q-0003'").fetchone()
     store = SqliteMemoryStore(path)
     assert store.entries() == expected

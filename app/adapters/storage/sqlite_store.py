@@ -114,7 +114,7 @@ section's rank and key, then seq): its scan neither sorts nor touches the entrie
 _SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
 _COLUMNS_QUERY = (
     "SELECT count(*), json_group_array(id), group_concat(rank), group_concat(seq),"
-    " json_group_array(key), json_group_array(location_id), json_group_array(json(npcs)),"
+    " json_group_array(key), json_group_array(location_id), '[' || group_concat(npcs) || ']',"
     " json_group_array(hidden), group_concat(printf('%.17g', ts)) FROM ("
     f"SELECT {_RANK_SQL} AS rank, {_KEY_SQL} AS key, seq, id,"
     " location_id, npcs, CASE WHEN status IN ({visible}) THEN -importance END AS hidden,"
@@ -123,7 +123,8 @@ _COLUMNS_QUERY = (
 )
 """A load's index as columns, each one value (JSON, or numbers joined by commas: SQLite builds
 them, one decode each here, no Python per row): the rows in store order (see `ops.OrderKey`):
-ids, section ranks, seqs, section keys (the room's id, the first NPC's), locations, NPC ids,
+ids, section ranks, seqs, section keys (the room's id, the first NPC's), locations, NPC ids
+(each row's JSON array, joined: rows whose column is not an array take the validating path),
 -importance (null when not visible) and -created_at (17 digits: exact)."""
 _VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
 _COLUMNS_QUERY = _COLUMNS_QUERY.format(visible=", ".join(f"'{v}'" for v in sorted(_VISIBLE)))
@@ -151,6 +152,22 @@ def _columns(
         json.dumps(entry.npc_ids),
         entry.created_at.timestamp(),
     )
+
+
+def _npc_column(npcs: str | None) -> tuple[str, ...] | None:
+    """A row's NPC ids column, or None when it is missing or not a JSON array of strings (a
+    hand's: the row is then validated, and its entry's NPC ids taken)."""
+    if npcs is None:
+        return None
+    if npcs == "[]":
+        return ()
+    try:
+        value = json.loads(npcs)
+    except ValueError:
+        return None
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        return None
+    return tuple(value)
 
 
 def _data_version(conn: sqlite3.Connection) -> int:
@@ -338,7 +355,8 @@ class SqliteMemoryStore(CachedStore):
                 "SELECT seq, id, scope, status, location_id, importance, created_ts, npcs"
                 " FROM memories INDEXED BY memories_store_order"
             ):
-                if ts is None or npcs is None:
+                names = _npc_column(npcs)
+                if ts is None or names is None:
                     entry = self._checked_row(conn, seq, row_id, problems)
                     if entry is None:
                         continue
@@ -351,8 +369,6 @@ class SqliteMemoryStore(CachedStore):
                     )
                     names = tuple(entry.npc_ids)
                     ts = entry.created_at.timestamp()
-                else:
-                    names = () if npcs == "[]" else tuple(json.loads(npcs))
                 rank = _SECTION_RANK.get(scope, 2)
                 key = (loc or 0) if rank == 0 else (names[0] if rank == 1 and names else 0)
                 visible = (-importance, -ts) if status in _VISIBLE else None
@@ -390,8 +406,8 @@ class SqliteMemoryStore(CachedStore):
         column by column (little Python per row); None when some row lacks the columns (then
         `_load_rows` validates those rows)."""
         if conn.execute(
-            "SELECT 1 FROM memories WHERE created_ts IS NULL OR npcs IS NULL"
-            " OR NOT json_valid(npcs) LIMIT 1"
+            "SELECT 1 FROM memories WHERE created_ts IS NULL OR npcs IS NULL OR CASE WHEN"
+            " json_valid(npcs) THEN json_type(npcs) != 'array' ELSE 1 END LIMIT 1"
         ).fetchone():
             return None
         count, ids, ranks, seqs, keys, locations, npcs, importance, times = conn.execute(
@@ -405,7 +421,8 @@ class SqliteMemoryStore(CachedStore):
             key_list: list[int | str] = orjson.loads(keys)
             imp: list[int | None] = orjson.loads(importance)
             location_list: list[int | None] = orjson.loads(locations)
-            npc_lists: list[list[str]] = orjson.loads(npcs)
+            npc_lists: list[list[str]] = orjson.loads(npcs)  # each row's array, as stored
+            ts: list[float] = orjson.loads(f"[{times}]")  # 17 digits: exact, and fast
         except orjson.JSONDecodeError:
             return None
         rank_list, seq_list = map(int, ranks.split(",")), map(int, seqs.split(","))
@@ -417,7 +434,6 @@ class SqliteMemoryStore(CachedStore):
                 return None
         except TypeError:  # keys of both kinds in one rank (rows written by hand)
             return None
-        ts = list(map(float, times.split(",")))
         rank_keys = [None if i is None else (i, t) for i, t in zip(imp, ts, strict=True)]
         # the ranking: (-importance, -created_at, store order): rows are in store order, so a
         # stable sort of the visible rows by their rank gives it (keyed by a C-level look-up)
