@@ -55,6 +55,16 @@ def answers(store: SqliteMemoryStore) -> tuple[object, ...]:
     )
 
 
+def written(path: Path, *, seed: int, count: int) -> SqliteMemoryStore:
+    """A store holding `count` memories added in one unit of work (open: the caller closes)."""
+    writer = SqliteMemoryStore(path)
+    rng = random.Random(seed)
+    with writer.transaction() as tx:
+        for n in range(count):
+            tx.add(entry(rng, n))
+    return writer
+
+
 @pytest.mark.parametrize("by_hand", [False, True])
 def test_a_load_answers_as_the_writer_does(tmp_path: Path, by_hand: bool) -> None:
     path = tmp_path / "memories.sqlite3"
@@ -93,11 +103,7 @@ def test_a_load_answers_as_the_writer_does(tmp_path: Path, by_hand: bool) -> Non
 
 def test_a_rooms_rows_are_read_in_one_query(tmp_path: Path) -> None:
     path = tmp_path / "memories.sqlite3"
-    writer = SqliteMemoryStore(path)
-    rng = random.Random(8)
-    with writer.transaction() as tx:
-        for n in range(120):
-            tx.add(entry(rng, n))
+    writer = written(path, seed=8, count=120)
     expected = writer.entries(location_id=3)
     writer.close()
     store = SqliteMemoryStore(path)
@@ -156,11 +162,7 @@ def test_a_column_the_fast_decoder_refuses_sends_the_load_to_the_validating_path
     something other than an array, is still loaded (through the validating path, from the
     row's entry), and every read answers as before."""
     path = tmp_path / "memories.sqlite3"
-    writer = SqliteMemoryStore(path)
-    rng = random.Random(12)
-    with writer.transaction() as tx:
-        for n in range(40):
-            tx.add(entry(rng, n))
+    writer = written(path, seed=12, count=40)
     expected = writer.entries()
     writer.close()
     with sqlite3.connect(path) as conn:

@@ -193,7 +193,7 @@ class MemoryIndex:
         a store of 10,000 memories opens in milliseconds."""
         index = cls()
         index.order = dict(zip(ids, orders, strict=True))
-        index.seq = max(map(_third, orders), default=0)
+        index.seq = max(map(third, orders), default=0)
         items = [
             None if rank is None else ((*rank, order), entry_id)
             for rank, order, entry_id in zip(ranks, orders, ids, strict=True)
@@ -206,13 +206,13 @@ class MemoryIndex:
         # rows come in store order: each section's ids are one run
         by_section = index.by_section
         for section, group in itertools.groupby(
-            zip(map(_section_of, orders), ids, strict=True), key=_first
+            zip(map(_section_of, orders), ids, strict=True), key=first
         ):
-            by_section.setdefault(section, []).extend(map(_second, group))
+            by_section.setdefault(section, []).extend(map(second, group))
         by_location = index.by_location
-        for loc, group in itertools.groupby(zip(locations, ids, strict=True), key=_first):
+        for loc, group in itertools.groupby(zip(locations, ids, strict=True), key=first):
             if loc is not None:
-                by_location.setdefault(loc, []).extend(map(_second, group))
+                by_location.setdefault(loc, []).extend(map(second, group))
         by_npc = index.by_npc
         for entry_id, names in zip(ids, npcs, strict=True):
             for npc in names:
@@ -220,9 +220,10 @@ class MemoryIndex:
         return index
 
 
-_first = operator.itemgetter(0)
-_second = operator.itemgetter(1)
-_third = operator.itemgetter(2)
+first = operator.itemgetter(0)
+second = operator.itemgetter(1)
+third = operator.itemgetter(2)
+"""Column getters (C-level, for `map`) shared by the index and the snapshot."""
 _section_of = operator.itemgetter(slice(0, 2))
 
 
@@ -291,8 +292,7 @@ class MemoryCache:
             }
             unread.clear()
             for entry_id in [i for i, e in found.items() if e is None]:
-                self._forget_selected(entry_id)
-                self._index.remove(entry_id)
+                self._unindex(entry_id)
             self._memories = {i: e for i, e in found.items() if e is not None}
         return self._memories
 
@@ -314,9 +314,7 @@ class MemoryCache:
             entry = self._source.load(entry_id)
             self._unread.discard(entry_id)
             if entry is None:  # does not read (the source said why): gone from the cache
-                if self._index is not None and entry_id in self._index.order:
-                    self._forget_selected(entry_id)
-                    self._index.remove(entry_id)
+                self._unindex(entry_id)
                 return None
             self._memories[entry_id] = entry
         return entry
@@ -331,9 +329,7 @@ class MemoryCache:
         for entry_id, entry in self._source.load_many(wanted).items():
             unread.discard(entry_id)
             if entry is None:  # does not read (the source said why): gone from the cache
-                if self._index is not None and entry_id in self._index.order:
-                    self._forget_selected(entry_id)
-                    self._index.remove(entry_id)
+                self._unindex(entry_id)
             else:
                 self._memories[entry_id] = entry
 
@@ -369,18 +365,22 @@ class MemoryCache:
         self._unread.discard(entry.id)
         self._memories[entry.id] = entry
         if self._index is not None:
-            if known:
-                self._forget_selected(entry.id)
-            seq = self._index.remove(entry.id) if known else None
+            seq = self._unindex(entry.id) if known else None
             self._index.add(entry, seq)
             self._forget_selected(entry.id)
 
     def _drop(self, entry_id: str) -> None:
         self._unread.discard(entry_id)
         self._memories.pop(entry_id, None)
-        if self._index is not None:
-            self._forget_selected(entry_id)
-            self._index.remove(entry_id)
+        self._unindex(entry_id)
+
+    def _unindex(self, entry_id: str) -> int | None:
+        """Take a memory out of the indexes (forgetting the answers that read its lists); its
+        sequence number, None when it was not indexed."""
+        if self._index is None or entry_id not in self._index.order:
+            return None
+        self._forget_selected(entry_id)
+        return self._index.remove(entry_id)
 
     def _forget_selected(self, entry_id: str) -> None:
         """Forget the `select` answers that read the lists this (indexed) memory is in."""

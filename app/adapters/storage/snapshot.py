@@ -31,7 +31,6 @@ import hashlib
 import itertools
 import json
 import logging
-import operator
 import os
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,7 +50,7 @@ from cairn.adapters.storage.markdown_format import (
     escape_inline,
     parse,
 )
-from cairn.adapters.storage.ops import MemoryCache, MemoryIndex
+from cairn.adapters.storage.ops import MemoryCache, MemoryIndex, first, second, third
 from cairn.errors import StoreError
 from cairn.models.memory import LocationRecord, MemoryEntry, ParseProblem
 
@@ -76,13 +75,6 @@ def _hasher(data: bytes | memoryview = b"") -> Hasher:
     return hashlib.sha256(data)
 
 
-def _digest(data: bytes) -> str:
-    return str(_hasher(data).hexdigest())
-
-
-_first = operator.itemgetter(0)
-_second = operator.itemgetter(1)
-_third = operator.itemgetter(2)
 
 JournalRow = list[Any]
 """One appended block: id, section rank, section key, seq, location id, NPC ids, -importance
@@ -159,25 +151,26 @@ def write_snapshot(
     position = dict(zip(ids, itertools.count()))
     orders = list(map(index.order.__getitem__, ids))
     metas = list(map(index.meta.__getitem__, ids))
-    items = list(map(_third, metas))
+    items = list(map(third, metas))
     placed = list(map(spans.__getitem__, ids))
+    hasher = _hasher(data)  # the document's digest, then the journal's running one
     document = {
         "cairn_snapshot": SNAPSHOT_VERSION,
         "size": len(data),
-        "digest": _digest(data),
+        "digest": hasher.hexdigest(),
         "lines": data.count(b"\n"),
         "seq": index.seq,
         "ids": ids,
-        "rank": list(map(_first, orders)),
-        "key": list(map(_second, orders)),
-        "order_seq": list(map(_third, orders)),
-        "location": list(map(_first, metas)),
+        "rank": list(map(first, orders)),
+        "key": list(map(second, orders)),
+        "order_seq": list(map(third, orders)),
+        "location": list(map(first, metas)),
         "npcs": {str(n): m[1] for n, m in enumerate(metas) if m[1]},
         "importance": [item[0][0] if item else None for item in items],
         "time": [item[0][1] if item else None for item in items],
-        "ranked": list(map(position.__getitem__, map(_second, index.ranked))),
-        "start": list(map(_first, placed)),
-        "end": list(map(_second, placed)),
+        "ranked": list(map(position.__getitem__, map(second, index.ranked))),
+        "start": list(map(first, placed)),
+        "end": list(map(second, placed)),
         "locations": [r.model_dump(mode="json") for r in cache.locations.values()],
         "raw": [[list(b.section), b.lines, b.problems, b.after] for b in raw],
         "problems": [[p.line, p.message] for p in problems],
@@ -199,7 +192,7 @@ def write_snapshot(
         if fd >= 0:
             os.close(fd)
         return None
-    return Journal(fd, _hasher(data), len(data), chars)
+    return Journal(fd, hasher, len(data), chars)
 
 
 def remove_snapshot(path: Path) -> None:
@@ -341,7 +334,7 @@ def read_snapshot(path: Path, data: bytes, created_at: datetime) -> Loaded | Non
         lines = _journal_lines(journal, data, folded, hasher)
         size = int(lines[-1]["size"]) if lines else folded
         text = data[:size].decode("utf-8")
-        loaded = _loaded(document, lines, text, str(path), created_at)
+        loaded = _loaded(document, lines, text, size, str(path), created_at)
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
         if fd >= 0:
             os.close(fd)
@@ -396,6 +389,7 @@ def _loaded(
     document: dict[str, Any],
     lines: list[dict[str, Any]],
     text: str,
+    size: int,
     path: str,
     created_at: datetime,
 ) -> Loaded:
@@ -447,5 +441,4 @@ def _loaded(
         for b in document["raw"]
     ]
     problems = [ParseProblem(path=path, line=p[0], message=p[1]) for p in document["problems"]]
-    size = int(lines[-1]["size"]) if lines else int(document["size"])
     return Loaded(cache, raw, problems, size, int(document["lines"]), source)

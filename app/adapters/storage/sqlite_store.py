@@ -610,16 +610,7 @@ class _RowSource:
         self._checked = checked
 
     def load(self, entry_id: str) -> MemoryEntry | None:
-        entry = self._checked.pop(entry_id, None)
-        if entry is not None:
-            return entry
-        with self._store._sql_errors("read"):
-            row = self._conn.execute(
-                "SELECT seq, entry FROM memories WHERE id = ?", (entry_id,)
-            ).fetchone()
-        if row is None:
-            raise StoreError(f"{self._store.path}: memory {entry_id!r} is gone from its row")
-        return self._store._validated(row[0], entry_id, row[1], self._store._problems)
+        return self.load_many([entry_id])[entry_id]
 
     def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
         found: dict[str, MemoryEntry | None] = {}

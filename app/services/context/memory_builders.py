@@ -27,8 +27,8 @@ FIRST_VISIT = "First visit - no prior experiences"
 """The text for a location with no memories that has not been visited before."""
 
 _Ranked = tuple[int, MemoryEntry]
-_T = TypeVar("_T")
 """A memory with its position in the oldest-first query answer (higher = newer)."""
+_T = TypeVar("_T")
 
 
 @lru_cache(maxsize=4096)

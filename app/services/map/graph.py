@@ -80,13 +80,12 @@ class MapGraph(IMapRecorder):
         self._exits: dict[int, set[str]] = {}  # directions the room text mentions
         self._failed: dict[int, set[str]] = {}  # actions the game refused
         self._tried: dict[int, set[str]] = {}  # actions taken that stayed in the same room
-        self._inferred_cache: dict[int, dict[str, int]] | None = None
         self._answers: dict[tuple[object, ...], Any] = {}
-        """Routes, neighbours and unexplored exits already found, until the map changes."""
+        """Inferred reverses, routes, neighbours and unexplored exits already found, until the
+        map changes."""
 
     def _changed(self) -> None:
         """The rooms' links or exits changed: what was inferred or found no longer holds."""
-        self._inferred_cache = None
         self._answers.clear()
 
     # -- learning ------------------------------------------------------------------------------
@@ -297,8 +296,10 @@ class MapGraph(IMapRecorder):
 
     def _inferred(self) -> dict[int, dict[str, int]]:
         """Assumed reverses of known compass moves (see the module docstring)."""
-        if self._inferred_cache is not None:
-            return self._inferred_cache
+        inferred: dict[int, dict[str, int]] = self._answer(("inferred",), self._infer)
+        return inferred
+
+    def _infer(self) -> dict[int, dict[str, int]]:
         candidates: dict[tuple[int, str], set[int]] = {}
         for source, moves in self._moves.items():
             for action, target in moves.items():
@@ -314,7 +315,6 @@ class MapGraph(IMapRecorder):
         for (room, action), sources in candidates.items():
             if len(sources) == 1:  # two rooms claiming the same reverse: no guess
                 inferred.setdefault(room, {})[action] = next(iter(sources))
-        self._inferred_cache = inferred
         return inferred
 
     def _answer(self, key: tuple[object, ...], find: Callable[..., Any], *args: Any) -> Any:
