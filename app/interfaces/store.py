@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from cairn.models.memory import (
@@ -114,6 +114,13 @@ class IMemoryStore(ABC):
     @abstractmethod
     def reload(self) -> None:
         """Re-read the store from disk (picks up edits by people and other processes)."""
+
+    def steady(self) -> AbstractContextManager[None]:
+        """A block whose reads look for what others wrote once, on entry: they see that state
+        and this thread's own writes (a game turn reads the store a dozen times; each read
+        would look again). Writes inside still merge what others wrote before they commit.
+        Stores that never look (nothing else writes to them) need not override it."""
+        return nullcontext()
 
     @abstractmethod
     def close(self) -> None:

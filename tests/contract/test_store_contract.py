@@ -529,6 +529,28 @@ def test_another_store_objects_writes_are_read_and_kept(durable_factory: StoreFa
     assert len(second.entries()) == 3
 
 
+def test_reads_in_a_steady_block_look_once_and_see_their_own_writes(
+    file_factory: StoreFactory,
+) -> None:
+    first, second = file_factory.open(), file_factory.open()
+    add_all(first, location_memory("Before"))
+    with first.steady():
+        add_all(second, npc_memory("Theirs"))  # after the block looked: not read inside it
+        assert [m.title for m in first.entries()] == ["Before"]
+        assert first.location(1) is not None
+        add_all(first, world_memory("Ours"))  # a write still merges what others wrote
+        assert {m.title for m in first.entries()} == {"Before", "Theirs", "Ours"}
+        add_all(second, location_memory("Later"))
+        with first.steady():  # nested: joins the outer block
+            assert len(first.entries()) == 3
+        first.reload()  # an explicit reload still reads
+        assert len(first.entries()) == 4
+        add_all(second, location_memory("Last"))
+        assert len(first.entries()) == 4
+    assert "Last" in {m.title for m in first.entries()}  # outside: every read looks
+    assert len(file_factory.open().entries()) == 5
+
+
 def test_a_person_appending_a_memory_by_hand_is_read_and_kept(
     markdown_factory: StoreFactory,
 ) -> None:

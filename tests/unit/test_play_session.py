@@ -145,3 +145,23 @@ def test_a_run_opens_its_store_once_and_writes_its_report_from_it(
     assert opened.call_count == 1  # report.html came from the run's store, not a second load
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert all(m.title in page or html.escape(m.title) in page for m in memories(tmp_path))
+
+
+def test_a_turn_looks_for_others_writes_once_not_once_per_read(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    looks = mocker.spy(MarkdownMemoryStore, "_refresh")
+    per_turn: list[int] = []
+    game = FakeGame()
+    play(
+        tmp_path,
+        game,
+        ScriptedAgent(game.walkthrough()),
+        episodes=1,
+        max_turns=8,
+        on_turn=lambda episode, turn, obs: per_turn.append(looks.call_count),
+    )
+    counts = [b - a for a, b in zip(per_turn, per_turn[1:], strict=False)]
+    # one look entering the turn, one per commit (a write merges what others wrote first);
+    # without the steady block every read of the prompt and the handlers looks again
+    assert counts and max(counts) <= 3, counts

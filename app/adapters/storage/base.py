@@ -66,6 +66,26 @@ class CachedStore(IMemoryStore):
                 self._cache = self._commit(tx.ops)
         tx.run_callbacks()
 
+    @contextmanager
+    def steady(self) -> Iterator[None]:
+        local = self._local
+        if getattr(local, "steady", False):
+            yield
+            return
+        with self._lock:
+            self._refresh()
+        local.steady = True
+        try:
+            yield
+        finally:
+            local.steady = False
+
+    def _look(self) -> None:
+        """Bring the cache up to date for a read (under `self._lock`), unless this thread is
+        inside `steady()`, which looked on entry."""
+        if not getattr(self._local, "steady", False):
+            self._refresh()
+
     @abstractmethod
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
         """Durably apply `ops` and return the resulting cache; on error change nothing."""
@@ -75,7 +95,7 @@ class CachedStore(IMemoryStore):
 
     def get(self, entry_id: str) -> MemoryEntry | None:
         with self._lock:
-            self._refresh()
+            self._look()
             return self._cache.get(entry_id)
 
     def entries(
@@ -87,28 +107,28 @@ class CachedStore(IMemoryStore):
         statuses: frozenset[MemoryStatus] | None = None,
     ) -> list[MemoryEntry]:
         with self._lock:
-            self._refresh()
+            self._look()
             return self._cache.select(
                 scope=scope, location_id=location_id, npc_id=npc_id, statuses=statuses
             )
 
     def ranked(self, limit: int) -> list[MemoryEntry]:
         with self._lock:
-            self._refresh()
+            self._look()
             return self._cache.ranked(limit)
 
     def locations(self) -> dict[int, LocationRecord]:
         with self._lock:
-            self._refresh()
+            self._look()
             return {k: own_record(v) for k, v in self._cache.locations.items()}
 
     def location(self, location_id: int) -> LocationRecord | None:
         with self._lock:
-            self._refresh()
+            self._look()
             record = self._cache.locations.get(location_id)
             return own_record(record) if record is not None else None
 
     def problems(self) -> list[ParseProblem]:
         with self._lock:
-            self._refresh()
+            self._look()
             return list(self._problems)
