@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import html
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +162,7 @@ def test_a_turn_looks_for_others_writes_once_not_once_per_read(
         max_turns=8,
         on_turn=lambda episode, turn, obs: per_turn.append(looks.call_count),
     )
-    counts = [b - a for a, b in zip(per_turn, per_turn[1:], strict=False)]
+    counts = [b - a for a, b in itertools.pairwise(per_turn)]
     # one look entering the turn, one per commit (a write merges what others wrote first);
     # without the steady block every read of the prompt and the handlers looks again
     assert counts and max(counts) <= 3, counts
