@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pytest_mock import MockerFixture
 
 from cairn.errors import CairnError, ConfigError, StoreError, UnknownPromptError
@@ -74,6 +76,24 @@ def test_sections_render_in_priority_order_with_titles_and_costs() -> None:
     assert prompt.total_tokens == estimate_tokens(prompt.text)
     assert prompt.dropped == []
     assert not prompt.over_budget
+
+
+@given(
+    st.lists(
+        st.tuples(st.text(min_size=1, max_size=12), st.text(max_size=40)),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda pair: pair[0],
+    )
+)
+def test_the_prompts_cost_is_the_estimate_of_its_text_whatever_the_titles_and_texts(
+    parts: list[tuple[str, str]],
+) -> None:
+    """The budget adds each section's counts by parts (title, text): the sum must be the
+    estimate of the rendered prompt, spaces, newlines and other whitespace included."""
+    builders = [FixedBuilder(name, n, text) for n, (name, text) in enumerate(parts)]
+    prompt = service(*builders, budget=100_000).assemble("adventurer", req())
+    assert prompt.total_tokens == estimate_tokens(prompt.text)
 
 
 def test_builders_with_nothing_to_say_leave_no_heading() -> None:

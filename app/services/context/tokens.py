@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 
 def estimate_tokens(text: str) -> int:
@@ -15,7 +16,13 @@ def estimate_tokens(text: str) -> int:
     """
     if not text:
         return 0
-    return estimate_from_counts(len(text), len(text.split()))
+    return estimate_from_counts(len(text), word_count(text))
+
+
+@lru_cache(maxsize=4096)
+def word_count(text: str) -> int:
+    """Whitespace-separated words in `text` (kept: a prompt's sections repeat turn to turn)."""
+    return len(text.split())
 
 
 def estimate_from_counts(chars: int, words: int) -> int:
