@@ -299,3 +299,22 @@ def test_a_stale_status_line_is_stripped() -> None:
     status = "> West of House" + " " * 40 + "Score: 0        Moves: 0      \n"
     assert strip_status_line(status + "North of House\nA field.") == "North of House\nA field."
     assert strip_status_line("> a quoted prompt\nText") == "> a quoted prompt\nText"
+
+
+@needs_roms
+def test_the_tree_is_read_from_the_dynamic_memory_as_jericho_states_it(
+    zork: JerichoGame,
+) -> None:
+    """The kept buffer holds what `get_state` reports, turn after turn; without the library's
+    `getRAM` the adapter reads `get_state` and sees the same game."""
+    env = zork._env
+    actions = ["open mailbox", "take leaflet", "north", "east", "open window", "enter"]
+    fast = [zork.step(action) for action in actions]
+    assert zork._ram() == bytes(env.get_state()[0])
+    zork.reset()
+    assert zork._direct_ram
+    zork._direct_ram = False  # as for an interpreter library without getRAM
+    slow = [zork.step(action) for action in actions]
+    assert [(o.location_id, o.location_name, o.objects, o.inventory) for o in fast] == [
+        (o.location_id, o.location_name, o.objects, o.inventory) for o in slow
+    ]

@@ -32,6 +32,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import pickle
 import re
 import warnings
@@ -126,6 +127,12 @@ class JerichoGame(IGame):
         self._rooms_root: int | None = None
         self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
         self._text_objects: dict[tuple[object, ...], list[str]] = {}
+        self._ram_buffer: ctypes.Array[ctypes.c_uint8] | None = None
+        lib = getattr(self._env, "frotz_lib", None)
+        self._direct_ram = hasattr(lib, "getRAM") and hasattr(lib, "getRAMSize")
+        self._item_names: dict[str, str] = {}
+        """Cleaned names by the tree's raw names (a turn reads the same few again)."""
+        self._object_names: dict[str, str] = {}
         self._turn_look: str | None = None
         self._steps = 0
 
@@ -223,7 +230,7 @@ class JerichoGame(IGame):
         if not self._supported or self._story is None:
             return None
         try:
-            tree = self._story.tree(self._env.get_state()[0])
+            tree = self._story.tree(self._ram())
         except Exception:  # the interpreter's memory could not be read
             return None
         if self._player is None:
@@ -233,6 +240,18 @@ class JerichoGame(IGame):
             return None
         status = tree.global_variable(0) if self._story.version == 3 else 0
         return _View(tree, place_player(tree, self._player, self._rooms_root, status))
+
+    def _ram(self) -> bytes:
+        """The interpreter's dynamic memory: copied into a buffer kept for it (Jericho's
+        `get_state` copies the stack and more too, through numpy); `get_state` when the
+        interpreter library has no `getRAM`."""
+        lib = getattr(self._env, "frotz_lib", None)
+        if not self._direct_ram or lib is None:
+            return bytes(self._env.get_state()[0])
+        if self._ram_buffer is None:
+            self._ram_buffer = (ctypes.c_uint8 * int(lib.getRAMSize()))()
+        lib.getRAM(self._ram_buffer)
+        return bytes(self._ram_buffer)
 
     def _look(self) -> str:
         """The answer to `look`, on a saved state that is restored (at most once a turn)."""
@@ -291,8 +310,11 @@ class JerichoGame(IGame):
         things = visible_things(view.tree, view.placement, self._player)
         raw = [view.tree.name(t) for t in things]
         if any(n.strip() for n in raw) or not things:
-            names = (object_name(n, vocabulary, resolution) for n in raw)
-            return list(dict.fromkeys(n for n in names if n))
+            known = self._object_names
+            for n in raw:
+                if n not in known:
+                    known[n] = object_name(n, vocabulary, resolution)
+            return list(dict.fromkeys(name for n in raw if (name := known[n])))
         key = room_state(view.tree, view.placement, self._player)
         if key not in self._text_objects and not done:
             self._text_objects[key] = nouns_in_text(
@@ -328,7 +350,11 @@ class JerichoGame(IGame):
         if items and not any(n.strip() for n in raw):
             return [] if done else parse_inventory(self._ask("inventory"))
         vocabulary, _nouns, resolution = self._words()
-        return [n for r in raw if (n := clean_item_name(r, vocabulary, resolution))]
+        known = self._item_names
+        for r in raw:
+            if r not in known:
+                known[r] = clean_item_name(r, vocabulary, resolution)
+        return [n for r in raw if (n := known[r])]
 
 
 def _story(path: Path) -> ZStory | None:
