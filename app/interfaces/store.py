@@ -9,11 +9,13 @@ from pathlib import Path
 
 from cairn.models.memory import (
     VISIBLE_STATUSES,
+    CapKey,
     LocationRecord,
     MemoryEntry,
     MemoryScope,
     MemoryStatus,
     ParseProblem,
+    cap_key,
 )
 
 
@@ -90,6 +92,18 @@ class IMemoryStore(ABC):
             reverse=True,
         )
         return ranked[: max(0, limit)]
+
+    def scope_counts(self) -> dict[CapKey, tuple[int, int]]:
+        """(visible, hidden) memories per scope key, the keys pruning caps: ("location", the
+        room's id as text), ("npc", the first NPC id), ("world", ""). Stores answer from their
+        index, without reading a memory."""
+        counts: dict[CapKey, tuple[int, int]] = {}
+        for entry in self.entries():
+            key = cap_key(entry.scope, entry.location_id, entry.npc_ids)
+            visible, hidden = counts.get(key, (0, 0))
+            shown = entry.status in VISIBLE_STATUSES
+            counts[key] = (visible + shown, hidden + (not shown))
+        return counts
 
     def checkpoint(self) -> None:  # noqa: B027 (a hook: stores without either do nothing)
         """The end of an episode: fold what was appended and move SUPERSEDED memories to the

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
@@ -56,6 +57,20 @@ class MemoryStatus(StrEnum):
 
 VISIBLE_STATUSES = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
 """The statuses of memories that belong in prompts (SUPERSEDED ones stay on disk only)."""
+
+
+CapKey = tuple["MemoryScope", str]
+"""What a cap applies to: ("location", the room's id as text), ("npc", the first NPC id) or
+("world", "")."""
+
+
+def cap_key(scope: MemoryScope, location_id: int | None, npc_ids: Sequence[str]) -> CapKey:
+    """The cap key of a memory with this scope, location id and NPC ids."""
+    if scope is MemoryScope.LOCATION:
+        return scope, str(location_id)
+    if scope is MemoryScope.NPC:
+        return scope, npc_ids[0] if npc_ids else ""
+    return scope, ""
 
 
 class MemorySource(StrEnum):

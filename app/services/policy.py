@@ -9,11 +9,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cairn.interfaces.store import StoreTransaction
 from cairn.models.memory import (
+    CapKey,
     MemoryCategory,
     MemoryEntry,
     MemoryScope,
     MemorySource,
     MemoryStatus,
+    cap_key,
 )
 
 log = logging.getLogger(__name__)
@@ -47,13 +49,9 @@ class MemoryPolicy(BaseModel):
         }[scope]
 
 
-def scope_key(entry: MemoryEntry) -> tuple[MemoryScope, str]:
+def scope_key(entry: MemoryEntry) -> CapKey:
     """The key a cap applies to: one location, one NPC, or the world."""
-    if entry.scope is MemoryScope.LOCATION:
-        return entry.scope, str(entry.location_id)
-    if entry.scope is MemoryScope.NPC:
-        return entry.scope, entry.npc_ids[0]
-    return entry.scope, ""
+    return cap_key(entry.scope, entry.location_id, entry.npc_ids)
 
 
 _KIND_ORDER = {

@@ -529,6 +529,34 @@ def test_another_store_objects_writes_are_read_and_kept(durable_factory: StoreFa
     assert len(second.entries()) == 3
 
 
+def test_scope_counts_are_the_visible_and_hidden_memories_of_each_key(
+    store_factory: StoreFactory,
+) -> None:
+    store = store_factory.open()
+    gone = location_memory("Gone", location_id=2)
+    add_all(
+        store,
+        location_memory("Hall one"),
+        location_memory("Hall two"),
+        gone,
+        MemoryEntry(scope=MemoryScope.NPC, npc_ids=["troll", "thief"], title="Troll and thief"),
+        npc_memory("Thief", npc="thief"),
+        world_memory("World"),
+    )
+    with store.transaction() as tx:
+        tx.supersede(gone.id, None)
+    expected = {
+        (MemoryScope.LOCATION, "1"): (2, 0),
+        (MemoryScope.LOCATION, "2"): (0, 1),
+        (MemoryScope.NPC, "troll"): (1, 0),  # the first NPC's key
+        (MemoryScope.NPC, "thief"): (1, 0),
+        (MemoryScope.WORLD, ""): (1, 0),
+    }
+    assert store.scope_counts() == expected
+    assert IMemoryStore.scope_counts(store) == expected  # the port's reading of every memory
+    assert reopened(store_factory, store).scope_counts() == expected  # a loaded index too
+
+
 def test_reads_in_a_steady_block_look_once_and_see_their_own_writes(
     file_factory: StoreFactory,
 ) -> None:

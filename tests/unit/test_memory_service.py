@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cairn.adapters.storage.memory_store import InMemoryStore
 from cairn.events import events
@@ -18,7 +20,7 @@ from cairn.models.memory import (
 from cairn.services.map import MapGraph
 from cairn.services.memory_rules import MessagesByLocation
 from cairn.services.memory_service import MemoryService
-from cairn.services.policy import MemoryPolicy
+from cairn.services.policy import MemoryPolicy, prune, scope_key
 from cairn.testing import FakeSummarizer
 
 
@@ -346,6 +348,64 @@ def test_prune_retires_over_cap_and_never_deletes_active() -> None:
     assert len(env.store.entries()) == 3  # 2 visible + 1 superseded kept
     assert any(line.startswith("retired") for line in lines)
     assert any(line.startswith("removed superseded") for line in lines)
+
+
+memories_of_every_key = st.lists(
+    st.tuples(
+        st.sampled_from(["location", "npc", "world"]),
+        st.integers(1, 3),  # the room, or the NPC
+        st.integers(1, 900),  # importance
+        st.booleans(),  # superseded
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(memories_of_every_key)
+def test_prune_reads_only_the_keys_over_a_cap_and_does_what_pruning_everything_does(
+    rows: list[tuple[str, int, int, bool]],
+) -> None:
+    """The store's counts pick the keys with work; the result is the policy run over every
+    memory, and no memory of a key within its caps is read."""
+    policy = {"cap_per_location": 3, "cap_per_npc": 2, "cap_world": 4, "superseded_kept_per_key": 2}
+    entries = []
+    for n, (scope, which, importance, superseded) in enumerate(rows):
+        fields: dict[str, object] = {"title": f"M{n}", "importance": importance}
+        if superseded:
+            fields["status"] = MemoryStatus.SUPERSEDED
+        if scope == "location":
+            fields.update(scope=MemoryScope.LOCATION, location_id=which)
+        elif scope == "npc":
+            fields.update(scope=MemoryScope.NPC, npc_ids=[f"npc{which}", "npc9"])
+        else:
+            fields.update(scope=MemoryScope.WORLD)
+        entries.append(MemoryEntry(**fields))  # type: ignore[arg-type]
+    ours, reference = Env(**policy), InMemoryStore()
+    for store in (ours.store, reference):
+        with store.transaction() as tx:
+            for e in entries:
+                tx.add(e)
+    before = reference.scope_counts()
+    read: list[str] = []
+    real = ours.store.entries
+
+    def entries_read(**filters: object) -> list[MemoryEntry]:
+        found = real(**filters)  # type: ignore[arg-type]
+        read.extend(e.id for e in found)
+        return found
+
+    ours.store.entries = entries_read  # type: ignore[method-assign]
+    lines = ours.service.prune()
+    ours.store.entries = real  # type: ignore[method-assign]
+    with reference.transaction() as tx:
+        expected = prune(reference.entries(), MemoryPolicy(**policy), tx)  # type: ignore[arg-type]
+    assert sorted(lines) == sorted(expected)
+    assert ours.store.entries() == reference.entries()
+    caps = MemoryPolicy(**policy)  # type: ignore[arg-type]
+    for key, (visible, hidden) in before.items():
+        if visible <= caps.cap_for(key[0]) and hidden <= caps.superseded_kept_per_key:
+            assert not {e.id for e in entries if scope_key(e) == key} & set(read), key
 
 
 def test_adjacent_memories_follow_the_map(env: Env) -> None:

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from cairn.adapters.storage.ops import MemoryCache, StagingTransaction, StoreOp, own_record
 from cairn.interfaces.store import IMemoryStore, StoreTransaction
 from cairn.models.memory import (
+    CapKey,
     LocationRecord,
     MemoryEntry,
     MemoryScope,
@@ -116,6 +117,11 @@ class CachedStore(IMemoryStore):
         with self._lock:
             self._look()
             return self._cache.ranked(limit)
+
+    def scope_counts(self) -> dict[CapKey, tuple[int, int]]:
+        with self._lock:
+            self._look()
+            return self._cache.scope_counts()
 
     def locations(self) -> dict[int, LocationRecord]:
         with self._lock:

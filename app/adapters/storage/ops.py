@@ -14,10 +14,12 @@ from cairn.errors import MemoryNotFoundError, StoreError
 from cairn.interfaces.store import StoreTransaction
 from cairn.models.memory import (
     VISIBLE_STATUSES,
+    CapKey,
     LocationRecord,
     MemoryEntry,
     MemoryScope,
     MemoryStatus,
+    cap_key,
 )
 
 
@@ -71,6 +73,7 @@ id, then the world; within a section the order memories were added (the order a 
 
 _SCOPE_RANK = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2}
 """The first element of a section's key (`section_key`), by scope."""
+_SCOPES = {rank: scope for scope, rank in _SCOPE_RANK.items()}
 
 
 def own_record(record: LocationRecord) -> LocationRecord:
@@ -567,6 +570,21 @@ class MemoryCache:
             top = [get(i) for _, i in self.index.ranked[: max(0, limit)]]
             if None not in top:  # one that did not read left the index: take the next
                 return top  # type: ignore[return-value]
+
+    def scope_counts(self) -> dict[CapKey, tuple[int, int]]:
+        """(visible, hidden) per scope key (`IMemoryStore.scope_counts`), from the index
+        alone: no memory is read."""
+        index = self.index
+        meta = index.meta
+        tallies: dict[CapKey, list[int]] = {}
+        for entry_id, order in index.order.items():
+            location_id, npcs, item = meta[entry_id]
+            key = cap_key(_SCOPES[order[0]], location_id, npcs)
+            tally = tallies.get(key)
+            if tally is None:
+                tally = tallies[key] = [0, 0]
+            tally[item is None] += 1
+        return {key: (tally[0], tally[1]) for key, tally in tallies.items()}
 
     def ids_with_status(self, status: MemoryStatus) -> list[str]:
         """The ids of the memories with this status, in store order (a lazy cache reads only
