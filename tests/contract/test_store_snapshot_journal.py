@@ -303,3 +303,21 @@ def test_a_rooms_unread_memories_are_read_in_few_parses(
     # one parse per name the room's headers show (it was renamed in the recent part)
     assert len(calls) == 2, "the room's blocks (folded and recent) read in few parses"
     store.close()
+
+
+def test_a_room_name_orjson_refuses_is_journaled_escaped_and_still_loads(tmp_path: Path) -> None:
+    """A lone surrogate (a name read from a file that was not UTF-8) cannot go through orjson:
+    its journal line is written escaped, and a load that refuses the journal parses instead."""
+    path = tmp_path / "Memories.md"
+    writer = MarkdownMemoryStore(path)
+    grow(writer, random.Random(3), 0, 4)
+    writer.fold()
+    with writer.transaction() as tx:
+        tx.record_visit(7, "Caf\udce9", 1)
+    assert b"\\udce9" in journal_lines(path)[-1]
+    loaded = MarkdownMemoryStore(path)
+    assert loaded.entries() == writer.entries()
+    record = loaded.location(7)
+    assert record is not None and record.name == "Caf\udce9"
+    loaded.close()
+    writer.close()

@@ -118,7 +118,10 @@ class Journal:
         }
         self.size += len(data)
         self.chars += len(text)
-        encoded = (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
+        try:
+            encoded = orjson.dumps(line) + b"\n"
+        except orjson.JSONEncodeError:  # a lone surrogate in a name: escaped (a load parses)
+            encoded = (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
         try:
             written = os.write(self._fd, encoded)
         except OSError as e:
