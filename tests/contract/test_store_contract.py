@@ -598,7 +598,12 @@ def test_a_person_appending_a_memory_by_hand_is_read_and_kept(
     add_all(store, npc_memory("Next"))
     loaded = markdown_factory.open()
     assert [m.title for m in loaded.entries()] == ["Ours", "Next", "Grue lurks in the dark"]
-    assert loaded.get(grues[0].id) == grues[0]
+    again = loaded.get(grues[0].id)
+    # a block written without cairn's comment takes its created_at from the file's mtime at
+    # each load until a fold writes the comment (markdown_format's docstring): the two loads
+    # differ when a second boundary falls between the hand append and cairn's append
+    assert again is not None and again.created_at >= grues[0].created_at
+    assert again.model_copy(update={"created_at": grues[0].created_at}) == grues[0]
     assert loaded.problems() == []
 
 
