@@ -59,7 +59,7 @@ VISIBLE_STATUSES = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TENTATIVE})
 """The statuses of memories that belong in prompts (SUPERSEDED ones stay on disk only)."""
 
 
-CapKey = tuple["MemoryScope", str]
+CapKey = tuple[MemoryScope, str]
 """What a cap applies to: ("location", the room's id as text), ("npc", the first NPC id) or
 ("world", "")."""
 

@@ -36,6 +36,7 @@ import ctypes
 import pickle
 import re
 import warnings
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -245,9 +246,9 @@ class JerichoGame(IGame):
         """The interpreter's dynamic memory: copied into a buffer kept for it (Jericho's
         `get_state` copies the stack and more too, through numpy); `get_state` when the
         interpreter library has no `getRAM`."""
-        lib = getattr(self._env, "frotz_lib", None)
-        if not self._direct_ram or lib is None:
+        if not self._direct_ram:
             return bytes(self._env.get_state()[0])
+        lib = self._env.frotz_lib
         if self._ram_buffer is None:
             self._ram_buffer = (ctypes.c_uint8 * int(lib.getRAMSize()))()
         lib.getRAM(self._ram_buffer)
@@ -306,15 +307,12 @@ class JerichoGame(IGame):
         """Names of the things in the room (see the module docstring)."""
         if view is None or view.placement.room is None or self._player is None:
             return []
-        vocabulary, nouns, resolution = self._words()
+        _vocabulary, nouns, resolution = self._words()
         things = visible_things(view.tree, view.placement, self._player)
         raw = [view.tree.name(t) for t in things]
         if any(n.strip() for n in raw) or not things:
-            known = self._object_names
-            for n in raw:
-                if n not in known:
-                    known[n] = object_name(n, vocabulary, resolution)
-            return list(dict.fromkeys(name for n in raw if (name := known[n])))
+            names = self._cleaned(raw, self._object_names, object_name)
+            return list(dict.fromkeys(n for n in names if n))
         key = room_state(view.tree, view.placement, self._player)
         if key not in self._text_objects and not done:
             self._text_objects[key] = nouns_in_text(
@@ -349,12 +347,21 @@ class JerichoGame(IGame):
         raw = [view.tree.name(i) for i in items]
         if items and not any(n.strip() for n in raw):
             return [] if done else parse_inventory(self._ask("inventory"))
+        return [n for n in self._cleaned(raw, self._item_names, clean_item_name) if n]
+
+    def _cleaned(
+        self,
+        raw: list[str],
+        known: dict[str, str],
+        clean: Callable[[str, Collection[str] | None, int], str],
+    ) -> list[str]:
+        """`clean` of each raw tree name (with the game's words), kept in `known` by raw name:
+        a turn reads the same few names again."""
         vocabulary, _nouns, resolution = self._words()
-        known = self._item_names
-        for r in raw:
-            if r not in known:
-                known[r] = clean_item_name(r, vocabulary, resolution)
-        return [n for r in raw if (n := known[r])]
+        for name in raw:
+            if name not in known:
+                known[name] = clean(name, vocabulary, resolution)
+        return [known[name] for name in raw]
 
 
 def _story(path: Path) -> ZStory | None:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.memory import LocationId, MemoryEntry, MemoryStatus
-from cairn.services.context.tokens import estimate_tokens
+from cairn.services.context.tokens import estimate_tokens, word_count
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -85,6 +85,12 @@ class Section(BaseModel):
     def render(self) -> str:
         """The section as it appears in a prompt: a ``## title`` line, then the text."""
         return f"## {self.title}\n{self.text}"
+
+    def rendered_counts(self) -> tuple[int, int]:
+        """(characters, words) of `render()`, added from its parts without rendering: "## "
+        and a newline around the title, "##" one more word."""
+        chars = 4 + len(self.title) + len(self.text)
+        return chars, 1 + word_count(self.title) + word_count(self.text)
 
 
 @runtime_checkable

@@ -20,7 +20,7 @@ from cairn.services.context.memory_builders import (
     TopNotesBuilder,
     WorldMemoryBuilder,
 )
-from cairn.services.context.tokens import estimate_from_counts, word_count
+from cairn.services.context.tokens import estimate_from_counts
 from cairn.services.context.turn_builders import (
     ExtraSectionBuilder,
     RecentActionsBuilder,
@@ -141,9 +141,8 @@ class ContextService:
         kept: list[Section] = []
         chars = words = 0  # of the kept sections rendered: blank lines join them, so both add
         for section in ordered:
-            # the counts of `section.render()` ("## title", a newline, the text), by parts
-            more_chars = 4 + len(section.title) + len(section.text) + (2 if kept else 0)
-            more_words = 1 + word_count(section.title) + word_count(section.text)
+            more_chars, more_words = section.rendered_counts()
+            more_chars += 2 if kept else 0  # the blank line before it
             total = estimate_from_counts(chars + more_chars, words + more_words)
             if not kept or total <= budget:
                 kept.append(section)

@@ -19,7 +19,7 @@ def estimate_tokens(text: str) -> int:
     return estimate_from_counts(len(text), word_count(text))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def word_count(text: str) -> int:
     """Whitespace-separated words in `text` (kept: a prompt's sections repeat turn to turn)."""
     return len(text.split())
