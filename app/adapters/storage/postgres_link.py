@@ -267,15 +267,23 @@ class PostgresLink:
         time.sleep(min(0.05 * 2 ** (attempt + 1), 1.0))
         return attempt + 1
 
-    def poll(self) -> Changes | None:
+    def poll(self, *, sync: bool = False) -> Changes | None:
         """What other store objects on this space committed since the last poll (without
         waiting). None when the listening connection had to be made again: notifications may
-        have been missed, so the caller must read everything."""
+        have been missed, so the caller must read everything.
+
+        A notification travels on its own after the commit that sent it returns, so without
+        `sync` a commit another agent just made may not be named yet. With `sync`, one
+        statement runs on the listening connection first: the server sends every notification
+        signalled before that statement ahead of its reply, so every commit that returned
+        before this call is named (one round trip)."""
         listener = self._listener
         changes = Changes()
         try:
             if listener is None or listener.closed:
                 raise psycopg.OperationalError("the listening connection is closed")
+            if sync:
+                listener.execute("SELECT 1")
             for note in listener.notifies(timeout=0):
                 self._gather(note.payload, changes)
         except psycopg.OperationalError:

@@ -59,8 +59,9 @@ class PostgresMemoryStore(CachedStore):
     """Memories of one space in PostgreSQL; any number of processes and machines may share it.
 
     Reads come from the in-process cache, kept current by LISTEN/NOTIFY (changed rows only;
-    everything is read again only after a lost connection). Use one store object from one
-    thread at a time. Connect as an ordinary role: superusers skip row-level security.
+    everything is read again only after a lost connection). A read first waits for the
+    notifications of every commit that returned before it (one round trip; once per turn in a
+    `steady` block). Use one store object from one thread at a time. Connect as an ordinary role: superusers skip row-level security.
     """
 
     def __init__(
@@ -122,17 +123,18 @@ class PostgresMemoryStore(CachedStore):
 
     def _refresh(self) -> None:
         self._live()
-        self._gather()
+        self._gather(sync=True)  # every commit that returned before this read is named
         pending, self._pending = self._pending, Changes()
         if pending is None:
             self._load()
         elif pending:
             self._fetch(pending)
 
-    def _gather(self) -> None:
+    def _gather(self, *, sync: bool = False) -> None:
         """Take in the notifications that arrived (a commit does too, so they never pile up
-        unread); the rows they name are read on the next read. None: read everything."""
-        changes = self._link.poll()
+        unread); the rows they name are read on the next read. None: read everything.
+        `sync`: wait for those of every commit that returned before now (`PostgresLink.poll`)."""
+        changes = self._link.poll(sync=sync)
         if changes is None or self._pending is None:
             self._pending = None
         else:
