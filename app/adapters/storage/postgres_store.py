@@ -61,7 +61,8 @@ class PostgresMemoryStore(CachedStore):
     Reads come from the in-process cache, kept current by LISTEN/NOTIFY (changed rows only;
     everything is read again only after a lost connection). A read first waits for the
     notifications of every commit that returned before it (one round trip; once per turn in a
-    `steady` block). Use one store object from one thread at a time. Connect as an ordinary role: superusers skip row-level security.
+    `steady` block). Use one store object from one thread at a time. Connect as an ordinary
+    role: superusers skip row-level security.
     """
 
     def __init__(
