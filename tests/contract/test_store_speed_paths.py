@@ -32,6 +32,7 @@ from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
     MemoryCache,
+    MemoryIndex,
     StoreOp,
     SupersedeOp,
     UpdateOp,
@@ -507,6 +508,50 @@ def test_a_hand_deletion_of_a_memory_loaded_from_the_snapshot_stays_deleted(
     store.close()
     ids = {e.id for e in file_view(path)[0]}
     assert "s-0012" not in ids and {"s-0011", "s-0013", "s-0099"} <= ids
+
+
+class CountingSource:
+    """A lazy cache's source that counts how it is read."""
+
+    def __init__(self, entries: list[MemoryEntry]) -> None:
+        self.entries = {e.id: e for e in entries}
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def load(self, entry_id: str) -> MemoryEntry | None:
+        self.calls.append(("load", [entry_id]))
+        return self.entries.get(entry_id)
+
+    def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        self.calls.append(("load_many", ids))
+        return {i: self.entries.get(i) for i in ids}
+
+    def load_all(self) -> dict[str, MemoryEntry]:
+        self.calls.append(("load_all", []))
+        return dict(self.entries)
+
+
+@pytest.mark.parametrize("read_first", [190, 10])
+def test_reading_every_memory_of_a_lazy_cache_reads_the_few_unread_together(
+    read_first: int,
+) -> None:
+    """A fold after a game visited most rooms: the memories not read yet are read together
+    (one parse of their blocks), not the whole file again; when most are unread, one pass."""
+    entries = [memory(n) for n in range(200)]
+    index = MemoryIndex()
+    for entry in entries:
+        index.add(entry)
+    source = CountingSource(entries)
+    cache = MemoryCache.lazy(index, {}, source)
+    order = index.in_order()
+    for entry_id in order[:read_first]:
+        cache.get(entry_id)
+    source.calls.clear()
+    assert list(cache.memories) == order
+    assert cache.memories == {i: source.entries[i] for i in order}
+    if read_first == 190:
+        assert source.calls == [("load_many", order[190:])]
+    else:
+        assert source.calls == [("load_all", [])]
 
 
 def test_sqlite_reads_memories_from_their_rows_when_first_asked_for(tmp_path: Path) -> None:

@@ -287,11 +287,15 @@ class MemoryCache:
         reads the ones still unread first)."""
         if self._unread:
             assert self._index is not None and self._source is not None
-            everything = self._source.load_all() if len(self._unread) > 64 else {}
-            read, unread = self._memories, self._unread
+            read, unread, order = self._memories, self._unread, self._index.in_order()
+            # the few still unread together; most of them: one pass over everything
+            if len(unread) > 64 and 2 * len(unread) > len(order):
+                everything: dict[str, MemoryEntry | None] = dict(self._source.load_all())
+            else:
+                everything = self._source.load_many([i for i in order if i in unread])
             found = {
-                i: read.get(i) or everything.get(i) or self._source.load(i)
-                for i in self._index.in_order()
+                i: read.get(i) or (everything[i] if i in everything else self._source.load(i))
+                for i in order
             }
             unread.clear()
             for entry_id in [i for i, e in found.items() if e is None]:
