@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from cairn.errors import UnknownCommandError
@@ -39,3 +40,11 @@ class MessageBus:
         # Python's collect_new_events): a receiver never sees a state that is not stored
         with self._publisher.deferring(), self._store.transaction():
             return handler(command)
+
+    @contextmanager
+    def unit(self) -> Iterator[None]:
+        """One unit of work for every command handled inside: their store writes are
+        committed together, once, when the block ends (none when it raises), and their events
+        are sent after that commit."""
+        with self._publisher.deferring(), self._store.transaction():
+            yield

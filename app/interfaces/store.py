@@ -64,8 +64,10 @@ class IMemoryStore(ABC):
     def transaction(self) -> AbstractContextManager[StoreTransaction]:
         """Open a unit of work. Nested calls in one thread join the outermost one.
 
-        Leaving the outermost block normally commits with one durable write; an exception
-        discards every staged change and leaves the store as it was.
+        Reads inside see what the unit has staged so far (other threads and processes see it
+        only once it is committed). Leaving the outermost block normally commits with one
+        durable write; an exception discards every staged change and leaves the store as it
+        was.
         """
 
     @abstractmethod
@@ -130,9 +132,10 @@ class IMemoryStore(ABC):
         """Re-read the store from disk (picks up edits by people and other processes)."""
 
     def steady(self) -> AbstractContextManager[None]:
-        """A block whose reads look for what others wrote once, on entry: they see that state
-        and this thread's own writes (a game turn reads the store a dozen times; each read
-        would look again). Writes inside still merge what others wrote before they commit.
+        """A block whose reads look for what others wrote once, at the first read: they see
+        that state and this thread's own writes (a game turn reads the store a dozen times;
+        each read would look again). Writes inside still merge what others wrote before they
+        commit.
         Stores that never look (nothing else writes to them) need not override it."""
         return nullcontext()
 

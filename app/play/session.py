@@ -128,7 +128,8 @@ class PlaySession:
             ep.state.turn = turn
             if (turn - 1) % self._options.objective_every == 0:
                 self._rediscover(ep, obs)
-            with self._steady():
+            # one unit of work per turn: one durable write, and never half a turn kept
+            with self._steady(), self._bus.unit():
                 obs = self._turn(ep, obs, turn)
             if self._on_turn is not None:
                 self._on_turn(number, turn, obs)

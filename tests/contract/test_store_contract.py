@@ -311,7 +311,9 @@ def test_nested_transactions_join_the_outer_one_and_write_once(
                 inner.record_visit(1, "Hall", 1)
                 inner.after_commit(lambda: order.append("inner"))
             assert commits() == 0
-            assert store.get(inner_entry.id) is None
+            # the unit's own reads see what it staged; nobody else does before the commit
+            assert [m.id for m in store.entries()] == [outer_entry.id, inner_entry.id]
+            assert store.location(1).visits == 1  # type: ignore[union-attr]
             if store_factory.durable:
                 assert store_factory.open().entries() == []
             outer.after_commit(lambda: order.append("outer"))
@@ -562,21 +564,23 @@ def test_reads_in_a_steady_block_look_once_and_see_their_own_writes(
 ) -> None:
     first, second = file_factory.open(), file_factory.open()
     add_all(first, location_memory("Before"))
+    add_all(second, npc_memory("Earlier"))
     with first.steady():
+        assert len(first.entries()) == 2  # the first read looks
         add_all(second, npc_memory("Theirs"))  # after the block looked: not read inside it
-        assert [m.title for m in first.entries()] == ["Before"]
+        assert [m.title for m in first.entries()] == ["Before", "Earlier"]
         assert first.location(1) is not None
         add_all(first, world_memory("Ours"))  # a write still merges what others wrote
-        assert {m.title for m in first.entries()} == {"Before", "Theirs", "Ours"}
+        assert {m.title for m in first.entries()} == {"Before", "Earlier", "Theirs", "Ours"}
         add_all(second, location_memory("Later"))
         with first.steady():  # nested: joins the outer block
-            assert len(first.entries()) == 3
+            assert len(first.entries()) == 4
         first.reload()  # an explicit reload still reads
-        assert len(first.entries()) == 4
+        assert len(first.entries()) == 5
         add_all(second, location_memory("Last"))
-        assert len(first.entries()) == 4
+        assert len(first.entries()) == 5
     assert "Last" in {m.title for m in first.entries()}  # outside: every read looks
-    assert len(file_factory.open().entries()) == 5
+    assert len(file_factory.open().entries()) == 6
 
 
 def test_a_person_appending_a_memory_by_hand_is_read_and_kept(

@@ -350,6 +350,23 @@ def test_prune_retires_over_cap_and_never_deletes_active() -> None:
     assert any(line.startswith("removed superseded") for line in lines)
 
 
+def test_an_episode_end_prunes_with_the_memories_its_unit_just_staged() -> None:
+    """EndEpisode stages the ending's world memory, then prunes, in one unit of work: the
+    prune counts that memory (a Zork I run ended with 51 visible world memories for a cap of
+    50 while a unit's reads did not see what it staged)."""
+    env = Env(cap_world=2)
+    env.at(1)
+    env.say("The game begins.")
+    env.service.on_world_event(env.gs, "quest_completed", ["main"], {"quest_id": "q1"})
+    env.service.on_world_event(env.gs, "quest_completed", ["main"], {"quest_id": "q2"})
+    env.say("You have won.")
+    with env.store.transaction():  # as the bus runs EndEpisode
+        env.service.on_world_event(env.gs, "game_won", related={"episode": 1})
+        lines = env.service.prune()
+    assert len(env.service.world_memories()) == 2
+    assert [line.split(": ", 1)[1] for line in lines] == ["Quest completed: q1"]
+
+
 memories_of_every_key = st.lists(
     st.tuples(
         st.sampled_from(["location", "npc", "world"]),

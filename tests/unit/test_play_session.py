@@ -163,6 +163,25 @@ def test_a_turn_looks_for_others_writes_once_not_once_per_read(
         on_turn=lambda episode, turn, obs: per_turn.append(looks.call_count),
     )
     counts = [b - a for a, b in itertools.pairwise(per_turn)]
-    # one look entering the turn, one per commit (a write merges what others wrote first);
-    # without the steady block every read of the prompt and the handlers looks again
-    assert counts and max(counts) <= 3, counts
+    # one look at the turn's first read, one at its commit (a write merges what others wrote
+    # first); without the steady block every read of the prompt and the handlers looks again
+    assert counts and max(counts) <= 2, counts
+
+
+def test_a_turn_is_one_unit_of_work_written_once(tmp_path: Path, mocker: MockerFixture) -> None:
+    """The move, the game's answer, the turn's memories and the score are one unit of work: one
+    durable write per turn (a move used to be two: the arrival, then the turn), and a crash
+    never keeps half a turn."""
+    commits = mocker.spy(MarkdownMemoryStore, "_commit")
+    per_turn: list[int] = []
+    game = FakeGame()
+    play(
+        tmp_path,
+        game,
+        ScriptedAgent(game.walkthrough()),
+        episodes=1,
+        max_turns=8,
+        on_turn=lambda episode, turn, obs: per_turn.append(commits.call_count),
+    )
+    counts = [b - a for a, b in itertools.pairwise(per_turn)]
+    assert counts and max(counts) == 1, counts

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from cairn.adapters.storage.ops import MemoryCache, StagingTransaction, StoreOp, own_record
+from cairn.adapters.storage.ops import (
+    MemoryCache,
+    StagingTransaction,
+    StoreOp,
+    Undo,
+    own_record,
+)
+from cairn.errors import StoreError
 from cairn.interfaces.store import IMemoryStore, StoreTransaction
 from cairn.models.memory import (
     CapKey,
@@ -52,40 +60,61 @@ class CachedStore(IMemoryStore):
 
     @contextmanager
     def transaction(self) -> Iterator[StoreTransaction]:
+        """A unit of work (see the port). Its own reads see what it has staged: each op is
+        applied to the cache as it is staged and taken back before the commit, which applies
+        the ops again to the state the store holds then. The unit holds the store object for
+        its length (other threads' reads and units wait). Its reads look for others' writes
+        at most once (as `steady` does), and never after its first staged change."""
         current: StagingTransaction | None = getattr(self._local, "tx", None)
         if current is not None:
             yield current
             return
-        tx = StagingTransaction()
-        self._local.tx = tx
-        try:
-            yield tx
-        finally:
-            self._local.tx = None
-        if tx.ops:
-            with self._lock:
+        with self._lock, self.steady():
+            undo: list[Undo] = []
+            tx = StagingTransaction(on_stage=lambda op: self._stage(undo, op))
+            self._local.tx = tx
+            try:
+                yield tx
+            finally:
+                self._local.tx = None
+                if undo and undo[0].cache is self._cache:
+                    undo[0].undo()
+            if tx.ops:
                 self._cache = self._commit(tx.ops)
         tx.run_callbacks()
+
+    def _stage(self, undo: list[Undo], op: StoreOp) -> None:
+        """Show a staged op to the unit's reads. An op this view cannot take (an update of a
+        memory it does not hold, which another process may have added) is left to the commit."""
+        if not undo:
+            # from here the unit's reads keep to this view (others' writes are merged by the
+            # commit): a look now would put them under the staged changes
+            self._local.looked = True
+            undo.append(self._cache.undoable())
+        with contextlib.suppress(StoreError):
+            undo[0].apply(op)
 
     @contextmanager
     def steady(self) -> Iterator[None]:
         local = self._local
-        if getattr(local, "steady", False):
+        if getattr(local, "looked", None) is not None:
             yield
             return
-        with self._lock:
-            self._refresh()
-        local.steady = True
+        local.looked = False  # the first read looks
         try:
             yield
         finally:
-            local.steady = False
+            local.looked = None
 
     def _look(self) -> None:
-        """Bring the cache up to date for a read (under `self._lock`), unless this thread is
-        inside `steady()`, which looked on entry."""
-        if not getattr(self._local, "steady", False):
+        """Bring the cache up to date for a read (under `self._lock`); inside `steady()`, only
+        the first read does."""
+        looked = getattr(self._local, "looked", None)
+        if looked is None:
             self._refresh()
+        elif not looked:
+            self._refresh()
+            self._local.looked = True
 
     @abstractmethod
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:

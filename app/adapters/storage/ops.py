@@ -444,29 +444,18 @@ class MemoryCache:
     def applying(self, ops: Iterable[StoreOp]) -> Iterator[None]:
         """Apply ops in order; when they or the block fail, undo them all (in place: no copy
         of the cache, so a unit of work costs what it changes)."""
-        memories: list[tuple[str, MemoryEntry | None, int | None]] = []
-        records: list[tuple[int, LocationRecord | None]] = []
+        undo = self.undoable()
         try:
             for op in ops:
-                for entry_id in _targets(op):
-                    order = self._index.order.get(entry_id) if self._index else None
-                    memories.append((entry_id, self.get(entry_id), order[2] if order else None))
-                loc_id = op.location_id if isinstance(op, VisitOp) else None
-                if isinstance(op, AddOp):
-                    loc_id = op.entry.location_id
-                if loc_id is not None:
-                    records.append((loc_id, self.locations.get(loc_id)))
-                self.apply(op)
+                undo.apply(op)
             yield
         except BaseException:
-            for entry_id, before, seq in reversed(memories):
-                self._restore(entry_id, before, seq)
-            for loc_id, record in reversed(records):
-                if record is None:
-                    self.locations.pop(loc_id, None)
-                else:
-                    self.locations[loc_id] = record
+            undo.undo()
             raise
+
+    def undoable(self) -> Undo:
+        """An undo log: ops applied through it can all be taken back, newest first."""
+        return Undo(self)
 
     def _restore(self, entry_id: str, before: MemoryEntry | None, seq: int | None) -> None:
         """Put back what a memory was before an op (absent when `before` is None), in its
@@ -612,29 +601,73 @@ def _targets(op: StoreOp) -> tuple[str, ...]:
     return ()
 
 
+class Undo:
+    """Ops applied to a cache in place, with what each changed, so that all can be taken back
+    (`MemoryCache.undoable`)."""
+
+    def __init__(self, cache: MemoryCache) -> None:
+        self.cache = cache
+        self._memories: list[tuple[str, MemoryEntry | None, int | None]] = []
+        self._records: list[tuple[int, LocationRecord | None]] = []
+
+    def apply(self, op: StoreOp) -> None:
+        """Apply `op` (StoreError when it cannot be: the cache is then as it was)."""
+        cache = self.cache
+        index = cache._index
+        for entry_id in _targets(op):
+            order = index.order.get(entry_id) if index else None
+            self._memories.append((entry_id, cache.get(entry_id), order[2] if order else None))
+        loc_id = op.location_id if isinstance(op, VisitOp) else None
+        if isinstance(op, AddOp):
+            loc_id = op.entry.location_id
+        if loc_id is not None:
+            self._records.append((loc_id, cache.locations.get(loc_id)))
+        cache.apply(op)
+
+    def undo(self) -> None:
+        """Put back what the ops applied so far changed (newest first); the log is then empty."""
+        cache = self.cache
+        for entry_id, before, seq in reversed(self._memories):
+            cache._restore(entry_id, before, seq)
+        for loc_id, record in reversed(self._records):
+            if record is None:
+                cache.locations.pop(loc_id, None)
+            else:
+                cache.locations[loc_id] = record
+        self._memories.clear()
+        self._records.clear()
+
+
 class StagingTransaction(StoreTransaction):
     """Records ops for a store to apply on commit; runs callbacks after a durable write."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_stage: Callable[[StoreOp], None] | None = None) -> None:
         self.ops: list[StoreOp] = []
         self.callbacks: list[Callable[[], None]] = []
+        self._on_stage = on_stage
+        """Told of each op as it is staged (a store shows it to the unit's own reads)."""
+
+    def _stage(self, op: StoreOp) -> None:
+        self.ops.append(op)
+        if self._on_stage is not None:
+            self._on_stage(op)
 
     def add(self, entry: MemoryEntry) -> None:
-        self.ops.append(AddOp(entry))
+        self._stage(AddOp(entry))
 
     def update(self, entry: MemoryEntry) -> None:
-        self.ops.append(UpdateOp(entry))
+        self._stage(UpdateOp(entry))
 
     def supersede(self, old_id: str, new_id: str | None) -> None:
-        self.ops.append(SupersedeOp(old_id, new_id))
+        self._stage(SupersedeOp(old_id, new_id))
 
     def delete(self, entry_id: str) -> None:
-        self.ops.append(DeleteOp(entry_id))
+        self._stage(DeleteOp(entry_id))
 
     def record_visit(self, location_id: int, name: str, episode: int | None) -> None:
         if isinstance(location_id, bool) or not isinstance(location_id, int):
             raise StoreError(f"location_id: must be an integer, got {location_id!r}")
-        self.ops.append(VisitOp(location_id, name, episode))
+        self._stage(VisitOp(location_id, name, episode))
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         self.callbacks.append(callback)
