@@ -17,8 +17,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pytest_mock import MockerFixture
 
-from cairn.adapters.storage import markdown_store
+from cairn.adapters.storage import markdown_format, markdown_store
 from cairn.adapters.storage.markdown_format import (
     RECENT_HEADER,
     RECENT_TITLE,
@@ -442,6 +443,38 @@ def test_a_store_opened_from_its_snapshot_reads_what_a_full_parse_reads(tmp_path
     assert store.ranked(10) == writer.ranked(10)
     writer.close()
     store.close()
+
+
+def test_a_fold_after_a_lazy_load_copies_unchanged_blocks_and_writes_what_a_full_load_does(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    """A fold writes again, as they are, the blocks of memories read from the proven file
+    and unchanged since; the file is byte for byte what the same changes make of a full load."""
+    lazy_path, full_path = tmp_path / "lazy" / "Memories.md", tmp_path / "full" / "Memories.md"
+    grown(lazy_path).close()  # folded at close: the journal's units are in the sections
+    full_path.parent.mkdir()
+    full_path.write_bytes(lazy_path.read_bytes())  # no snapshot beside it: parsed whole
+    render = mocker.spy(markdown_format, "render_entry")
+    texts = []
+    for path in (lazy_path, full_path):
+        store = MarkdownMemoryStore(path)
+        assert (store._cache.unread > 30) is (path == lazy_path)
+        store.entries(location_id=2)
+        render.reset_mock()
+        with store.transaction() as tx:
+            tx.add(memory(99))  # world
+            tx.update(memory(2).model_copy(update={"text": "Edited."}))  # an NPC memory
+            tx.record_visit(3, "Room Three", 3)  # a room renamed: its blocks are written again
+        store.checkpoint()  # the SUPERSEDED one goes to the archive; a fold
+        texts.append(path.read_text())
+        rendered = {call.args[0].id for call in render.call_args_list}
+        changed = {"s-0099", "s-0002", "s-0004"} | {e.id for e in store.entries(location_id=3)}
+        if path == lazy_path:  # the new, the changed, the renamed room's, the archived one
+            assert rendered == changed
+        else:  # every memory
+            assert rendered == {e.id for e in store.entries()} | changed
+        store.close()
+    assert texts[0] == texts[1]
 
 
 def test_an_edit_to_the_folded_part_is_read_not_the_snapshot(tmp_path: Path) -> None:

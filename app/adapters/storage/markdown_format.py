@@ -367,6 +367,11 @@ class EntryRenderCache:
         self._blocks[entry.id] = (entry, section_name, display, text)
         return text
 
+    def seed(self, entry: MemoryEntry, section_name: str | None, text: str) -> None:
+        """Keep `text` as the block of `entry` (no display line) in a section of that name: the
+        block as a file holds it, read into this very entry object (see `BlockSource.seen`)."""
+        self._blocks[entry.id] = (entry, section_name, None, text)
+
     def section(
         self,
         key: tuple[str, str],

@@ -298,6 +298,9 @@ class MarkdownMemoryStore(CachedStore):
         self._drop_journal()
         self._journal = loaded.journal
         cache = loaded.cache
+        # the blocks read from the proven file are written again as they are by a fold
+        self._blocks = EntryRenderCache()
+        loaded.source.seen = self._blocks.seed
         self._history.observe_loaded(cache, loaded.source.original)
         problems = loaded.problems
         raw = loaded.raw

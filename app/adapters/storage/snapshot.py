@@ -32,6 +32,7 @@ import itertools
 import json
 import logging
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -52,7 +53,7 @@ from cairn.adapters.storage.markdown_format import (
 )
 from cairn.adapters.storage.ops import MemoryCache, MemoryIndex, first, second, third
 from cairn.errors import StoreError
-from cairn.models.memory import LocationRecord, MemoryEntry, ParseProblem
+from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus, ParseProblem
 
 log = logging.getLogger(__name__)
 
@@ -244,6 +245,26 @@ class BlockSource:
         """The location names the folded part's headers show."""
         self._path = path
         self._created_at = created_at
+        self.seen: Callable[[MemoryEntry, str | None, str], None] | None = None
+        """Told of each memory read for the cache, with the name of the section it was read
+        under and its block's text: a store's render cache then writes the block again as
+        it is, unless the memory or its section changed (`EntryRenderCache.seed`)."""
+
+    def _seed(self, entries: Iterable[MemoryEntry]) -> None:
+        """Hand the blocks of `entries` (as read) to `seen`; a SUPERSEDED memory's block also
+        shows its successor's title, which may have changed: it is rendered again."""
+        if self.seen is None:
+            return
+        spans, text, names = self._spans, self._text, self._names
+        for entry in entries:
+            if entry.status is MemoryStatus.SUPERSEDED:
+                continue
+            start, end, rank, key, named_as = spans[entry.id]
+            if rank == 0:
+                name: str | None = names.get(int(key), "") if named_as is None else named_as
+            else:
+                name = str(key) if rank == 1 else None
+            self.seen(entry, name, text[start:end])
 
     def _section(self, entry_id: str) -> tuple[int, str]:
         """The section a block is read in: its rank and header (with the name it shows)."""
@@ -257,6 +278,11 @@ class BlockSource:
         return rank, ""
 
     def load(self, entry_id: str) -> MemoryEntry:
+        entry = self._read(entry_id)
+        self._seed([entry])
+        return entry
+
+    def _read(self, entry_id: str) -> MemoryEntry:
         start, end = self._spans[entry_id][:2]
         rank, header = self._section(entry_id)
         head = _TOP_HEADERS[rank] + (f"\n\n{header}" if header else "")
@@ -307,15 +333,18 @@ class BlockSource:
         read = parsed.cache.memories
         if parsed.problems or list(read) != ids:
             return {i: self.load(i) for i in ids}
+        self._seed(read.values())
         return dict(read)
 
     def load_all(self) -> dict[str, MemoryEntry]:
         parsed = parse(self._text, self._path, created_at=self._created_at)
-        return parsed.cache.memories
+        read = parsed.cache.memories
+        self._seed(entry for entry in read.values() if entry.id in self._spans)
+        return read
 
     def original(self, entry_id: str) -> MemoryEntry | None:
         """The version the file held when it was loaded."""
-        return self.load(entry_id) if entry_id in self._spans else None
+        return self._read(entry_id) if entry_id in self._spans else None
 
 
 def read_snapshot(path: Path, data: bytes, created_at: datetime) -> Loaded | None:
