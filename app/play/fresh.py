@@ -26,6 +26,7 @@ def run_file_names(settings: CairnSettings) -> list[str]:
         *(f"{settings.memory_file}.{n}" for n in range(1, settings.backup_count + 1)),
         archive_name(settings.memory_file),
         snapshot_name(settings.memory_file),
+        snapshot_name(archive_name(settings.memory_file)),
         settings.sqlite_file,
         f"{settings.sqlite_file}-wal",
         f"{settings.sqlite_file}-shm",

@@ -33,6 +33,7 @@ TurnCallback = Callable[[int, int, GameObservation], None]
 
 log = logging.getLogger(__name__)
 
+
 @dataclass
 class PlayResult:
     """The report written to report.json and where the run's files are."""
@@ -196,9 +197,6 @@ class _StopOnInterrupt:
 def _save_map(map_graph: Any, workdir: Path, settings: CairnSettings) -> None:
     save_map(map_graph, workdir / settings.map_file)
     atomic_write_text(workdir / "map.mmd", map_graph.render_mermaid() + "\n")
-
-
-
 
 
 def episode_table(report: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -122,14 +123,21 @@ def run_ends(workdir: Path, report: dict[str, Any]) -> tuple[int | None, int | N
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return None, None
-    turns = []
+    # the first turn that names its room and the last one (a long run's transcript is large:
+    # the lines between are not decoded)
+    start = next((r for r in _rooms(lines, "location_before") if isinstance(r, int)), None)
+    current = next(
+        (r for r in _rooms(reversed(lines), "location_after") if isinstance(r, int)), None
+    )
+    return start, current
+
+
+def _rooms(lines: Iterable[str], field: str) -> Iterator[object]:
+    """`field` of each transcript line that is a JSON object, in the order given."""
     for line in lines:
         try:
-            turns.append(json.loads(line))
+            turn = json.loads(line)
         except json.JSONDecodeError:
             continue
-    starts = [t.get("location_before") for t in turns if isinstance(t, dict)]
-    ends = [t.get("location_after") for t in turns if isinstance(t, dict)]
-    start = next((room for room in starts if isinstance(room, int)), None)
-    current = next((room for room in reversed(ends) if isinstance(room, int)), None)
-    return start, current
+        if isinstance(turn, dict):
+            yield turn.get(field)

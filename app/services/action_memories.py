@@ -250,9 +250,7 @@ class ActionMemories(MemoryCore):
             else:
                 # agents sharing a memory space count their own turns: another agent's
                 # memory may start after this turn, and a memory never ends before it starts
-                if current.episode == outcome.episode and outcome.turn >= (
-                    current.turn_start or 0
-                ):
+                if current.episode == outcome.episode and outcome.turn >= (current.turn_start or 0):
                     fields["turn_end"] = outcome.turn
                 entry = current.model_copy(update=fields)
                 tx.update(entry)
@@ -392,4 +390,3 @@ class ActionMemories(MemoryCore):
                 candidates = self._store.entries(scope=scope)
             found.extend(e for e in candidates if pruning.scope_key(e) == key)
         return found
-

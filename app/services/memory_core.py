@@ -114,4 +114,3 @@ class MemoryCore:
 
     def _announce(self, tx: StoreTransaction, entry: MemoryEntry) -> None:
         tx.after_commit(lambda: self._publisher.publish(events.memory_recorded, self, entry=entry))
-

@@ -467,10 +467,12 @@ def test_a_unit_of_work_chosen_as_a_deadlocks_victim_runs_again(
             thread = threading.Thread(target=supersede_both)
             thread.start()
             eventually(  # B holds X and waits for Y
-                lambda: watcher.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                ).fetchone()
-                == (1,)
+                lambda: (
+                    watcher.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    ).fetchone()
+                    == (1,)
+                )
             )
             other.execute("SELECT 1 FROM cairn_memories WHERE id = %s FOR UPDATE", (x.id,))
         thread.join(timeout=20)

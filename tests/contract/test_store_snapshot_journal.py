@@ -200,9 +200,7 @@ def _edited_recent_part(path: Path) -> None:
     "spoil",
     [_lose_last_line, _tear_last_line, _bad_digest, _hostile_rows, _gap, _edited_recent_part],
 )
-def test_a_journal_that_does_not_prove_the_file_is_not_used(
-    tmp_path: Path, spoil: object
-) -> None:
+def test_a_journal_that_does_not_prove_the_file_is_not_used(tmp_path: Path, spoil: object) -> None:
     path, writer = written(tmp_path)
     writer._appended = False
     writer.close()

@@ -267,8 +267,11 @@ def test_the_indexes_answer_as_a_scan_of_every_memory_does() -> None:
             (cache.memories[i] for i in order),
             key=lambda m: (
                 section[m.scope.value],
-                m.location_id or 0 if m.scope is MemoryScope.LOCATION else m.npc_ids[0]
-                if m.scope is MemoryScope.NPC else 0,
+                m.location_id or 0
+                if m.scope is MemoryScope.LOCATION
+                else m.npc_ids[0]
+                if m.scope is MemoryScope.NPC
+                else 0,
             ),
         )
         assert cache.select() == in_order

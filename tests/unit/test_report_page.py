@@ -219,3 +219,24 @@ def test_compare_prints_both_runs_episode_by_episode() -> None:
     assert text.splitlines()[0] == "A: runs/mem (tw-demo, memory, llm anthropic)"
     assert text.splitlines()[1] == "B: runs/base (tw-demo, no memory, llm anthropic)"
     assert len(text.splitlines()) == 2 + 4
+
+
+def test_the_run_starts_and_ends_in_the_rooms_its_transcript_names_first_and_last(
+    tmp_path: Any, mocker: Any
+) -> None:
+    """The first turn that names its room and the last one, past broken or roomless lines;
+    the turns between are not decoded (a long run's transcript is tens of megabytes)."""
+    import json
+
+    from cairn.report import data
+
+    run = tmp_path / "runs" / "r1"
+    run.mkdir(parents=True)
+    turns = [{"location_before": None, "location_after": None}, "not an object"]
+    turns += [{"location_before": n, "location_after": n + 1} for n in range(5, 1005)]
+    lines = [json.dumps(t) for t in turns] + ["{broken", json.dumps({"location_after": None})]
+    (run / "transcript.jsonl").write_text("\n".join(lines) + "\n")
+    decode = mocker.spy(data.json, "loads")
+    assert data.run_ends(tmp_path, {"run_id": "r1"}) == (5, 1005)
+    assert decode.call_count <= 8
+    assert data.run_ends(tmp_path, {"run_id": "gone"}) == (None, None)

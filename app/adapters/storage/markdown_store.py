@@ -19,6 +19,7 @@ from pathlib import Path
 from filelock import Timeout
 
 from cairn.adapters.files import ensure_folder
+from cairn.adapters.storage.archive_journal import read_journal, record_part
 from cairn.adapters.storage.base import CachedStore, gc_paused
 from cairn.adapters.storage.companions import archive_name
 from cairn.adapters.storage.edit_merge import EditHistory
@@ -462,9 +463,7 @@ class MarkdownMemoryStore(CachedStore):
         if not journal.append(text, data, rows, self._recent.taken_records):
             self._drop_journal()
 
-    def _append(
-        self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True
-    ) -> bool:
+    def _append(self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True) -> bool:
         """Append the unit of work's blocks (and the records of visited locations), with what
         merges kept that the file lacks, to the recent part, durably. When someone saves the
         file meanwhile, that save is merged and the difference appended to it. False when it
@@ -640,17 +639,23 @@ class MarkdownMemoryStore(CachedStore):
         part = AppendedPart(f"{ARCHIVE_HEADER} (moved here {utc_now():%Y-%m-%d %H:%M:%S} UTC)")
         for entry in sorted(entries, key=lambda e: section_of(e)[0] != "location"):
             part.add_memory(self._cache, entry)
-        data = part.take().encode("utf-8", errors="surrogateescape")
+        text = part.take()
+        data = text.encode("utf-8", errors="surrogateescape")
         new = not self._archive_path.exists()
         try:
             with open(self._archive_path, "ab") as handle:
+                before = os.fstat(handle.fileno()).st_size
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             if new:
                 _fsync_dir(self._archive_path.parent)
+            whole = self._archive_path.read_bytes()
         except OSError as e:
             raise StoreError(f"{self._archive_path}: cannot write: {e}") from e
+        written = parse(text, str(self._archive_path))  # the part as a read of it gives it
+        if not written.problems and len(whole) == before + len(data):
+            record_part(self._archive_path, before, whole, list(written.cache.memories.values()))
 
     @property
     def archive_path(self) -> Path:
@@ -664,14 +669,21 @@ class MarkdownMemoryStore(CachedStore):
             return []
         except OSError as e:
             raise StoreError(f"{self._archive_path}: cannot read: {e}") from e
-        parsed = parse(
-            data.decode("utf-8", errors="surrogateescape"), str(self._archive_path)
-        )
-        for problem in parsed.problems:
-            log.warning("%s", problem)
+        found, covered = read_journal(self._archive_path, data)  # the parts it proves
+        if covered < len(data):  # the rest (or all of it) is parsed
+            rest = data[covered:].decode("utf-8", errors="surrogateescape")
+            parsed = parse(rest, str(self._archive_path))
+            above = data.count(b"\n", 0, covered)  # problems named at their lines in the file
+            for problem in parsed.problems:
+                log.warning("%s", problem.model_copy(update={"line": problem.line + above}))
+            known = {e.id for e in found}
+            found += [e for e in parsed.cache.memories.values() if e.id not in known]
+        whole = MemoryCache()
+        whole.memories = {e.id: e for e in found}
+        in_order = ordered(whole).memories.values()  # by section, as a parse of it all gives
         with self._lock:
             live = self._cache
-            return [e for e in parsed.cache.memories.values() if e.id not in live]
+            return [e for e in in_order if e.id not in live]
 
     def _without_hand_deleted(self, ops: Sequence[StoreOp]) -> list[StoreOp]:
         """`ops` less those that change a memory a person deleted (the deletion wins)."""

@@ -84,7 +84,6 @@ _SCHEMA = (
     )""",
     "CREATE INDEX IF NOT EXISTS memories_by_location ON memories(location_id)",
     "CREATE INDEX IF NOT EXISTS memories_by_status ON memories(status)",
-
     "CREATE INDEX IF NOT EXISTS memories_by_importance ON memories(importance)",
     "CREATE INDEX IF NOT EXISTS memory_npcs_by_npc ON memory_npcs(npc_id)",
 )

@@ -380,4 +380,3 @@ class ExplorerAgent(IAgent):
             importance=note[1] if note else 500,
             remember_everywhere=note[2] if note else False,
         )
-

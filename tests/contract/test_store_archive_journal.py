@@ -1,0 +1,119 @@
+"""The archive's journal: the archive read back without a parse, and only when the journal
+proves the bytes it covers (edits, missing lines, hostile journals fall back to a parse)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from pytest_mock import MockerFixture
+
+from cairn.adapters.storage import markdown_store
+from cairn.adapters.storage.archive_journal import journal_path
+from cairn.adapters.storage.markdown_format import parse
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+from cairn.models.memory import MemoryEntry, MemoryScope
+from tests.contract.test_store_speed_paths import memory
+
+
+def episodes(path: Path, count: int = 3) -> MarkdownMemoryStore:
+    """A store after `count` episodes, each superseding some memories (moved to the archive at
+    its end): location, NPC and world memories, one room renamed on the way."""
+    store = MarkdownMemoryStore(path)
+    for episode in range(count):
+        base = episode * 20
+        with store.transaction() as tx:
+            for n in range(base, base + 20):
+                tx.add(memory(n))
+                tx.record_visit(n % 3 + 1, f"Room {n % 3 + 1}" if episode else "Hall", episode)
+        with store.transaction() as tx:
+            for n in range(base, base + 8):
+                tx.supersede(f"s-{n:04d}", f"s-{n + 8:04d}" if n % 2 else None)
+        store.checkpoint()
+    return store
+
+
+def parsed_archive(path: Path) -> list[MemoryEntry]:
+    archive = path.with_name("Memories.archive.md")
+    return list(parse(archive.read_text(), str(archive)).cache.memories.values())
+
+
+def test_the_archive_read_through_its_journal_is_what_a_parse_reads(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    path = tmp_path / "Memories.md"
+    store = episodes(path)
+    assert journal_path(path.with_name("Memories.archive.md")).is_file()
+    spy = mocker.spy(markdown_store, "parse")
+    archived = store.archived()
+    assert spy.call_count == 0  # every part proven by the journal: nothing parsed
+    assert archived == parsed_archive(path)
+    assert len(archived) == 24
+    assert {e.scope for e in archived} == set(MemoryScope)
+    store.close()
+
+
+def test_an_edit_to_the_archive_is_read_not_the_journal(tmp_path: Path) -> None:
+    path = tmp_path / "Memories.md"
+    episodes(path).close()
+    archive = path.with_name("Memories.archive.md")
+    archive.write_text(archive.read_text().replace("Learned thing 3.", "Edited by hand."))
+    archived = MarkdownMemoryStore(path).archived()
+    assert archived == parsed_archive(path)
+    assert "Edited by hand." in {e.text for e in archived}
+
+
+def test_parts_the_journal_lacks_are_parsed_and_their_problems_named_at_their_lines(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "Memories.md"
+    episodes(path).close()
+    archive, journal = path.with_name("Memories.archive.md"), None
+    journal = journal_path(archive)
+    lines = journal.read_bytes().splitlines(keepends=True)
+    journal.write_bytes(b"".join(lines[:-1]))  # a crash before the last part's line
+    with archive.open("a", encoding="utf-8") as handle:  # a part a person appended
+        handle.write(
+            "\n# Archived Memories (by hand)\n\n## World\n\n**[NOTE] Kept by hand**\nA note.\n"
+        )
+        handle.write("\n**[NOPE] Broken**\nNot a category.\n")
+    broken_line = archive.read_text().splitlines().index("**[NOPE] Broken**") + 1
+    with caplog.at_level(logging.WARNING):
+        archived = MarkdownMemoryStore(path).archived()
+    assert archived == parsed_archive(path)
+    assert "Kept by hand" in {e.title for e in archived}
+    assert f":{broken_line}:" in caplog.text or f"line {broken_line}" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        b"not json\n",
+        b"[]\n",
+        b'{"cairn_archive": 1, "from": 0, "to": "x", "digest": "", "memories": []}\n',
+        b'{"cairn_archive": 1, "from": 0, "to": 99999999999999999999999, "memories": []}\n',
+        b'{"cairn_archive": 1, "from": 0, "to": 10, "digest": "00", "memories": [{"id": 1}]}\n',
+        b"\xff\xfe not UTF-8\n",
+    ],
+)
+def test_a_broken_or_hostile_journal_is_ignored(tmp_path: Path, junk: bytes) -> None:
+    path = tmp_path / "Memories.md"
+    episodes(path).close()
+    journal_path(path.with_name("Memories.archive.md")).write_bytes(junk)
+    assert MarkdownMemoryStore(path).archived() == parsed_archive(path)
+
+
+def test_a_journal_whose_memories_do_not_validate_is_not_used(tmp_path: Path) -> None:
+    """The digest matches but a line's memories were changed into invalid ones: the archive
+    is parsed (nothing invalid is ever returned)."""
+    import json
+
+    path = tmp_path / "Memories.md"
+    episodes(path).close()
+    journal = journal_path(path.with_name("Memories.archive.md"))
+    first, *rest = journal.read_text().splitlines()
+    line = json.loads(first)
+    line["memories"][0]["importance"] = 5000
+    journal.write_text("\n".join([json.dumps(line), *rest]) + "\n")
+    assert MarkdownMemoryStore(path).archived() == parsed_archive(path)
