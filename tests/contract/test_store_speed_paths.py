@@ -635,3 +635,25 @@ def test_appending_after_a_unit_cut_mid_line_keeps_the_cut_unit_out(tmp_path: Pa
     assert "s-0070" not in {e.id for e in file_view(path)[0]}
     store.close()
     assert check_memory_file(path) == []
+
+
+def test_a_unit_of_work_shows_its_staged_ops_only_to_a_read(
+    file_factory: StoreFactory, mocker: MockerFixture
+) -> None:
+    """A unit that only writes pays nothing for reading its own writes; one that reads after
+    staging sees them, and each op is shown once however many reads follow."""
+    from cairn.adapters.storage.base import CachedStore
+
+    store = file_factory.open()
+    shown = mocker.spy(CachedStore, "_show")
+    with store.transaction() as tx:
+        tx.add(memory(1))
+        tx.add(memory(2))
+    assert shown.call_count == 0
+    with store.transaction() as tx:
+        tx.add(memory(3))
+        assert store.get("s-0003") is not None and len(store.entries()) == 3
+        tx.supersede("s-0003", None)
+        assert store.get("s-0003").status is MemoryStatus.SUPERSEDED  # type: ignore[union-attr]
+    assert shown.call_count == 2
+    assert len(file_factory.open().entries()) == 3

@@ -60,39 +60,48 @@ class CachedStore(IMemoryStore):
 
     @contextmanager
     def transaction(self) -> Iterator[StoreTransaction]:
-        """A unit of work (see the port). Its own reads see what it has staged: each op is
-        applied to the cache as it is staged and taken back before the commit, which applies
-        the ops again to the state the store holds then. The unit holds the store object for
-        its length (other threads' reads and units wait). Its reads look for others' writes
-        at most once (as `steady` does), and never after its first staged change."""
-        current: StagingTransaction | None = getattr(self._local, "tx", None)
+        """A unit of work (see the port). Its own reads see what it has staged: before a read,
+        the ops staged since the last one are applied to the cache (`_show`); all are taken
+        back before the commit, which applies them again to the state the store holds then.
+        A unit that never reads after staging pays nothing for this. The unit holds the store
+        object for its length (other threads' reads and units wait). Its reads look for
+        others' writes at most once (as `steady` does), and never after its first staged
+        change: they would land under it (the commit merges them)."""
+        local = self._local
+        current: StagingTransaction | None = getattr(local, "tx", None)
         if current is not None:
             yield current
             return
         with self._lock, self.steady():
-            undo: list[Undo] = []
-            tx = StagingTransaction(on_stage=lambda op: self._stage(undo, op))
-            self._local.tx = tx
+            tx = StagingTransaction(on_stage=self._staged)
+            local.tx, local.undo, local.shown = tx, None, 0
             try:
                 yield tx
             finally:
-                self._local.tx = None
-                if undo and undo[0].cache is self._cache:
-                    undo[0].undo()
+                undo: Undo | None = local.undo
+                local.tx = local.undo = None
+                if undo is not None and undo.cache is self._cache:
+                    undo.undo()
             if tx.ops:
                 self._cache = self._commit(tx.ops)
         tx.run_callbacks()
 
-    def _stage(self, undo: list[Undo], op: StoreOp) -> None:
-        """Show a staged op to the unit's reads. An op this view cannot take (an update of a
-        memory it does not hold, which another process may have added) is left to the commit."""
-        if not undo:
-            # from here the unit's reads keep to this view (others' writes are merged by the
-            # commit): a look now would put them under the staged changes
-            self._local.looked = True
-            undo.append(self._cache.undoable())
-        with contextlib.suppress(StoreError):
-            undo[0].apply(op)
+    def _staged(self, op: StoreOp) -> None:
+        self._local.looked = True  # from the first staged change on, reads keep to this view
+
+    def _show(self, tx: StagingTransaction) -> None:
+        """Apply to the cache the ops `tx` staged since the last read (undoably). An op this
+        view cannot take (an update of a memory it does not hold, which another process may
+        have added) is left to the commit."""
+        local = self._local
+        undo: Undo | None = local.undo
+        if undo is None or undo.cache is not self._cache:  # (a `reload` inside the unit)
+            undo, local.shown = self._cache.undoable(), 0
+            local.undo = undo
+        for op in tx.ops[local.shown :]:
+            with contextlib.suppress(StoreError):
+                undo.apply(op)
+        local.shown = len(tx.ops)
 
     @contextmanager
     def steady(self) -> Iterator[None]:
@@ -108,13 +117,17 @@ class CachedStore(IMemoryStore):
 
     def _look(self) -> None:
         """Bring the cache up to date for a read (under `self._lock`); inside `steady()`, only
-        the first read does."""
-        looked = getattr(self._local, "looked", None)
+        the first read does; inside a unit of work, the read sees what the unit staged."""
+        local = self._local
+        looked = getattr(local, "looked", None)
         if looked is None:
             self._refresh()
         elif not looked:
             self._refresh()
-            self._local.looked = True
+            local.looked = True
+        tx: StagingTransaction | None = getattr(local, "tx", None)
+        if tx is not None and len(tx.ops) > local.shown:
+            self._show(tx)
 
     @abstractmethod
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
