@@ -148,10 +148,8 @@ def test_a_run_opens_its_store_once_and_writes_its_report_from_it(
     assert all(m.title in page or html.escape(m.title) in page for m in memories(tmp_path))
 
 
-def test_a_turn_looks_for_others_writes_once_not_once_per_read(
-    tmp_path: Path, mocker: MockerFixture
-) -> None:
-    looks = mocker.spy(MarkdownMemoryStore, "_refresh")
+def calls_per_turn(tmp_path: Path, spy: Any) -> list[int]:
+    """How many times `spy` was called in each turn after the first of an 8-turn episode."""
     per_turn: list[int] = []
     game = FakeGame()
     play(
@@ -160,9 +158,15 @@ def test_a_turn_looks_for_others_writes_once_not_once_per_read(
         ScriptedAgent(game.walkthrough()),
         episodes=1,
         max_turns=8,
-        on_turn=lambda episode, turn, obs: per_turn.append(looks.call_count),
+        on_turn=lambda episode, turn, obs: per_turn.append(spy.call_count),
     )
-    counts = [b - a for a, b in itertools.pairwise(per_turn)]
+    return [b - a for a, b in itertools.pairwise(per_turn)]
+
+
+def test_a_turn_looks_for_others_writes_once_not_once_per_read(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    counts = calls_per_turn(tmp_path, mocker.spy(MarkdownMemoryStore, "_refresh"))
     # one look at the turn's first read, one at its commit (a write merges what others wrote
     # first); without the steady block every read of the prompt and the handlers looks again
     assert counts and max(counts) <= 2, counts
@@ -172,16 +176,5 @@ def test_a_turn_is_one_unit_of_work_written_once(tmp_path: Path, mocker: MockerF
     """The move, the game's answer, the turn's memories and the score are one unit of work: one
     durable write per turn (a move used to be two: the arrival, then the turn), and a crash
     never keeps half a turn."""
-    commits = mocker.spy(MarkdownMemoryStore, "_commit")
-    per_turn: list[int] = []
-    game = FakeGame()
-    play(
-        tmp_path,
-        game,
-        ScriptedAgent(game.walkthrough()),
-        episodes=1,
-        max_turns=8,
-        on_turn=lambda episode, turn, obs: per_turn.append(commits.call_count),
-    )
-    counts = [b - a for a, b in itertools.pairwise(per_turn)]
+    counts = calls_per_turn(tmp_path, mocker.spy(MarkdownMemoryStore, "_commit"))
     assert counts and max(counts) == 1, counts
