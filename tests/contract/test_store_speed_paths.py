@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pytest_mock import MockerFixture
 
 from cairn.adapters.storage import markdown_format, markdown_store
@@ -657,3 +661,75 @@ def test_a_unit_of_work_shows_its_staged_ops_only_to_a_read(
         assert store.get("s-0003").status is MemoryStatus.SUPERSEDED  # type: ignore[union-attr]
     assert shown.call_count == 2
     assert len(file_factory.open().entries()) == 3
+
+
+class Boom(Exception):
+    """Raised inside a unit of work to roll it back."""
+
+
+def view(entries: Iterable[MemoryEntry]) -> list[tuple[str, MemoryStatus, str]]:
+    return [(e.id, e.status, e.text) for e in entries]
+
+
+unit_steps = st.lists(
+    st.tuples(
+        st.sampled_from(["add", "update", "supersede", "delete", "visit"]),
+        st.integers(0, 11),  # which memory (or room)
+        st.booleans(),  # read after it
+    ),
+    max_size=14,
+)
+
+
+def staged_op(tx: Any, kind: str, n: int) -> tuple[StoreOp, Callable[[], None]]:
+    """The op a step makes, and how the unit of work stages it."""
+    entry_id = f"s-{n:04d}"
+    if kind == "add":
+        return AddOp(memory(n)), lambda: tx.add(memory(n))
+    if kind == "update":
+        changed = memory(n).model_copy(update={"text": "Changed."})
+        return UpdateOp(changed), lambda: tx.update(changed)
+    if kind == "supersede":
+        return SupersedeOp(entry_id, None), lambda: tx.supersede(entry_id, None)
+    if kind == "delete":
+        return DeleteOp(entry_id), lambda: tx.delete(entry_id)
+    return VisitOp(n % 3 + 1, f"Room {n}", 1), lambda: tx.record_visit(n % 3 + 1, f"Room {n}", 1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(unit_steps, st.booleans())
+def test_a_unit_of_work_reads_what_it_staged_and_a_rollback_leaves_nothing(
+    steps: list[tuple[str, int, bool]], fail: bool
+) -> None:
+    """Reads inside a unit see exactly its staged ops applied in order; a unit that raises
+    leaves the store as it was; one that ends commits what its reads saw."""
+    from cairn.adapters.storage.memory_store import InMemoryStore
+
+    store = InMemoryStore()
+    with store.transaction() as tx:
+        for n in range(6):
+            tx.add(memory(n))
+    before = view(store.entries())
+    reference = MemoryCache()
+    reference.memories = {e.id: e for e in store.entries()}
+    try:
+        with store.transaction() as tx:
+            for kind, n, read in steps:
+                entry_id = f"s-{n:04d}"
+                op, stage = staged_op(tx, kind, n)
+                try:
+                    reference.apply_all([op])
+                except StoreError:
+                    continue  # not valid on this state: not staged
+                stage()
+                if read:
+                    assert sorted(view(store.entries(statuses=None))) == sorted(
+                        view(reference.memories.values())
+                    )
+                    assert store.get(entry_id) == reference.get(entry_id)
+            if fail:
+                raise Boom
+    except Boom:
+        assert view(store.entries()) == before
+        return
+    assert sorted(view(store.entries(statuses=None))) == sorted(view(reference.memories.values()))
