@@ -422,9 +422,10 @@ class SqliteMemoryStore(CachedStore):
             location_list: list[int | None] = orjson.loads(locations)
             npc_lists: list[list[str]] = orjson.loads(npcs)  # each row's array, as stored
             ts: list[float] = orjson.loads(f"[{times}]")  # 17 digits: exact, and fast
+            rank_list: list[int] = orjson.loads(f"[{ranks}]")
+            seq_list: list[int] = orjson.loads(f"[{seqs}]")
         except orjson.JSONDecodeError:
             return None
-        rank_list, seq_list = map(int, ranks.split(",")), map(int, seqs.split(","))
         orders: list[tuple[int, int | str, int]] = list(
             zip(rank_list, key_list, seq_list, strict=True)
         )
