@@ -178,6 +178,41 @@ def test_bus_commits_once_per_command(state: GameState) -> None:
     assert sorted(store.locations()) == [0, 1, 2]
 
 
+def test_a_bus_unit_writes_its_commands_once_and_sends_their_events_after(
+    state: GameState,
+) -> None:
+    """Commands inside `bus.unit()` are one unit of work: the second reads what the first
+    staged, one commit, events after it; an exception inside keeps nothing and sends nothing."""
+    from cairn.events import events
+    from cairn.events.publisher import EventPublisher
+
+    store, publisher = InMemoryStore(), EventPublisher()
+    log: list[str] = []
+
+    def move(cmd: c.ChangeLocation) -> None:
+        with store.transaction() as tx:
+            tx.record_visit(cmd.to_location_id, "", 1)
+        publisher.publish(events.location_entered, None, location_id=cmd.to_location_id)
+        log.append(f"visits {cmd.to_location_id}: {store.location(cmd.to_location_id).visits}")  # type: ignore[union-attr]
+
+    bus = MessageBus({c.ChangeLocation: move}, store, publisher)
+    sent: list[int] = []
+
+    def on_enter(sender: object, location_id: int, **_: object) -> None:
+        sent.append(location_id)
+
+    with events.location_entered.connected_to(on_enter):
+        with bus.unit():
+            bus.handle(c.ChangeLocation(state, 2))
+            bus.handle(c.ChangeLocation(state, 2))
+            assert sent == [] and store.commits == 0
+        assert log == ["visits 2: 1", "visits 2: 2"] and sent == [2, 2] and store.commits == 1
+        with pytest.raises(RuntimeError), bus.unit():
+            bus.handle(c.ChangeLocation(state, 3))
+            raise RuntimeError("the turn fails")
+    assert store.location(3) is None and sent == [2, 2] and store.commits == 1
+
+
 def test_every_signal_s_receivers_see_the_committed_state(tmp_path: Any) -> None:
     """location_exited is sent after the visit summary is stored, not inside the unit of work."""
     from cairn.container import build_container
