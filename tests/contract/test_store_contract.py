@@ -324,6 +324,23 @@ def test_nested_transactions_join_the_outer_one_and_write_once(
     assert loaded.locations()[1].visits == 1
 
 
+@pytest.mark.parametrize("call", ["checkpoint", "reload"])
+def test_a_checkpoint_or_reload_inside_a_unit_of_work_is_refused_and_loses_nothing(
+    file_factory: StoreFactory, call: str
+) -> None:
+    """They would rewrite the cache or the file under the unit's staged (and shown) changes."""
+    store = file_factory.open()
+    kept = location_memory("Kept")
+    add_all(store, kept)
+    with pytest.raises(StoreError, match="inside a unit of work"), store.transaction() as tx:
+        tx.add(world_memory("Staged"))
+        assert len(store.entries()) == 2
+        getattr(store, call)()
+    assert [m.id for m in store.entries()] == [kept.id]
+    assert [m.id for m in reopened(file_factory, store).entries()] == [kept.id]
+    getattr(store, call)()  # after the unit: as usual
+
+
 def test_after_commit_runs_once_the_write_is_durable(store_factory: StoreFactory) -> None:
     store = store_factory.open()
     entry = world_memory("Durable")

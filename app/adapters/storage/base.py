@@ -86,6 +86,12 @@ class CachedStore(IMemoryStore):
                 self._cache = self._commit(tx.ops)
         tx.run_callbacks()
 
+    def _outside_unit(self, doing: str) -> None:
+        """Refuse what rewrites the cache or the file from under this thread's open unit of
+        work (its staged changes are not committed, and may be showing in the cache)."""
+        if getattr(self._local, "tx", None) is not None:
+            raise StoreError(f"{self.path}: {doing} inside a unit of work: do it after the commit")
+
     def _staged(self, op: StoreOp) -> None:
         self._local.looked = True  # from the first staged change on, reads keep to this view
 
@@ -95,7 +101,7 @@ class CachedStore(IMemoryStore):
         have added) is left to the commit."""
         local = self._local
         undo: Undo | None = local.undo
-        if undo is None or undo.cache is not self._cache:  # (a `reload` inside the unit)
+        if undo is None or undo.cache is not self._cache:  # (a new cache: start again)
             undo, local.shown = self._cache.undoable(), 0
             local.undo = undo
         for op in tx.ops[local.shown :]:

@@ -388,6 +388,7 @@ class MarkdownMemoryStore(CachedStore):
 
     def reload(self) -> None:
         with self._lock:
+            self._outside_unit("reload")
             self._refresh()
 
     # -- writing -------------------------------------------------------------------------------
@@ -612,6 +613,7 @@ class MarkdownMemoryStore(CachedStore):
 
     def fold(self) -> None:
         """Fold the recent part into the sections now (and write what a merge kept)."""
+        self._outside_unit("fold")
         with self._lock, self._locked():
             self._refresh()
             self._check_watched()
@@ -620,6 +622,7 @@ class MarkdownMemoryStore(CachedStore):
 
     def checkpoint(self) -> None:
         """The end of an episode: move SUPERSEDED memories to the archive and fold."""
+        self._outside_unit("checkpoint")
         with self._lock, self._locked():
             self._refresh()
             self._check_watched()

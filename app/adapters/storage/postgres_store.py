@@ -223,6 +223,7 @@ class PostgresMemoryStore(CachedStore):
         self.fetched += len(memories) + len(locations)
 
     def reload(self) -> None:
+        self._outside_unit("reload")
         with self._lock:
             self._live()
             self._load()

@@ -473,6 +473,7 @@ class SqliteMemoryStore(CachedStore):
         return ParseProblem(path=str(self._path), line=line, message=message)
 
     def reload(self) -> None:
+        self._outside_unit("reload")
         with self._lock, self._sql_errors("reload"):
             self._load(self._connection())
 
@@ -536,6 +537,7 @@ class SqliteMemoryStore(CachedStore):
     def checkpoint(self) -> None:
         """The end of an episode: move SUPERSEDED memories to `memories_archive`, in one
         transaction."""
+        self._outside_unit("checkpoint")
         with self._lock:
             conn = self._connection()
             with self._sql_errors("archive"):
