@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import orjson
+
 from cairn.events import commands as c
 from cairn.events.bus import MessageBus
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
@@ -368,7 +370,11 @@ class PlaySession:
             "context_sections": prompt.sections,
             "objectives": self._objectives.texts(),
         }
-        self._transcript.write(json.dumps(line, ensure_ascii=False) + "\n")
+        try:
+            text = orjson.dumps(line).decode()
+        except orjson.JSONEncodeError:  # what orjson refuses (a lone surrogate): as before
+            text = json.dumps(line, ensure_ascii=False)
+        self._transcript.write(text + "\n")
         self._transcript.flush()
 
     def _llm_calls(self) -> int:
