@@ -4,16 +4,20 @@ proves the bytes it covers (edits, missing lines, hostile journals fall back to 
 from __future__ import annotations
 
 import logging
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pytest_mock import MockerFixture
 
 from cairn.adapters.storage import markdown_store
-from cairn.adapters.storage.archive_journal import journal_path
+from cairn.adapters.storage.archive_journal import journal_path, read_journal
 from cairn.adapters.storage.markdown_format import parse
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope
+from tests.contract.test_store_contract import PROPERTY_SETTINGS, any_text, any_title, odd_name
 from tests.contract.test_store_speed_paths import memory
 
 
@@ -117,3 +121,36 @@ def test_a_journal_whose_memories_do_not_validate_is_not_used(tmp_path: Path) ->
     line["memories"][0]["importance"] = 5000
     journal.write_text("\n".join([json.dumps(line), *rest]) + "\n")
     assert MarkdownMemoryStore(path).archived() == parsed_archive(path)
+
+
+@PROPERTY_SETTINGS
+@given(title=any_title, text=any_text, npc=odd_name, room=st.one_of(st.just(""), odd_name))
+def test_any_archived_memory_reads_back_from_the_journal_as_a_parse_reads_it(
+    title: str, text: str, npc: str, room: str
+) -> None:
+    """The journal keeps the cache's entries (as the file keeps them); a parse of the archive
+    gives the same, whatever the titles, texts, NPC ids and room names hold."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "Memories.md"
+        store = MarkdownMemoryStore(path)
+        subjects = [
+            MemoryEntry(scope=MemoryScope.LOCATION, location_id=7, title=title, text=text),
+            MemoryEntry(scope=MemoryScope.LOCATION, location_id=7, location_name=npc, title=title),
+            MemoryEntry(scope=MemoryScope.NPC, npc_ids=[npc, "thief"], title=title, text=text),
+            MemoryEntry(scope=MemoryScope.WORLD, title=title, text=text, tags=["pruned"]),
+        ]
+        with store.transaction() as tx:
+            tx.record_visit(7, room, 1)
+            for entry in subjects:
+                tx.add(entry)
+        with store.transaction() as tx:
+            tx.supersede(subjects[0].id, subjects[1].id)
+            for entry in subjects[1:]:
+                tx.supersede(entry.id, None)
+        store.checkpoint()
+        archive = path.with_name("Memories.archive.md")
+        data = archive.read_bytes()
+        assert read_journal(archive, data)[1] == len(data)  # read from the journal, not parsed
+        assert len(store.archived()) == 4
+        assert store.archived() == parsed_archive(path)
+        store.close()

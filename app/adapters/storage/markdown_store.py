@@ -640,10 +640,10 @@ class MarkdownMemoryStore(CachedStore):
         """Append `entries` to the archive file, durably (before the fold drops them: a crash
         between the two leaves them in both files, and readers take the live file's)."""
         part = AppendedPart(f"{ARCHIVE_HEADER} (moved here {utc_now():%Y-%m-%d %H:%M:%S} UTC)")
-        for entry in sorted(entries, key=lambda e: section_of(e)[0] != "location"):
+        in_part = sorted(entries, key=lambda e: section_of(e)[0] != "location")
+        for entry in in_part:
             part.add_memory(self._cache, entry)
-        text = part.take()
-        data = text.encode("utf-8", errors="surrogateescape")
+        data = part.take().encode("utf-8", errors="surrogateescape")
         new = not self._archive_path.exists()
         try:
             with open(self._archive_path, "ab") as handle:
@@ -656,9 +656,10 @@ class MarkdownMemoryStore(CachedStore):
             whole = self._archive_path.read_bytes()
         except OSError as e:
             raise StoreError(f"{self._archive_path}: cannot write: {e}") from e
-        written = parse(text, str(self._archive_path))  # the part as a read of it gives it
-        if not written.problems and len(whole) == before + len(data):
-            record_part(self._archive_path, before, whole, list(written.cache.memories.values()))
+        if len(whole) == before + len(data):
+            # the cache's entries are as the file keeps them (`as_written`): what a read of
+            # the part gives back, as a fold relies on too
+            record_part(self._archive_path, before, whole, in_part)
 
     @property
     def archive_path(self) -> Path:
