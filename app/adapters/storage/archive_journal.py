@@ -1,15 +1,15 @@
-"""A journal beside the archive (`.Memories.archive.md.snapshot`) that lets the archive be
-read back without parsing it: the report, `memories show --all` and export read it whole.
+"""A journal beside the archive (`.Memories.archive.md.snapshot`) that lets the archive be read
+back without parsing it: the report, `memories show --all` and export read it whole.
 
 Each time the store appends a part to the archive it appends one JSON line here: the archive's
 size before and after the part, the SHA-256 digest of the archive's first `to` bytes, and the
 part's memories as the store's cache holds them (as the file keeps them: a parse of the part
-gives them back, which folds rely on too, and a property test holds). A read takes the lines
-in order while each starts where the last ended and its digest matches the archive: their
-memories are validated from JSON (no Markdown parse). Whatever follows (a part written before a crash could add its
-line, a part a person appended, anything after an edit) is parsed as usual. A journal that
-does not read is ignored and the archive parsed whole. Lines are not fsynced: a lost line only
-costs the next read its speed.
+gives them back, which folds rely on too, and a property test holds). A read takes the lines in
+order while each starts where the last ended and its digest matches the archive: their memories
+are validated from JSON (no Markdown parse). Whatever follows (a part written before a crash
+could add its line, a part a person appended, anything after an edit) is parsed as usual. A
+journal that does not read is ignored and the archive parsed whole. Lines are not fsynced: a
+lost line only costs the next read its speed.
 
 The digest proves the archive is the one the lines were made from; the journal is cairn's own
 file, and like the snapshot it is not a defence against someone who rewrites it on purpose.
