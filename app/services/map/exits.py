@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from cairn.services.map.directions import _ALIASES, _RANK, OPPOSITE
 
@@ -56,6 +57,12 @@ def exits_in_text(text: str) -> list[str]:
     north-south"); a bare mention ("the north side of a white house", "west of a house") does
     not. in/out are never reported (too ambiguous in prose).
     """
+    return list(_exits_in_text(text))
+
+
+@lru_cache(maxsize=1024)
+def _exits_in_text(text: str) -> tuple[str, ...]:
+    """`exits_in_text`, kept by text (a room's description comes back on every visit)."""
     lowered = text.lower()
     found: set[str] = set()
     for pattern in (_VERB_PATTERN, _TO_THE_PATTERN, _LIST_PATTERN, _EXITS_AFTER_PATTERN):
@@ -68,4 +75,4 @@ def exits_in_text(text: str) -> list[str]:
         first, second = match.group(1), match.group(2)
         if OPPOSITE.get(first) == second:
             found.update((first, second))
-    return sorted(found, key=_RANK.__getitem__)
+    return tuple(sorted(found, key=_RANK.__getitem__))
