@@ -159,7 +159,7 @@ def stamped_message(
 
 
 def score_title(outcome: TurnOutcome) -> str:
-    """ "Scored 10 in Kitchen by 'open window'"."""
+    """"Scored 10 in Kitchen by 'open window'"."""
     where = f" in {outcome.location_before_name}" if outcome.location_before_name else ""
     action = " ".join(outcome.action.split())
     return f"Scored {outcome.score_delta}{where} by '{action}'"

@@ -64,8 +64,6 @@ def roms_folder(roms: Path | None = None) -> Path | None:
         return roms
     value = os.environ.get(ROMS_VARIABLE)
     return Path(value) if value else None
-
-
 """Where story files are looked up when a scenario's folder does not hold them."""
 MARKER = ".cairn-replay"
 """Marks a folder a replay made, so the next replay of that scenario may clear it."""

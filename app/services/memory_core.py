@@ -114,3 +114,4 @@ class MemoryCore:
 
     def _announce(self, tx: StoreTransaction, entry: MemoryEntry) -> None:
         tx.after_commit(lambda: self._publisher.publish(events.memory_recorded, self, entry=entry))
+

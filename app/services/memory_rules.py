@@ -86,7 +86,7 @@ def story_names(related: EventRelated, game_state: GameState) -> dict[str, str]:
 
 
 def story_line(event_kind: str, related: Mapping[str, str | list[str]]) -> str:
-    """ "Completed objective 'Free the prisoner' (quest 'The Goblin Cage')", "Completed quest
+    """"Completed objective 'Free the prisoner' (quest 'The Goblin Cage')", "Completed quest
     'The Goblin Cage'", "Reached act 'The Siege'": the story event by the names in `related`
     (see `story_names`); '' for other events, or when the names are not known."""
     quest, objective, act = (_text(related.get(k)) for k in (QUEST_NAME, OBJECTIVE_NAME, ACT_NAME))
@@ -119,7 +119,7 @@ def _text(value: str | list[str] | None) -> str:
 
 
 def world_title(event_kind: WorldEvent, related: EventRelated, game_state: GameState) -> str:
-    """ "Completed quest 'The Goblin Cage'" when the GameState names it, else "Quest completed:
+    """"Completed quest 'The Goblin Cage'" when the GameState names it, else "Quest completed:
     rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
     line = story_line(event_kind, story_names(related, game_state))
     if line:

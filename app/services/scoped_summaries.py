@@ -226,3 +226,4 @@ class ScopedSummaries(MemoryCore):
             last = window[-1].index
             tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
             self._announce(tx, entry)
+

@@ -242,4 +242,6 @@ def test_without_an_atomic_exchange_a_stale_copy_is_still_merged(
     editor.save(path, with_hand_note(opened, 0), "rename")
     add(store, 2)
     store.close()
-    assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= reopened_titles(path)
+    assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= reopened_titles(
+        path
+    )

@@ -104,14 +104,9 @@ def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
     # three 500s open the circuit; every turn's fallback is counted by kind
     assert report["total"]["llm_failures"] >= 3
     assert report["llm_usage"]["failures"] == report["total"]["llm_failures"]
-    assert (
-        sum(
-            n
-            for k, n in report["llm_usage"]["failures_by_kind"].items()
-            if k.startswith("fallback:")
-        )
-        >= 6
-    )
+    assert sum(
+        n for k, n in report["llm_usage"]["failures_by_kind"].items() if k.startswith("fallback:")
+    ) >= 6
     assert (tmp_path / "Memories.md").exists()
     for path in tmp_path.rglob("*"):
         if path.is_file():

@@ -85,7 +85,9 @@ def play(workdir: Path, store: IMemoryStore | None, monkeypatch: pytest.MonkeyPa
         )
     # small caps: each episode's end retires memories (SUPERSEDED, tagged pruned), which the
     # built store then archives, so later episodes read a store that lost them
-    settings = load_settings(workdir=workdir, deterministic_seed=7, cap_per_location=4, cap_world=6)
+    settings = load_settings(
+        workdir=workdir, deterministic_seed=7, cap_per_location=4, cap_world=6
+    )
     agent = Recorder()
     run_play(settings, game_path=ZORK, episodes=3, max_turns=150, agent=agent)
     monkeypatch.undo()

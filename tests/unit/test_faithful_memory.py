@@ -205,9 +205,8 @@ def test_a_scoring_move_keeps_the_short_state_change_before_it_as_a_step(
     tmp_path: Path,
 ) -> None:
     opened = obs("Opened.")
-    kitchen = obs(
-        "Kitchen\nA table seems to have been used recently.", loc=2, name="Kitchen", score=10
-    )
+    kitchen = obs("Kitchen\nA table seems to have been used recently.", loc=2, name="Kitchen",
+                  score=10)
     game = StubGame(obs(INTRO), {"open window": opened, "look": obs(INTRO), "west": kitchen})
     play(tmp_path, game, ["open window", "look", "west"])
     [scored] = [m for m in stored(tmp_path) if m.scope is MemoryScope.LOCATION and m.score_delta]
@@ -216,9 +215,8 @@ def test_a_scoring_move_keeps_the_short_state_change_before_it_as_a_step(
 
 
 def test_a_richer_memory_with_the_same_title_supersedes_the_old_one(tmp_path: Path) -> None:
-    kitchen = obs(
-        "Kitchen\nA table seems to have been used recently.", loc=2, name="Kitchen", score=10
-    )
+    kitchen = obs("Kitchen\nA table seems to have been used recently.", loc=2, name="Kitchen",
+                  score=10)
     first = StubGame(obs(INTRO), {"west": kitchen})
     play(tmp_path, first, ["west"])
     second = StubGame(obs(INTRO), {"open window": obs("Opened."), "west": kitchen})

@@ -80,11 +80,8 @@ def test_a_resurrection_ends_the_death_text_at_the_banner() -> None:
     ("action", "response", "cause"),
     [
         ("north", "Oh, no! A lurking grue!\n\n**** You have died ****", DeathCause.COMMAND),
-        (
-            "jump",
-            "You jump off the cliff and fall to the rocks.\n\n*** You have died ***",
-            DeathCause.COMMAND,
-        ),
+        ("jump", "You jump off the cliff and fall to the rocks.\n\n*** You have died ***",
+         DeathCause.COMMAND),
         ("wait", "Time passes.\n\nThe roof caves in.\n\n*** You have died ***", DeathCause.PLOT),
         ("take egg", "Taken.\n\nThe bomb goes off.\n\n*** You have died ***", DeathCause.PLOT),
         ("north", "Forest\nTrees.\n\nYou can't hold your breath any longer.", DeathCause.AIR),
@@ -108,14 +105,8 @@ def test_no_steps_add_nothing() -> None:
     assert procedure_steps("'west' gained 10 points.") == []
 
 
-@given(
-    st.lists(
-        st.from_regex(r"[a-z]{1,8}( [a-z]{1,8}){0,2}", fullmatch=True),
-        min_size=1,
-        max_size=4,
-        unique=True,
-    )
-)
+@given(st.lists(st.from_regex(r"[a-z]{1,8}( [a-z]{1,8}){0,2}", fullmatch=True), min_size=1,
+                max_size=4, unique=True))
 def test_items_written_are_the_items_read(items: list[str]) -> None:
     assert got_items(got_title(items)) == items
     assert got_items("Scored 5 by 'take lamp'") == []

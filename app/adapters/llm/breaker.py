@@ -51,7 +51,7 @@ class CircuitBreaker(ILLMClient):
 
     @property
     def state(self) -> str:
-        """ "closed", "open" or "half-open"."""
+        """"closed", "open" or "half-open"."""
         with self._lock:
             if self._open_until is None:
                 return "closed"

@@ -33,8 +33,7 @@ _PROSE = re.compile(r"[a-z]{2,}.*\s.*[a-z]{2,}")
 _TITLE_LINE = re.compile(r"^[A-Z][\w'\-]*(?: [\w'\-]+){0,5}$|^-= .* =-$")
 _BANNER_WORDS = re.compile(
     r"\b(copyright|\(c\)|release \d|serial (?:number|no)|inform v?\d|all rights reserved|"
-    r"interpreter|version \d)",
-    re.I,
+    r"interpreter|version \d)", re.I
 )
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

@@ -354,7 +354,9 @@ class EntryRenderCache:
         # key -> (entries (kept alive so their ids stay theirs), their ids, name, displays, text)
         self._sections: dict[
             tuple[str, str],
-            tuple[list[MemoryEntry], list[int], str | None, tuple[str | None, ...], str, list[int]],
+            tuple[
+                list[MemoryEntry], list[int], str | None, tuple[str | None, ...], str, list[int]
+            ],
         ] = {}
 
     def block(self, entry: MemoryEntry, section_name: str | None, display: str | None) -> str:

@@ -464,7 +464,9 @@ class MarkdownMemoryStore(CachedStore):
         if not journal.append(text, data, rows, self._recent.taken_records):
             self._drop_journal()
 
-    def _append(self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True) -> bool:
+    def _append(
+        self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True
+    ) -> bool:
         """Append the unit of work's blocks (and the records of visited locations), with what
         merges kept that the file lacks, to the recent part, durably. When someone saves the
         file meanwhile, that save is merged and the difference appended to it. False when it

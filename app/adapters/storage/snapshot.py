@@ -380,7 +380,9 @@ def read_snapshot(path: Path, data: bytes, created_at: datetime) -> Loaded | Non
     return loaded
 
 
-def _journal_lines(journal: bytes, data: bytes, size: int, hasher: Hasher) -> list[dict[str, Any]]:
+def _journal_lines(
+    journal: bytes, data: bytes, size: int, hasher: Hasher
+) -> list[dict[str, Any]]:
     """The journal's lines when they prove the whole file (each starts where the last ended,
     digests match, the last ends at the file's end); else none (the recent part is parsed)."""
     if size == len(data) or not journal.endswith(b"\n"):

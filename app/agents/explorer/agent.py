@@ -380,3 +380,4 @@ class ExplorerAgent(IAgent):
             importance=note[1] if note else 500,
             remember_everywhere=note[2] if note else False,
         )
+

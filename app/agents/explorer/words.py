@@ -145,6 +145,7 @@ def remembered_bad(memories: list[MemoryEntry]) -> set[str]:
     return remembered_failures(memories) | remembered_dangers(memories)
 
 
+
 def tool_of(command: str) -> str | None:
     """The item a command uses (`unlock door with key` -> key), if any."""
     found = re.search(r"\bwith (?:the )?([a-z\-]+)$", command)
@@ -167,6 +168,7 @@ def holding(item: str, inventory: list[str]) -> bool:
     return any(item in name.lower().split() for name in inventory)
 
 
+
 _UNKNOWN_WORD = re.compile(r"""I don't know the word ["'](\w+)["']""", re.IGNORECASE)
 _UNKNOWN_NOTE = re.compile(r"does not know the word '(\w+)'")
 
@@ -174,6 +176,7 @@ _UNKNOWN_NOTE = re.compile(r"does not know the word '(\w+)'")
 def unknown_words(world_notes: list[MemoryEntry]) -> set[str]:
     """Words the game said it does not know, from world notes."""
     return {m.group(1) for n in world_notes if (m := _UNKNOWN_NOTE.search(n.text))}
+
 
 
 def visible_objects(text: str) -> list[str]:
@@ -237,3 +240,5 @@ def object_commands(text: str, inventory: list[str], nouns: list[str] | None = N
             commands.append(f"unlock {noun} with {keys[0].lower().split()[-1]}")
         commands.extend((f"open {noun}", f"take {noun}"))
     return commands
+
+

@@ -75,5 +75,7 @@ class LocationHandler:
                 state,
                 WorldEvent.ENCOUNTER_COMPLETED,
                 tags=[f"location:{loc_id}", f"encounter:{command.complete_encounter}"],
-                related=EventRelated(location_id=loc_id, encounter_id=command.complete_encounter),
+                related=EventRelated(
+                    location_id=loc_id, encounter_id=command.complete_encounter
+                ),
             )

@@ -202,7 +202,8 @@ class LocationMemoryBuilder(SectionBuilder):
         head = [f"Location Memory for {where}:"]
         if visits > 0:
             head.append(
-                f"You've been here {_plural(visits, 'time')} across {_plural(episodes, 'episode')}."
+                f"You've been here {_plural(visits, 'time')} "
+                f"across {_plural(episodes, 'episode')}."
             )
         key = (self.max_tokens, *head, *map(id, entries))
         built = self._built.get(key)

@@ -66,6 +66,7 @@ OPPOSITE: dict[str, str] = {
 _GO_PREFIX = re.compile(r"^(?:go|walk|run|head|move)\s+(?:to\s+(?:the\s+)?)?")
 
 
+
 def normalize_action(action: str) -> str:
     """An action as a map label: lower case, whitespace collapsed, directions canonical."""
     cleaned = " ".join(action.lower().split())

@@ -388,7 +388,9 @@ class MapGraph(IMapRecorder):
         distance = {from_id: 0}
         frontier = [from_id]
         for step in range(1, max(moves, 0) + 1):
-            frontier = [n for room in frontier for n in self.neighbors(room) if n not in distance]
+            frontier = [
+                n for room in frontier for n in self.neighbors(room) if n not in distance
+            ]
             for room in frontier:
                 distance.setdefault(room, step)
         return distance
@@ -401,6 +403,7 @@ class MapGraph(IMapRecorder):
             connections=len(self.edges()),
             unexplored_exits=sum(len(self._unexplored(room)) for room in rooms),
         )
+
 
     # -- rendering (app/services/map/render.py) ------------------------------------------------
 
@@ -425,3 +428,5 @@ class MapGraph(IMapRecorder):
 def _edge_key(edge: MapEdge) -> tuple[int, bool, tuple[int, str], int]:
     action_key = _direction_key(edge.action) if edge.action is not None else (-1, "")
     return (edge.from_id, edge.inferred, action_key, edge.to_id)
+
+
