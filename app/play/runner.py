@@ -124,7 +124,6 @@ def run_play(
                     episode_map=container.episode_map(),
                     on_turn=on_turn,
                     should_stop=stop.requested,
-                    steady=store.steady,
                 )
                 for number in range(1, options.episodes + 1):
                     stats.append(session.play_episode(number))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -83,7 +82,6 @@ class PlaySession:
         episode_map: MapGraph | None = None,
         on_turn: Callable[[int, int, GameObservation], None] | None = None,
         should_stop: Callable[[], bool] = lambda: False,
-        steady: Callable[[], AbstractContextManager[object]] = nullcontext,
     ) -> None:
         self._game = game
         self._agent = agent
@@ -102,9 +100,6 @@ class PlaySession:
         self._on_turn = on_turn
         self._should_stop = should_stop
         """Asked after every turn: True ends the episode there (Ctrl-C), cleanly."""
-        self._steady = steady
-        """Wraps each turn: the store looks for others' writes once a turn, not once a read
-        (`IMemoryStore.steady`)."""
         self.failed_pairs: set[tuple[int | None, str]] = set()
         self.visited_ids: set[int] = set()
         self._translator = StepTranslator(bus)
@@ -130,8 +125,9 @@ class PlaySession:
             ep.state.turn = turn
             if (turn - 1) % self._options.objective_every == 0:
                 self._rediscover(ep, obs)
-            # one unit of work per turn: one durable write, and never half a turn kept
-            with self._steady(), self._bus.unit():
+            # one unit of work per turn: one durable write, never half a turn kept, and the
+            # store looks for others' writes once a turn, not once a read (a unit is `steady`)
+            with self._bus.unit():
                 obs = self._turn(ep, obs, turn)
             if self._on_turn is not None:
                 self._on_turn(number, turn, obs)

@@ -168,7 +168,7 @@ def test_a_turn_looks_for_others_writes_once_not_once_per_read(
 ) -> None:
     counts = calls_per_turn(tmp_path, mocker.spy(MarkdownMemoryStore, "_refresh"))
     # one look at the turn's first read, one at its commit (a write merges what others wrote
-    # first); without the steady block every read of the prompt and the handlers looks again
+    # first); without the turn's unit (steady) every read of the prompt and the handlers looks again
     assert counts and max(counts) <= 2, counts
 
 

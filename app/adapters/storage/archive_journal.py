@@ -2,16 +2,17 @@
 back without parsing it: the report, `memories show --all` and export read it whole.
 
 Each time the store appends a part to the archive it appends one JSON line here: the archive's
-size before and after the part, the SHA-256 digest of the archive's first `to` bytes, and the
-part's memories as the store's cache holds them (as the file keeps them: a parse of the part
-gives them back, which folds rely on too, and a property test holds). A read takes the lines in
-order while each starts where the last ended and its digest matches the archive: their memories
-are validated from JSON (no Markdown parse). Whatever follows (a part written before a crash
-could add its line, a part a person appended, anything after an edit) is parsed as usual. A
-journal that does not read is ignored and the archive parsed whole. Lines are not fsynced: a
-lost line only costs the next read its speed.
+size before and after the part, the SHA-256 digest of the part's bytes, and the part's memories
+as the store's cache holds them (as the file keeps them: a parse of the part gives them back,
+which folds rely on too, and a property test holds). A read takes the lines in order while each
+starts where the last ended and its digest matches those bytes of the archive (together they
+prove the archive up to the last one's end): their memories are validated from JSON (no
+Markdown parse). Whatever follows (a part written before a crash could add its line, a part a
+person appended, anything after an edit) is parsed as usual. A journal that does not read is
+ignored and the archive parsed whole. Lines are not fsynced: a lost line only costs the next
+read its speed.
 
-The digest proves the archive is the one the lines were made from; the journal is cairn's own
+The digests prove the archive is the one the lines were made from; the journal is cairn's own
 file, and like the snapshot it is not a defence against someone who rewrites it on purpose.
 """
 
@@ -38,15 +39,15 @@ def journal_path(archive: Path) -> Path:
     return archive.with_name(snapshot_name(archive.name))
 
 
-def record_part(archive: Path, before: int, data: bytes, entries: list[MemoryEntry]) -> None:
-    """After a part was appended to `archive` (which was `before` bytes long and is `data`
-    now), add its line; a new archive starts a new journal. Failing to write it is no error."""
+def record_part(archive: Path, before: int, part: bytes, entries: list[MemoryEntry]) -> None:
+    """After `part` was appended to `archive` at `before` bytes, add its line; a new archive
+    starts a new journal. Failing to write it is no error."""
     line = orjson.dumps(
         {
             "cairn_archive": JOURNAL_VERSION,
             "from": before,
-            "to": len(data),
-            "digest": hashlib.sha256(data).hexdigest(),
+            "to": before + len(part),
+            "digest": hashlib.sha256(part).hexdigest(),
             "memories": [entry.model_dump(mode="json") for entry in entries],
         }
     )
@@ -66,13 +67,9 @@ def read_journal(archive: Path, data: bytes) -> tuple[list[MemoryEntry], int]:
         return [], 0
     found: list[MemoryEntry] = []
     covered = 0
-    hasher = hashlib.sha256()
     for raw in lines:
         part = _part(raw, covered, len(data))
-        if part is None:
-            break
-        hasher.update(data[covered : part[0]])
-        if hasher.hexdigest() != part[1]:
+        if part is None or hashlib.sha256(data[covered : part[0]]).hexdigest() != part[1]:
             break
         try:
             entries = [MemoryEntry.model_validate(m) for m in part[2]]

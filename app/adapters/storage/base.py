@@ -80,7 +80,7 @@ class CachedStore(IMemoryStore):
             finally:
                 undo: Undo | None = local.undo
                 local.tx = local.undo = None
-                if undo is not None and undo.cache is self._cache:
+                if undo is not None:
                     undo.undo()
             if tx.ops:
                 self._cache = self._commit(tx.ops)
@@ -101,9 +101,10 @@ class CachedStore(IMemoryStore):
         have added) is left to the commit."""
         local = self._local
         undo: Undo | None = local.undo
-        if undo is None or undo.cache is not self._cache:  # (a new cache: start again)
-            undo, local.shown = self._cache.undoable(), 0
-            local.undo = undo
+        # the cache object stays this one until the commit: no look after a staged change,
+        # and what would replace it inside a unit is refused (`_outside_unit`)
+        if undo is None:
+            undo = local.undo = self._cache.undoable()
         for op in tx.ops[local.shown :]:
             with contextlib.suppress(StoreError):
                 undo.apply(op)

@@ -653,15 +653,15 @@ class MarkdownMemoryStore(CachedStore):
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
+                after = os.fstat(handle.fileno()).st_size
             if new:
                 _fsync_dir(self._archive_path.parent)
-            whole = self._archive_path.read_bytes()
         except OSError as e:
             raise StoreError(f"{self._archive_path}: cannot write: {e}") from e
-        if len(whole) == before + len(data):
+        if after == before + len(data):  # nobody else appended meanwhile
             # the cache's entries are as the file keeps them (`as_written`): what a read of
             # the part gives back, as a fold relies on too
-            record_part(self._archive_path, before, whole, in_part)
+            record_part(self._archive_path, before, data, in_part)
 
     @property
     def archive_path(self) -> Path:

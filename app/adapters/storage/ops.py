@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -289,8 +289,9 @@ class MemoryCache:
             assert self._index is not None and self._source is not None
             read, unread, order = self._memories, self._unread, self._index.in_order()
             # the few still unread together; most of them: one pass over everything
+            everything: Mapping[str, MemoryEntry | None]
             if len(unread) > 64 and 2 * len(unread) > len(order):
-                everything: dict[str, MemoryEntry | None] = dict(self._source.load_all())
+                everything = self._source.load_all()
             else:
                 everything = self._source.load_many([i for i in order if i in unread])
             found = {
