@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from html import escape
 from typing import Any
+
+import orjson
 
 from cairn.models.memory import MemoryEntry, MemoryScope
 from cairn.report.charts import CURVES, curve_series, line_chart
@@ -82,7 +85,69 @@ SCRIPT = """
   var items = Array.prototype.slice.call(document.querySelectorAll('#memories .memory'));
   var rooms = Array.prototype.slice.call(document.querySelectorAll('#map-svg .room'));
   var selected = null;
+  var later = document.getElementById('superseded-memories');
+  function node(tag, cls, text) {
+    var made = document.createElement(tag);
+    if (cls) { made.className = cls; }
+    if (text !== undefined) { made.textContent = text; }
+    return made;
+  }
+  function linkToSuccessor(a) {
+    a.addEventListener('click', function (e) {
+      e.preventDefault();
+      var target = document.getElementById(a.dataset.target);
+      if (!target) { return; }
+      if (target.classList.contains('superseded')) { superseded.checked = true; }
+      filter.value = '';
+      select(null);
+      target.scrollIntoView({block: 'center'});
+      target.classList.add('flash');
+      setTimeout(function () { target.classList.remove('flash'); }, 1500);
+    });
+  }
+  // superseded memories come as data, made into items (text only) when first asked for,
+  // at the top of their group: a long run's page opens with its visible memories only
+  function showLater() {
+    if (later === null) { return; }
+    var rows = JSON.parse(later.textContent);
+    later = null;
+    var made = {};
+    rows.forEach(function (m) {
+      var li = node('li', 'memory cat-' + m[2] + ' st-' + m[3] + ' superseded');
+      li.id = 'mem-' + m[1];
+      li.appendChild(node('span', 'cat', m[2]));
+      li.appendChild(document.createTextNode(' '));
+      li.appendChild(node('span', 'status', m[3]));
+      li.appendChild(document.createTextNode(' '));
+      li.appendChild(node('span', 'title', m[4]));
+      li.appendChild(document.createTextNode(' '));
+      li.appendChild(node('span', 'meta', m[5]));
+      li.appendChild(node('div', 'text', m[6]));
+      var after = node('div', 'successor');
+      if (m[7] === null) {
+        after.textContent = 'superseded, with no successor';
+      } else {
+        after.appendChild(document.createTextNode('superseded by '));
+        var a = node('a', 'to-successor', m[8]);
+        a.href = '#mem-' + m[7];
+        a.dataset.target = 'mem-' + m[7];
+        linkToSuccessor(a);
+        after.appendChild(a);
+      }
+      li.appendChild(after);
+      (made[m[0]] = made[m[0]] || document.createDocumentFragment()).appendChild(li);
+      items.push(li);
+    });
+    Object.keys(made).forEach(function (key) {
+      var group = document.getElementById('group-' + key);
+      if (group) {
+        var list = group.querySelector('ul');
+        list.insertBefore(made[key], list.firstChild);
+      }
+    });
+  }
   function apply() {
+    if (superseded.checked) { showLater(); }
     var query = filter.value.trim().toLowerCase();
     body.classList.toggle('show-superseded', superseded.checked);
     items.forEach(function (li) {
@@ -116,19 +181,7 @@ SCRIPT = """
   document.getElementById('show-all').addEventListener('click', function () { select(null); });
   filter.addEventListener('input', apply);
   superseded.addEventListener('change', apply);
-  document.querySelectorAll('a.to-successor').forEach(function (a) {
-    a.addEventListener('click', function (e) {
-      e.preventDefault();
-      var target = document.getElementById(a.dataset.target);
-      if (!target) { return; }
-      if (target.classList.contains('superseded')) { superseded.checked = true; }
-      filter.value = '';
-      select(null);
-      target.scrollIntoView({block: 'center'});
-      target.classList.add('flash');
-      setTimeout(function () { target.classList.remove('flash'); }, 1500);
-    });
-  });
+  document.querySelectorAll('a.to-successor').forEach(linkToSuccessor);
   var svg = document.getElementById('map-svg');
   var baseW = parseFloat(svg.getAttribute('width'));
   var baseH = parseFloat(svg.getAttribute('height'));
@@ -233,23 +286,26 @@ def _memory_panel(data: RunData) -> str:
             npcs[entry.npc_ids[0]].append(entry)
         else:
             world.append(entry)
+    later: list[list[str | None]] = []
     groups = [
-        _group(f"loc-{room}", _room_name(data, room), rooms[room], by_id, loc=room)
+        _group(f"loc-{room}", _room_name(data, room), rooms[room], by_id, later, loc=room)
         for room in sorted(rooms)
     ]
-    groups += [_group(f"npc-{npc}", f"NPC {npc}", npcs[npc], by_id) for npc in sorted(npcs)]
+    groups += [
+        _group(f"npc-{npc}", f"NPC {npc}", npcs[npc], by_id, later) for npc in sorted(npcs)
+    ]
     if world:
-        groups.append(_group("world", "World", world, by_id))
-    superseded = sum(1 for m in data.memories if not m.visible)
+        groups.append(_group("world", "World", world, by_id, later))
     return (
         '<section class="panel" id="memories"><h2>Memories</h2><div class="controls">'
         '<input type="search" id="filter" placeholder="Filter memories (title, text, category)">'
-        f'<label><input type="checkbox" id="show-superseded"> show superseded ({superseded})'
+        f'<label><input type="checkbox" id="show-superseded"> show superseded ({len(later)})'
         "</label>"
         '<div class="selection">Showing: <b id="selection-label">all rooms, NPCs and the world'
         '</b><button type="button" id="show-all">show all</button></div></div>'
         '<p class="empty" id="no-memories" hidden>No memories here.</p>'
         + "".join(groups)
+        + _superseded_data(later)
         + "</section>"
     )
 
@@ -259,41 +315,69 @@ def _group(
     heading: str,
     entries: list[MemoryEntry],
     by_id: dict[str, MemoryEntry],
+    later: list[list[str | None]],
     loc: int | None = None,
 ) -> str:
+    """A group's visible memories as items; its superseded ones go to `later` (see
+    `_superseded_data`)."""
     data_loc = f' data-loc="{loc}"' if loc is not None else ""
-    visible = sum(1 for e in entries if e.visible)
+    shown = []
+    for entry in entries:
+        if entry.visible:
+            shown.append(_memory(entry))
+        else:
+            later.append(_superseded_row(key, entry, by_id))
     return (
         f'<section class="group" id="group-{escape(key, quote=True)}"{data_loc}>'
-        f"<h3>{escape(heading)} <small>({visible})</small></h3><ul>"
-        + "".join(_memory(e, by_id) for e in entries)
+        f"<h3>{escape(heading)} <small>({len(shown)})</small></h3><ul>"
+        + "".join(shown)
         + "</ul></section>"
     )
 
 
-def _memory(entry: MemoryEntry, by_id: dict[str, MemoryEntry]) -> str:
+def _memory(entry: MemoryEntry) -> str:
     status = entry.status.value
-    classes = f"memory cat-{entry.category.value} st-{status}"
-    if not entry.visible:
-        classes += " superseded"
     meta = " ".join(entry.meta)
-    after = ""
-    if not entry.visible:
-        successor = by_id.get(entry.superseded_by or "")
-        if successor is not None:
-            after = (
-                f'<div class="successor">superseded by <a class="to-successor" '
-                f'href="#mem-{escape(successor.id, quote=True)}" '
-                f'data-target="mem-{escape(successor.id, quote=True)}">'
-                f"{escape(successor.title)}</a></div>"
-            )
-        else:
-            after = '<div class="successor">superseded, with no successor</div>'
     return (
-        f'<li class="{classes}" id="mem-{escape(entry.id, quote=True)}">'
+        f'<li class="memory cat-{entry.category.value} st-{status}" '
+        f'id="mem-{escape(entry.id, quote=True)}">'
         f'<span class="cat">{entry.category.value}</span> <span class="status">{status}</span> '
         f'<span class="title">{escape(entry.title)}</span> <span class="meta">{escape(meta)}</span>'
-        f'<div class="text">{escape(entry.text)}</div>{after}</li>'
+        f'<div class="text">{escape(entry.text)}</div></li>'
+    )
+
+
+def _superseded_row(
+    key: str, entry: MemoryEntry, by_id: dict[str, MemoryEntry]
+) -> list[str | None]:
+    """A superseded memory as the page's script makes it into an item: its group, id,
+    category, status, title, meta, text and its successor's id and title (None: none)."""
+    successor = by_id.get(entry.superseded_by or "")
+    return [
+        key,
+        entry.id,
+        entry.category.value,
+        entry.status.value,
+        entry.title,
+        " ".join(entry.meta),
+        entry.text,
+        successor.id if successor is not None else None,
+        successor.title if successor is not None else None,
+    ]
+
+
+def _superseded_data(rows: list[list[str | None]]) -> str:
+    """The superseded memories as JSON the script reads when they are first shown (thousands
+    at the end of a long run: the page is smaller and opens with the visible ones alone). No
+    `<` stays in it, so nothing in a memory can close the script element."""
+    try:
+        text = orjson.dumps(rows).decode("utf-8")
+    except orjson.JSONEncodeError:  # a lone surrogate a hand edit left in a memory
+        text = json.dumps(rows)
+    return (
+        '<script type="application/json" id="superseded-memories">'
+        + text.replace("<", "\\u003c")
+        + "</script>"
     )
 
 

@@ -163,9 +163,14 @@ def test_superseded_memories_hide_until_asked_and_link_to_their_successor(tmp_pa
     work = workdir_with_a_run(tmp_path / "run")
     store = MarkdownMemoryStore(work / "Memories.md")
     with store.transaction() as tx:
-        for ident, title in (("m-old", "Door is locked"), ("m-new", "Key opens the door")):
+        for ident, title in (
+            ("m-old", "Door is locked"),
+            ("m-new", "Key opens the door"),
+            ("m-odd", "<img src=x onerror=\"document.title='owned'\"></script>"),
+        ):
             tx.add(MemoryEntry(id=ident, scope=MemoryScope.LOCATION, location_id=44, title=title))
         tx.supersede("m-old", "m-new")
+        tx.supersede("m-odd", "m-new")
     store.close()
     result = CliRunner().invoke(main, ["report", "--workdir", str(work)])
     assert result.exit_code == 0, result.output
@@ -173,11 +178,24 @@ def test_superseded_memories_hide_until_asked_and_link_to_their_successor(tmp_pa
         page = browser.page()
         try:
             open_report(page, work / "report.html")
-            hidden = "document.getElementById('mem-m-old').hidden"
-            assert page.evaluate(hidden) is True
+            # superseded memories are made into items the first time they are asked for
+            assert page.evaluate("document.getElementById('mem-m-old') === null")
             assert page.evaluate("document.getElementById('mem-m-new').hidden") is False
             page.evaluate("document.getElementById('show-superseded').click()")
-            assert page.evaluate(hidden) is False
+            assert page.evaluate("document.getElementById('mem-m-old').hidden") is False
+            order = "[...document.querySelectorAll('#group-loc-44 li')].map(li => li.id)"
+            assert page.evaluate(order) == ["mem-m-old", "mem-m-odd", "mem-m-new"]
+            odd = "document.querySelector('#mem-m-odd .title').textContent"
+            assert page.evaluate(odd).startswith("<img src=x")  # text, not markup
+            assert page.evaluate("document.querySelectorAll('#memories img').length") == 0
+            assert page.evaluate("document.title") != "owned"
+            page.evaluate("document.getElementById('show-superseded').click()")
+            assert page.evaluate("document.getElementById('mem-m-old').hidden") is True
+            page.evaluate("document.getElementById('filter').value = 'locked'")
+            page.evaluate("document.getElementById('show-superseded').click()")
+            page.evaluate("document.getElementById('filter').dispatchEvent(new Event('input'))")
+            assert page.evaluate("document.getElementById('mem-m-odd').hidden") is True
+            assert page.evaluate("document.getElementById('mem-m-old').hidden") is False
             page.evaluate("document.querySelector('#mem-m-old a.to-successor').click()")
             assert page.evaluate("document.getElementById('mem-m-new').classList.contains('flash')")
 

@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pytest_mock import MockerFixture
 
 from cairn.interfaces.memory_service import IMemoryService
@@ -554,6 +556,67 @@ def test_the_location_sections_size_is_what_its_rendered_text_costs(memory: Any)
             if group.entries:
                 size.drop(group.entries.pop()[1])
                 break
+
+
+def _choose_one_by_one(
+    builder: Any, head: list[str], entries: list[MemoryEntry]
+) -> tuple[list[Any], int]:
+    """The trimming as first written: drop the least important (then oldest) memory of the
+    least useful kind, one at a time, sizing the whole section again after each drop."""
+    groups = builder._grouped(entries)
+    hidden = len(entries) - sum(len(g.entries) for g in groups)
+    for group in reversed(groups):
+        while group.entries and (
+            estimate_tokens(builder._render(head, groups, hidden)) > builder.max_tokens
+        ):
+            victim = min(group.entries, key=lambda r: (r[1].importance, r[0]))
+            group.entries.remove(victim)
+            hidden += 1
+    return groups, hidden
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(list(C)),
+            st.integers(1, 1000),
+            st.integers(0, 60),
+            st.booleans(),
+        ),
+        max_size=45,
+    ),
+    st.integers(60, 900),
+)
+@settings(max_examples=150, deadline=None)
+def test_the_location_sections_choice_is_the_one_by_one_trimming(
+    specs: list[tuple[MemoryCategory, int, int, bool]], budget: int
+) -> None:
+    """However many memories, of whatever kinds, sizes and importance (ties included), and
+    whatever the budget, the location section keeps exactly the memories, in the order, that
+    dropping them one at a time and measuring the rendered text again would keep."""
+    from cairn.services.context import memory_builders as mb
+
+    entries = [
+        MemoryEntry(
+            scope=MemoryScope.LOCATION,
+            location_id=1,
+            category=category,
+            title=f"Thing {n}",
+            text=" ".join(["word"] * words) or "x",
+            importance=importance,
+            source=MemorySource.VISIT if visit else MemorySource.ACTION,
+        )
+        for n, (category, importance, words, visit) in enumerate(specs)
+    ]
+    builder = mb.LocationMemoryBuilder(None, max_tokens=budget)  # type: ignore[arg-type]
+    head = ["Location Memory for Hall (Location 1):", "You've been here 3 times."]
+    groups, hidden = builder._choose(head, entries)
+    want_groups, want_hidden = _choose_one_by_one(builder, head, entries)
+    assert hidden == want_hidden
+    assert [[e.id for _, e in g.entries] for g in groups] == [
+        [e.id for _, e in g.entries] for g in want_groups
+    ]
+    assert builder._render(head, groups, hidden) == builder._render(head, want_groups, hidden)
 
 
 def test_a_location_builder_that_answered_before_answers_as_a_new_one(memory: Any) -> None:

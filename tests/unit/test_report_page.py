@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -138,11 +139,16 @@ def run(baseline: dict[str, Any] | None = None) -> RunData:
 
 def test_memories_show_category_status_and_link_superseded_ones_to_their_successor() -> None:
     page = render_page(run())
-    old = re.search(r'<li class="([^"]*)" id="mem-m-old">(.*?)</li>', page)
-    assert old is not None and "superseded" in old.group(1).split()
-    assert 'class="to-successor" href="#mem-m-new" data-target="mem-m-new">Key opens' in old[2]
-    gone = re.search(r'<li class="[^"]*superseded[^"]*" id="mem-m-gone">(.*?)</li>', page)
-    assert gone is not None and "with no successor" in gone.group(1)
+    # superseded memories are data the page's script makes into items when asked for
+    assert 'id="mem-m-old"' not in page and 'id="mem-m-gone"' not in page
+    later = superseded_rows(page)
+    assert [row[:4] for row in later] == [
+        ["loc-1", "m-old", "NOTE", "SUPERSEDED"],
+        ["loc-2", "m-gone", "NOTE", "SUPERSEDED"],
+    ]
+    assert later[0][4] == "Door is locked" and later[0][7:] == ["m-new", "Key opens the door"]
+    assert later[1][7:] == [None, None]  # "superseded, with no successor"
+    assert "show superseded (2)" in page
     new = re.search(r'<li class="([^"]*)" id="mem-m-new">(.*?)</li>', page)
     assert new is not None and "superseded" not in new.group(1).split()
     assert '<span class="cat">SUCCESS</span> <span class="status">ACTIVE</span>' in new[2]
@@ -153,6 +159,42 @@ def test_memories_show_category_status_and_link_superseded_ones_to_their_success
     groups = re.findall(r'<section class="group" id="group-([^"]+)"', page)
     assert groups == ["loc-1", "loc-2", "loc-7", "npc-bram", "world"]
     assert ">Tower (L7) <small>(1)</small>" in page  # a room only the store names
+
+
+def superseded_rows(page: str) -> list[list[Any]]:
+    found = re.search(
+        r'<script type="application/json" id="superseded-memories">(.*?)</script>', page, re.S
+    )
+    assert found is not None
+    rows: list[list[Any]] = json.loads(found.group(1))
+    return rows
+
+
+def test_no_superseded_memory_can_close_the_data_script_or_add_markup() -> None:
+    """Titles and texts go into the page's JSON with no `<` left: `</script>` in a memory
+    cannot end the element early; the script sets them as text, never as markup."""
+    data = run()
+    hostile = "</script><script>alert(1)</script><!-- \u2028"
+    data.memories.append(
+        MemoryEntry(
+            id="m-x</script>",
+            scope=MemoryScope.NPC,
+            npc_ids=["bram"],
+            title=hostile,
+            text=hostile,
+            status=MemoryStatus.SUPERSEDED,
+            superseded_by="m-bram",
+        )
+    )
+    page = render_page(data)
+    block = page[page.index('id="superseded-memories">') :]
+    block = block[: block.index("</script>")]
+    assert "<" not in block.removeprefix('id="superseded-memories">')
+    row = superseded_rows(page)[-1]
+    assert row[:2] == ["npc-bram", "m-x</script>"] and row[4] == row[6] == hostile
+    assert row[7:] == ["m-bram", "Bram trades"]
+    assert "alert(1)" not in page.replace(block, "")
+    assert "textContent" in page and "innerHTML" not in page
 
 
 def test_the_map_marks_memories_danger_deaths_start_and_current() -> None:

@@ -95,9 +95,9 @@ class _SectionSize:
     lines, so characters and words add up."""
 
     def __init__(self, head: list[str], groups: list[_Group]) -> None:
-        self._groups = groups
         blocks = [*head, *(_block(e) for g in groups for _, e in g.entries)]
         sizes = [_size(b) for b in blocks]
+        self._head = len(head)
         self._count = len(sizes)
         self._chars = sum(c for c, _ in sizes)
         self._words = sum(w for _, w in sizes)
@@ -109,10 +109,18 @@ class _SectionSize:
         self._words -= words
 
     def tokens(self, hidden: int) -> int:
-        tail = [_size(b) for b in LocationMemoryBuilder._tail(self._groups, hidden)]
+        tail = [_size(b) for b in _tail_lines(self._count > self._head, hidden)]
         count = self._count + len(tail)
         chars = self._chars + sum(c for c, _ in tail) + 2 * (count - 1)
         return estimate_from_counts(chars, self._words + sum(w for _, w in tail))
+
+
+def _tail_lines(any_shown: bool, hidden: int) -> list[str]:
+    """The lines after a location's memories: none shown, and how many are not."""
+    tail = [] if any_shown else ["No memories to show for this location."]
+    if hidden:
+        tail.append(f"(+{hidden} more memories not shown)")
+    return tail
 
 
 _SIZES: dict[str, tuple[int, int]] = {}
@@ -227,14 +235,19 @@ class LocationMemoryBuilder(SectionBuilder):
         groups = self._grouped(entries)
         hidden = len(entries) - sum(len(g.entries) for g in groups)
         # the least useful kind goes first: visits, notes, discoveries, successes, failures, ...
-        # (sized from each block's characters and words: what the rendered text would cost)
+        # and in a kind the least important, then the oldest (sized from each block's
+        # characters and words: what the rendered text would cost)
         size = _SectionSize(head, groups)
         for group in reversed(groups):
-            while group.entries and size.tokens(hidden) > self.max_tokens:
-                victim = min(group.entries, key=_by_importance_then_recency)
-                group.entries.remove(victim)
+            dropped: set[int] = set()
+            for victim in sorted(group.entries, key=_by_importance_then_recency):
+                if size.tokens(hidden) <= self.max_tokens:
+                    break
+                dropped.add(victim[0])
                 size.drop(victim[1])
                 hidden += 1
+            if dropped:
+                group.entries = [r for r in group.entries if r[0] not in dropped]
         return groups, hidden
 
     def _grouped(self, entries: list[MemoryEntry]) -> list[_Group]:
@@ -275,10 +288,7 @@ class LocationMemoryBuilder(SectionBuilder):
     @staticmethod
     def _tail(groups: list[_Group], hidden: int) -> list[str]:
         """The lines after the memories: none shown, and how many are not."""
-        tail = [] if any(g.entries for g in groups) else ["No memories to show for this location."]
-        if hidden:
-            tail.append(f"(+{hidden} more memories not shown)")
-        return tail
+        return _tail_lines(any(g.entries for g in groups), hidden)
 
 
 class AdjacentMemoryBuilder(SectionBuilder):
