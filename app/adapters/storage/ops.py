@@ -625,6 +625,11 @@ class Undo:
             self._records.append((loc_id, cache.locations.get(loc_id)))
         cache.apply(op)
 
+    def set_location(self, location_id: int, record: LocationRecord) -> None:
+        """Hold `record` as the location's (taken back by `undo`)."""
+        self._records.append((location_id, self.cache.locations.get(location_id)))
+        self.cache.locations[location_id] = record
+
     def undo(self) -> None:
         """Put back what the ops applied so far changed (newest first); the log is then empty."""
         cache = self.cache

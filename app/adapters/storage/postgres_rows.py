@@ -1,5 +1,5 @@
 """Rows of the PostgreSQL store: its SQL, a memory's columns, merging an update with the row
-it changes, and the working copy of the cache a unit of work fills (in store order)."""
+it changes, and the cache a unit of work changes in place (in store order)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cairn.adapters.storage.ops import AddOp, DeleteOp, MemoryCache, UpdateOp
+from cairn.adapters.storage.ops import AddOp, DeleteOp, MemoryCache, StoreOp, Undo, UpdateOp
 from cairn.adapters.storage.postgres_schema import decode_text, encode_text
 from cairn.errors import StoreError
 from cairn.models.memory import LocationRecord, MemoryEntry
@@ -85,19 +85,24 @@ def merge(known: MemoryEntry | None, current: MemoryEntry, ours: MemoryEntry) ->
 
 
 class Working:
-    """A copy of the cache and of each memory's `seq`, changed as a unit of work proceeds,
-    keeping the cache's memories in `seq` order (the store order)."""
+    """The cache and each memory's `seq`, changed in place as a unit of work (or a fetch of
+    others' changes) proceeds, keeping the cache's memories in `seq` order (the store order).
+    With an undo log, `undo` takes every change back: a failed attempt leaves the cache as
+    it was, and no unit copies the cache (a write costs what it changes, not the space's
+    size)."""
 
-    def __init__(self, cache: MemoryCache, seqs: dict[str, int]) -> None:
+    def __init__(self, cache: MemoryCache, seqs: dict[str, int], undo: Undo | None = None) -> None:
         self.cache = cache
         self.seqs = seqs
+        self._undo = undo
+        self._seqs_before: dict[str, int | None] = {}
 
     def put(self, entry: MemoryEntry, seq: int) -> None:
         """Hold `entry` (stored at `seq`) in its place."""
         memories = self.cache.memories
         if entry.id in memories and self.seqs.get(entry.id) == seq:
             if memories[entry.id] != entry:
-                self.cache.apply(UpdateOp(entry))
+                self._apply(UpdateOp(entry))
             return
         self.drop(entry.id)
         later: list[MemoryEntry] = []
@@ -106,13 +111,45 @@ class Working:
                 break
             later.append(memories[other])
         for moved in later:
-            self.cache.apply(DeleteOp(moved.id))
-        self.cache.apply(AddOp(entry))
-        self.seqs[entry.id] = seq
+            self._apply(DeleteOp(moved.id))
+        self._apply(AddOp(entry))
+        self._set_seq(entry.id, seq)
         for moved in reversed(later):
-            self.cache.apply(AddOp(moved))
+            self._apply(AddOp(moved))
 
     def drop(self, entry_id: str) -> None:
         if entry_id in self.cache.memories:
-            self.cache.apply(DeleteOp(entry_id))
-        self.seqs.pop(entry_id, None)
+            self._apply(DeleteOp(entry_id))
+        self._set_seq(entry_id, None)
+
+    def set_location(self, location_id: int, found: LocationRecord) -> None:
+        """Hold the location's record as the database returned it."""
+        if self._undo is None:
+            self.cache.locations[location_id] = found
+        else:
+            self._undo.set_location(location_id, found)
+
+    def undo(self) -> None:
+        """Take back every change made through this object (with an undo log)."""
+        if self._undo is not None:
+            self._undo.undo()
+        for entry_id, seq in self._seqs_before.items():
+            if seq is None:
+                self.seqs.pop(entry_id, None)
+            else:
+                self.seqs[entry_id] = seq
+        self._seqs_before.clear()
+
+    def _apply(self, op: StoreOp) -> None:
+        if self._undo is None:
+            self.cache.apply(op)
+        else:
+            self._undo.apply(op)
+
+    def _set_seq(self, entry_id: str, seq: int | None) -> None:
+        if self._undo is not None and entry_id not in self._seqs_before:
+            self._seqs_before[entry_id] = self.seqs.get(entry_id)
+        if seq is None:
+            self.seqs.pop(entry_id, None)
+        else:
+            self.seqs[entry_id] = seq

@@ -204,21 +204,26 @@ class PostgresMemoryStore(CachedStore):
             return memories, locations
 
         memories, locations = self._link.run(read, "read changes")
-        working = Working(self._cache.copy(), dict(self._seqs))
+        # in place: a fetch costs the rows it brings, not the space's size
+        working = Working(self._cache, self._seqs, self._cache.undoable())
         found = set()
-        for seq, row_id, data in memories:
-            found.add(row_id)
-            entry = self._parse(seq, row_id, data)
-            if entry is None:
-                working.drop(row_id)
-            else:
-                working.put(entry, seq)
-        for gone in set(ids) - found:
-            working.drop(gone)
-            self._bad.pop(gone, None)
-        for row in locations:
-            working.cache.locations[row[0]] = record(row)
-        self._cache, self._seqs = working.cache, working.seqs
+        try:
+            for seq, row_id, data in memories:
+                found.add(row_id)
+                entry = self._parse(seq, row_id, data)
+                if entry is None:
+                    working.drop(row_id)
+                else:
+                    working.put(entry, seq)
+            for gone in set(ids) - found:
+                working.drop(gone)
+                self._bad.pop(gone, None)
+            for row in locations:
+                working.set_location(row[0], record(row))
+        except BaseException:
+            working.undo()
+            self._pending = None  # what it named is read again, with everything, next time
+            raise
         self._problems = list(self._bad.values())
         self.fetched += len(memories) + len(locations)
 
@@ -235,27 +240,33 @@ class PostgresMemoryStore(CachedStore):
         self._gather()
         # not refreshed first: the updates were made from this view, and what others changed
         # since is merged row by row (`merge`); their notifications are read on the next read
-        base = self._cache
+        cache = self._cache
 
         def work(conn: Conn, attempt: int) -> Working:
-            working = Working(base.copy(), dict(self._seqs))
-            with conn.transaction():
-                memories, locations = self._write_all(conn, working, ops, base, attempt)
-                for payload in notify_payloads(self._token, memories, locations):
-                    conn.execute("SELECT pg_notify(%s, %s)", (self._link.channel, payload))
+            # the cache changes in place as the rows are written; an attempt that fails
+            # (or whose commit does not return) takes its changes back before the next one
+            working = Working(cache, self._seqs, cache.undoable())
+            try:
+                with conn.transaction():
+                    memories, locations = self._write_all(conn, working, ops, attempt)
+                    for payload in notify_payloads(self._token, memories, locations):
+                        conn.execute("SELECT pg_notify(%s, %s)", (self._link.channel, payload))
+            except BaseException:
+                working.undo()
+                raise
             return working
 
-        working = self._link.run(work, "commit")
-        self._seqs = working.seqs
+        self._link.run(work, "commit")
         self.commits += 1
-        return working.cache
+        return cache
 
     def _write_all(
-        self, conn: Conn, working: Working, ops: Iterable[StoreOp], base: MemoryCache, attempt: int
+        self, conn: Conn, working: Working, ops: Iterable[StoreOp], attempt: int
     ) -> tuple[list[str], list[int]]:
         """Write each op; return the memory ids and location ids changed."""
         memories: dict[str, None] = {}
         locations: dict[int, None] = {}
+        deleted_here: set[str] = set()
         for op in ops:
             if isinstance(op, AddOp):
                 self._add(conn, working, op.entry, retried=attempt > 0)
@@ -276,9 +287,11 @@ class PostgresMemoryStore(CachedStore):
                 deleted = conn.execute(
                     "DELETE FROM cairn_memories WHERE id = %s", (op.entry_id,)
                 ).rowcount
-                if not deleted and op.entry_id not in base.memories:
+                known = op.entry_id in working.cache.memories or op.entry_id in deleted_here
+                if not deleted and not known:
                     raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} to delete")
                 working.drop(op.entry_id)  # gone, whether we or another agent deleted it
+                deleted_here.add(op.entry_id)
                 memories[op.entry_id] = None
             elif isinstance(op, VisitOp):
                 first = [] if op.episode is None else [op.episode]
@@ -292,7 +305,7 @@ class PostgresMemoryStore(CachedStore):
                     },
                 ).fetchone()
                 assert row is not None  # an upsert with RETURNING always returns its row
-                working.cache.locations[op.location_id] = record(row)
+                working.set_location(op.location_id, record(row))
                 locations[op.location_id] = None
         return list(memories), list(locations)
 
@@ -328,7 +341,7 @@ class PostgresMemoryStore(CachedStore):
                 f"SELECT {LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
             ).fetchone()
         assert row is not None
-        working.cache.locations[location_id] = record(row)
+        working.set_location(location_id, record(row))
         return wrote
 
     def _lock_row(self, conn: Conn, entry_id: str, doing: str) -> tuple[int, MemoryEntry]:
