@@ -16,11 +16,11 @@ from typing import Any
 import psycopg
 import pytest
 
+from cairn.adapters.storage.ops import MemoryCache, MemoryIndex
 from cairn.adapters.storage.postgres_link import notify_payloads
 from cairn.adapters.storage.postgres_rows import merge
 from cairn.adapters.storage.postgres_schema import SCHEMA_VERSION
 from cairn.adapters.storage.postgres_store import PostgresMemoryStore
-from cairn.adapters.storage.ops import MemoryCache, MemoryIndex
 from cairn.errors import MemoryNotFoundError, StoreError, StoreLockedError
 from cairn.models.memory import MemoryEntry, MemoryStatus
 from cairn.services.policy import MemoryPolicy, prune
