@@ -136,8 +136,28 @@ def test_the_schema_version_is_kept_and_a_newer_one_is_refused() -> None:
     server().admin(
         f"UPDATE cairn_schema SET version = {SCHEMA_VERSION + 1}", database="schema_version_test"
     )
-    with pytest.raises(StoreError, match=r"schema version 2 is newer .* upgrade cairn"):
+    newer = SCHEMA_VERSION + 1
+    with pytest.raises(StoreError, match=rf"schema version {newer} is newer .* upgrade cairn"):
         PostgresMemoryStore(url, space="s")
+
+
+def test_a_database_of_schema_1_gains_the_archive_and_keeps_its_memories() -> None:
+    url = server().create_database("schema_1_test")
+    store = PostgresMemoryStore(url, space="s")
+    kept = world_memory("From before the archive")
+    add_all(store, kept)
+    store.close()
+    server().admin(  # as the first schema left it
+        "DROP TABLE cairn_archive", "UPDATE cairn_schema SET version = 1", database="schema_1_test"
+    )
+    store = PostgresMemoryStore(url, space="s")
+    with store.transaction() as tx:
+        tx.supersede(kept.id, None)
+    store.checkpoint()
+    assert store.entries() == [] and [e.id for e in store.archived()] == [kept.id]
+    store.close()
+    with raw_connection("s", url) as conn:
+        assert conn.execute("SELECT version FROM cairn_schema").fetchone() == (SCHEMA_VERSION,)
 
 
 # -- sharing between agents ------------------------------------------------------------------
@@ -186,6 +206,31 @@ def test_a_commit_another_agent_returned_from_is_read_at_once(
             missed.append(n)
     assert missed == []
     assert a.loads == 1  # read row by row, never by reading everything again
+
+
+def test_an_agents_checkpoint_archives_for_every_agent_without_a_reload(
+    postgres_factory: StoreFactory,
+) -> None:
+    """A's episode end moves the space's SUPERSEDED memories to the archive: B's cache drops
+    them at its next read (no full reload), B's update of one finds no memory, and both read
+    them from the archive, in the order they were superseded in the store."""
+    a, b = pg(postgres_factory.open()), pg(postgres_factory.open())
+    old, new, other = location_memory("Old"), location_memory("New"), world_memory("Other")
+    add_all(a, old, new, other)
+    with b.transaction() as tx:  # B supersedes: A has not read it yet
+        tx.supersede(old.id, new.id)
+        tx.supersede(other.id, None)
+    a.checkpoint()
+    assert [e.id for e in a.entries()] == [new.id]
+    eventually(lambda: [e.id for e in b.entries()] == [new.id])
+    assert b.loads == 1
+    with pytest.raises(MemoryNotFoundError), b.transaction() as tx:
+        tx.update(old.model_copy(update={"text": "too late"}))
+    for store in (a, b, postgres_factory.open()):
+        archived = pg(store).archived()
+        assert [(e.id, e.superseded_by) for e in archived] == [(old.id, new.id), (other.id, None)]
+    a.checkpoint()  # nothing more to move
+    assert len(b.archived()) == 2
 
 
 def test_a_unit_of_work_and_a_fetch_cost_what_they_change_not_the_spaces_size(

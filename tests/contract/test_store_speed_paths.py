@@ -178,8 +178,9 @@ def test_a_failed_append_leaves_no_half_block_and_no_memory(
     assert [e.id for e in store.entries()] == ["s-0000", "s-0001"]
 
 
-def test_checkpoint_moves_superseded_memories_to_the_archive(file_factory: StoreFactory) -> None:
-    durable_factory = file_factory
+def test_checkpoint_moves_superseded_memories_to_the_archive(
+    durable_factory: StoreFactory,
+) -> None:
     store = durable_factory.open()
     with store.transaction() as tx:
         for n in range(8):

@@ -13,14 +13,25 @@ from typing import Any
 
 from cairn.errors import StoreError
 
-SCHEMA_VERSION = 1
-"""The newest schema this cairn knows; a database with a newer one is refused."""
+SCHEMA_VERSION = 2
+"""The newest schema this cairn knows; a database with a newer one is refused. 2 added the
+archive (`cairn_archive`), where an episode's end moves SUPERSEDED memories."""
 
 SPACE_SETTING = "cairn.space"
 """The per-connection setting naming the connection's memory space."""
 
 _LOCK_KEY = 0x636169726E  # "cairn": one advisory lock serializes migrations
 _SPACE = f"current_setting('{SPACE_SETTING}', true)"
+
+def _space_policy(table: str) -> tuple[str, ...]:
+    """Row-level security on `table`: a connection sees and writes its space's rows only."""
+    return (
+        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+        f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
+        f"CREATE POLICY {table}_space ON {table}"
+        f" USING (space = {_SPACE}) WITH CHECK (space = {_SPACE})",
+    )
+
 
 # `entry` (the whole MemoryEntry as JSON text: jsonb cannot hold a NUL character) is the source
 # of truth; the other columns are copies kept for queries and indices. `seq` is the store order
@@ -52,16 +63,21 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             episodes integer[] NOT NULL,
             PRIMARY KEY (space, id)
         )""",
-        *(
-            statement
-            for table in ("cairn_memories", "cairn_locations")
-            for statement in (
-                f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
-                f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
-                f"CREATE POLICY {table}_space ON {table}"
-                f" USING (space = {_SPACE}) WITH CHECK (space = {_SPACE})",
-            )
-        ),
+        *_space_policy("cairn_memories"),
+        *_space_policy("cairn_locations"),
+    ),
+    2: (
+        f"""CREATE TABLE cairn_archive (
+            space text NOT NULL DEFAULT {_SPACE},
+            seq bigint GENERATED ALWAYS AS IDENTITY,
+            id text NOT NULL,
+            location_id bigint,
+            archived_at timestamptz NOT NULL DEFAULT now(),
+            entry text NOT NULL,
+            PRIMARY KEY (space, id)
+        )""",
+        "CREATE INDEX cairn_archive_order ON cairn_archive (space, seq)",
+        *_space_policy("cairn_archive"),
     ),
 }
 

@@ -54,6 +54,18 @@ log = logging.getLogger(__name__)
 
 Conn = psycopg.Connection[Any]
 
+_ARCHIVE = (
+    "WITH moved AS (DELETE FROM cairn_memories WHERE status = %s"
+    " RETURNING seq, id, location_id, entry)"
+    " INSERT INTO cairn_archive (id, location_id, entry)"
+    " SELECT id, location_id, entry FROM moved ORDER BY seq"
+    " ON CONFLICT (space, id) DO UPDATE SET location_id = excluded.location_id,"
+    " entry = excluded.entry, archived_at = now()"
+    " RETURNING id"
+)
+"""Move the space's memories of a status to the archive, in store order (a memory archived
+before under the same id, later re-added and superseded again, is replaced); their ids."""
+
 
 class PostgresMemoryStore(CachedStore):
     """Memories of one space in PostgreSQL; any number of processes and machines may share it.
@@ -380,6 +392,50 @@ class PostgresMemoryStore(CachedStore):
     def _store(conn: Conn, working: Working, entry: MemoryEntry, seq: int) -> None:
         conn.execute(UPDATE, (*values(entry), entry.id))
         working.put(entry, seq)
+
+    # -- hot and cold ------------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """The end of an episode: move the space's SUPERSEDED memories to `cairn_archive`, in
+        one transaction that names them to the other agents (their caches drop them, as rows
+        gone; an update of one then finds no memory, as with the other stores' archives)."""
+        self._outside_unit("checkpoint")
+        with self._lock:
+            self._live()
+            self._gather()
+
+            def move(conn: Conn, attempt: int) -> list[str]:
+                with conn.transaction():
+                    moved = conn.execute(_ARCHIVE, (MemoryStatus.SUPERSEDED.value,)).fetchall()
+                    ids = [row[0] for row in moved]
+                    if ids:
+                        for payload in notify_payloads(self._token, ids, []):
+                            conn.execute(
+                                "SELECT pg_notify(%s, %s)", (self._link.channel, payload)
+                            )
+                return ids
+
+            ids = self._link.run(move, "archive")
+            working = Working(self._cache, self._seqs)
+            for entry_id in ids:
+                working.drop(entry_id)
+                self._bad.pop(entry_id, None)
+            self._problems = list(self._bad.values())
+
+    def archived(self) -> list[MemoryEntry]:
+        def read(conn: Conn, attempt: int) -> list[Any]:
+            return conn.execute("SELECT seq, id, entry FROM cairn_archive ORDER BY seq").fetchall()
+
+        with self._lock:
+            self._live()
+            rows = self._link.run(read, "read the archive")
+        found: list[MemoryEntry] = []
+        for seq, row_id, data in rows:
+            try:
+                found.append(MemoryEntry.model_validate_json(data))
+            except ValidationError as e:
+                log.warning("%s: archived memory %r (%d) is invalid: %s", self.path, row_id, seq, e)
+        return found
 
     def close(self) -> None:
         with self._lock:
