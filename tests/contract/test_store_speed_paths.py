@@ -319,6 +319,30 @@ def test_a_failing_unit_of_work_leaves_the_cache_and_its_indexes_as_they_were() 
     assert cache.locations[1].episodes == [1]
 
 
+def test_adding_a_memory_changes_its_locations_record_only_when_it_must() -> None:
+    """A record is copied (the cache's own) only to be changed: a memory for a named location
+    leaves its record as it is (loads and units of work add thousands); one that names a
+    location the cache does not know, or knows without a name, makes or names its record."""
+    cache = MemoryCache()
+
+    def room(n: int, loc: int, name: str | None) -> AddOp:
+        entry = MemoryEntry(
+            id=f"r-{n}", scope=MemoryScope.LOCATION, location_id=loc, location_name=name, title="M"
+        )
+        return AddOp(entry)
+
+    cache.apply_all([room(1, 5, None)])
+    assert cache.locations[5].name == ""
+    cache.apply_all([room(2, 5, "Cellar")])
+    named = cache.locations[5]
+    assert named.name == "Cellar"
+    cache.apply_all([room(3, 5, "Another name"), room(4, 5, None)])
+    assert cache.locations[5] is named and named.name == "Cellar"
+    with pytest.raises(StoreError), cache.applying([room(5, 6, "Attic"), room(1, 5, None)]):
+        pass  # (the same memory again: the unit fails, and the new record goes with it)
+    assert 6 not in cache.locations
+
+
 def test_a_kept_answer_is_forgotten_when_its_list_changes_or_a_change_is_undone() -> None:
     cache = MemoryCache()
     cache.apply_all([AddOp(memory(n)) for n in range(24)])

@@ -409,7 +409,10 @@ class MemoryCache:
                 raise StoreError(f"memory id {op.entry.id!r} already exists")
             self._put(op.entry)
             if op.entry.location_id is not None and op.entry.scope is MemoryScope.LOCATION:
-                self.ensure_location(op.entry.location_id, op.entry.location_name or "")
+                name = op.entry.location_name or ""
+                known = self.locations.get(op.entry.location_id)
+                if known is None or (name and not known.name):  # else: nothing to change
+                    self.ensure_location(op.entry.location_id, name)
         elif isinstance(op, UpdateOp):
             if op.entry.id not in self:
                 raise MemoryNotFoundError(f"no memory with id {op.entry.id!r} to update")

@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 from pydantic import SecretStr, ValidationError
 
-from cairn.adapters.storage.base import CachedStore
+from cairn.adapters.storage.base import CachedStore, gc_paused
 from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
@@ -161,11 +161,12 @@ class PostgresMemoryStore(CachedStore):
         memories, locations = self._link.run(self._read_all, "read")
         working = Working(MemoryCache(), {})
         self._bad.clear()
-        for seq, row_id, data in memories:
-            entry = self._parse(seq, row_id, data)
-            if entry is not None:
-                working.cache.apply(AddOp(entry))
-                working.seqs[row_id] = seq
+        with gc_paused():  # every memory made here stays: a collection would find nothing
+            for seq, row_id, data in memories:
+                entry = self._parse(seq, row_id, data)
+                if entry is not None:
+                    working.cache.apply(AddOp(entry))
+                    working.seqs[row_id] = seq
         working.cache.locations.clear()
         working.cache.locations.update({row[0]: record(row) for row in locations})
         self._cache, self._seqs = working.cache, working.seqs
