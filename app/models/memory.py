@@ -176,7 +176,11 @@ class MemoryEntry(BaseModel):
     @classmethod
     def _no_lone_surrogates(cls, value: object) -> object:
         """Text no file can hold: a lone surrogate (U+D800-U+DFFF) is named, never written."""
-        if isinstance(value, str) and (found := _LONE_SURROGATE.search(value)) is not None:
+        if (
+            isinstance(value, str)
+            and not value.isascii()  # (a flag of the string: most text needs no search)
+            and (found := _LONE_SURROGATE.search(value)) is not None
+        ):
             raise ValueError(
                 f"holds a lone surrogate U+{ord(found.group()):04X} at position {found.start()}"
             )
