@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from store_bench import _percentile, realistic_entry
+from store_bench import _percentile, add_one, realistic_entry
 
 from cairn.adapters.storage.postgres_store import PostgresMemoryStore
 from cairn.testing.postgres_server import PostgresServer
@@ -46,18 +46,15 @@ def grow(url: str, sizes: list[int], window: int, seed: int) -> None:
         for size in sizes:
             while len(writes) < size:
                 entry = realistic_entry(rng, len(writes))
-                began = time.perf_counter()
-                with store.transaction() as tx:
-                    tx.add(entry)
+                took = add_one(store, entry)
                 wrote = time.perf_counter()
                 if entry.location_id is not None:
                     store.entries(location_id=entry.location_id)
                 else:
                     store.ranked(10)  # the prompt's top notes
-                read = time.perf_counter()
-                total += wrote - began
-                writes.append((wrote - began) * 1000)
-                reads.append((read - wrote) * 1000)
+                total += took
+                writes.append(took * 1000)
+                reads.append((time.perf_counter() - wrote) * 1000)
             w, r = writes[-min(window, size) :], reads[-min(window, size) :]
             print(
                 f"{size:>7} {statistics.median(w):8.3f} ms {_percentile(w, 95):8.3f} ms"

@@ -151,6 +151,14 @@ class SizeFigures:
     file_kb: float
 
 
+def add_one(store: IMemoryStore, entry: MemoryEntry) -> float:
+    """Add `entry` in its own unit of work; the seconds it took to return (durable)."""
+    start = time.perf_counter()
+    with store.transaction() as tx:
+        tx.add(entry)
+    return time.perf_counter() - start
+
+
 def grow(kind: StoreKind, sizes: list[int], seed: int, window: int) -> list[SizeFigures]:
     """Grow one store a unit of work (one memory) at a time, as a long game does; at each size
     take the p50/p95 of the last `window` writes, the total so far and a fresh load."""
@@ -166,11 +174,7 @@ def grow(kind: StoreKind, sizes: list[int], seed: int, window: int) -> list[Size
         total = 0.0
         for size in sizes:
             while len(times) < size:
-                entry = realistic_entry(rng, len(times))
-                start = time.perf_counter()
-                with store.transaction() as tx:
-                    tx.add(entry)
-                took = time.perf_counter() - start
+                took = add_one(store, realistic_entry(rng, len(times)))
                 total += took
                 times.append(_ms(took))
             recent = times[-min(window, size) :]
