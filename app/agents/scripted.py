@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.interfaces.agent import EMPTY_COMMAND, AgentDecision, AgentView, IAgent
 
 
 class ScriptedAgent(IAgent):
-    """Sends `actions` in order, from the start at every episode; then `fallback` ("look")."""
+    """Sends `actions` in order, from the start at every episode; then `fallback` ("look").
+    An empty step is an empty line (`EMPTY_COMMAND`), as walkthroughs that wait for Enter
+    have them."""
 
     def __init__(self, actions: Sequence[str], fallback: str = "look") -> None:
         self._actions = list(actions)
@@ -22,5 +24,7 @@ class ScriptedAgent(IAgent):
         if self._next < len(self._actions):
             action = self._actions[self._next]
             self._next += 1
+            if not action.strip():
+                action = EMPTY_COMMAND
             return AgentDecision(action=action, reasoning=f"scripted step {self._next}")
         return AgentDecision(action=self._fallback, reasoning="script finished")

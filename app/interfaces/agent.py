@@ -37,8 +37,15 @@ class AgentView(BaseModel):
     route_to_unexplored: list[str] = Field(default_factory=list)
 
 
+EMPTY_COMMAND = "\n"
+"""The action that sends an empty line (Enter alone), which some games wait for ("press
+Enter to go on"); any other blank action is taken as `look`."""
+
+
 class AgentDecision(BaseModel):
-    """The next command, the reasoning behind it and an optional note to remember."""
+    """The next command, the reasoning behind it and an optional note to remember.
+
+    `action` is sent as typed (spaces tidied); `EMPTY_COMMAND` sends an empty line."""
 
     model_config = ConfigDict(extra="ignore")
 

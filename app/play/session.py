@@ -13,7 +13,7 @@ import orjson
 
 from cairn.events import commands as c
 from cairn.events.bus import MessageBus
-from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.interfaces.agent import EMPTY_COMMAND, AgentDecision, AgentView, IAgent
 from cairn.interfaces.game import GameObservation, IGame
 from cairn.interfaces.knowledge import IKnowledgeBase
 from cairn.interfaces.memory_service import IMemoryReader
@@ -174,7 +174,11 @@ class PlaySession:
             ep.stats.location_memory_tokens_max, location_tokens
         )
         decision = self._agent.decide(self._view(ep, before, prompt, turn))
-        action = " ".join(decision.action.strip().split()) or "look"
+        action = (
+            ""
+            if decision.action == EMPTY_COMMAND
+            else " ".join(decision.action.strip().split()) or "look"
+        )
         pair = (before.location_id, action.lower())
         ep.stats.actions += 1
         retried = pair in self.failed_pairs

@@ -14,7 +14,7 @@ from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.agents.explorer import ExplorerAgent
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
-from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.interfaces.agent import EMPTY_COMMAND, AgentDecision, AgentView, IAgent
 from cairn.models.memory import MemoryCategory, MemoryScope
 from cairn.play.runner import run_play
 from cairn.settings import load_settings
@@ -51,6 +51,26 @@ def test_scoring_memory_is_stored_at_the_source_location(tmp_path: Path) -> None
     assert any(m.location_id == 1 and "east" in m.title for m in memories(tmp_path)), (
         "the move through the door is remembered where it was made (the Hall)"
     )
+
+
+def test_an_empty_walkthrough_step_is_an_empty_line_and_a_blank_action_is_look(
+    tmp_path: Path,
+) -> None:
+    """Walkthroughs that wait for Enter have empty steps (curses: without its one empty line
+    the walkthrough ends with 334 points, not 450): the scripted agent sends them as
+    EMPTY_COMMAND, which the game gets as an empty line; an agent's blank action is `look`."""
+
+    class Blank(IAgent):
+        def decide(self, view: AgentView) -> AgentDecision:
+            return AgentDecision(action="  ")
+
+    game = FakeGame()
+    play(tmp_path / "a", game, ScriptedAgent(["north", "", "   "]), episodes=1, max_turns=3)
+    assert game.actions == ["north", "", ""]
+    blank = FakeGame()
+    play(tmp_path / "b", blank, Blank(), episodes=1, max_turns=2)
+    assert blank.actions == ["look", "look"]
+    assert ScriptedAgent([""]).decide(None).action == EMPTY_COMMAND  # type: ignore[arg-type]
 
 
 def test_death_ends_the_episode_and_is_remembered_as_danger_and_world_event(
