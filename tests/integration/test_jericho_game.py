@@ -318,3 +318,23 @@ def test_the_tree_is_read_from_the_dynamic_memory_as_jericho_states_it(
     assert [(o.location_id, o.location_name, o.objects, o.inventory) for o in fast] == [
         (o.location_id, o.location_name, o.objects, o.inventory) for o in slow
     ]
+
+
+@needs_roms
+def test_curses_walkthrough_plays_through_its_empty_step(tmp_path: Path) -> None:
+    """Curses's walkthrough waits for Enter once (an empty step): sent as an empty line, the
+    scripted replay reaches the walkthrough's 450 points and the win (as `look` it ends at 334,
+    unfinished)."""
+    from cairn.agents.scripted import ScriptedAgent
+    from cairn.play.runner import run_play
+    from cairn.settings import load_settings
+
+    game = JerichoGame(ROMS / "curses.z5")
+    steps = game.walkthrough()
+    assert "" in steps
+    settings = load_settings(workdir=tmp_path / "run")
+    report = run_play(
+        settings, game=game, agent=ScriptedAgent(steps), episodes=1, max_turns=len(steps)
+    ).report
+    [episode] = report["episodes"]
+    assert (episode["score"], episode["won"], episode["turns"]) == (450, True, len(steps))
