@@ -217,7 +217,8 @@ class MemoryIndex:
             if loc is not None:
                 by_location.setdefault(loc, []).extend(map(second, group))
         by_npc = index.by_npc
-        for entry_id, names in zip(ids, npcs, strict=True):
+        # (most memories have no NPC: only the rows that do are visited, picked out in C)
+        for entry_id, names in itertools.compress(zip(ids, npcs, strict=True), npcs):
             for npc in names:
                 by_npc.setdefault(npc, []).append(entry_id)
         return index
