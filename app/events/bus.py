@@ -38,7 +38,7 @@ class MessageBus:
         log.debug("handling %s", type(command).__name__)
         # events raised while handling are sent after the unit of work commits (Cosmic
         # Python's collect_new_events): a receiver never sees a state that is not stored
-        with self._publisher.deferring(), self._store.transaction():
+        with self.unit():
             return handler(command)
 
     @contextmanager

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import orjson
-
+from cairn.compact_json import compact_json
 from cairn.events import commands as c
 from cairn.events.bus import MessageBus
 from cairn.interfaces.agent import EMPTY_COMMAND, AgentDecision, AgentView, IAgent
@@ -370,11 +368,7 @@ class PlaySession:
             "context_sections": prompt.sections,
             "objectives": self._objectives.texts(),
         }
-        try:
-            text = orjson.dumps(line).decode()
-        except orjson.JSONEncodeError:  # what orjson refuses (a lone surrogate): as before
-            text = json.dumps(line, ensure_ascii=False)
-        self._transcript.write(text + "\n")
+        self._transcript.write(compact_json(line).decode() + "\n")
         self._transcript.flush()
 
     def _llm_calls(self) -> int:

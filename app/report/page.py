@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from html import escape
 from typing import Any
 
-import orjson
-
+from cairn.compact_json import compact_json
 from cairn.models.memory import MemoryEntry, MemoryScope
 from cairn.report.charts import CURVES, curve_series, line_chart
 from cairn.report.compare import comparison_rows, run_name
@@ -370,10 +368,7 @@ def _superseded_data(rows: list[list[str | None]]) -> str:
     """The superseded memories as JSON the script reads when they are first shown (thousands
     at the end of a long run: the page is smaller and opens with the visible ones alone). No
     `<` stays in it, so nothing in a memory can close the script element."""
-    try:
-        text = orjson.dumps(rows).decode("utf-8")
-    except orjson.JSONEncodeError:  # a lone surrogate a hand edit left in a memory
-        text = json.dumps(rows)
+    text = compact_json(rows).decode()
     return (
         '<script type="application/json" id="superseded-memories">'
         + text.replace("<", "\\u003c")

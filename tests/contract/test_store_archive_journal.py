@@ -58,6 +58,22 @@ def test_the_archive_read_through_its_journal_is_what_a_parse_reads(
     store.close()
 
 
+def test_a_memory_orjson_cannot_write_is_archived_and_read_back(tmp_path: Path) -> None:
+    """A tag or an NPC id may hold a lone surrogate (a name from a file that was not UTF-8):
+    the episode's end archives it all the same (its journal line escapes it) and the archive
+    gives it back whole."""
+    store = MarkdownMemoryStore(tmp_path / "Memories.md")
+    odd = MemoryEntry(scope=MemoryScope.NPC, npc_ids=["b\udce9"], title="Odd", tags=["caf\udce9"])
+    with store.transaction() as tx:
+        tx.add(odd)
+    with store.transaction() as tx:
+        tx.supersede(odd.id, None)
+    store.checkpoint()
+    [back] = store.archived()
+    assert (back.id, back.tags, back.npc_ids) == (odd.id, ["caf\udce9"], ["b\udce9"])
+    assert store.entries() == [] and journal_path(store.archive_path).exists()
+
+
 def test_an_edit_to_the_archive_is_read_not_the_journal(tmp_path: Path) -> None:
     path = tmp_path / "Memories.md"
     episodes(path).close()

@@ -27,6 +27,7 @@ import orjson
 from pydantic import ValidationError
 
 from cairn.adapters.storage.companions import snapshot_name
+from cairn.compact_json import compact_json
 from cairn.models.memory import MemoryEntry
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def journal_path(archive: Path) -> Path:
 def record_part(archive: Path, before: int, part: bytes, entries: list[MemoryEntry]) -> None:
     """After `part` was appended to `archive` at `before` bytes, add its line; a new archive
     starts a new journal. Failing to write it is no error."""
-    line = orjson.dumps(
+    line = compact_json(
         {
             "cairn_archive": JOURNAL_VERSION,
             "from": before,

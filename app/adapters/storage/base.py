@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import threading
 from abc import abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+
+from pydantic import ValidationError
 
 from cairn.adapters.storage.ops import (
     MemoryCache,
@@ -27,6 +30,8 @@ from cairn.models.memory import (
     ParseProblem,
 )
 
+log = logging.getLogger(__name__)
+
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
@@ -40,6 +45,18 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def archived_entries(texts: Iterable[str], where: object) -> list[MemoryEntry]:
+    """An archive table's memories from their JSON, in the order given; one that does not
+    validate is warned about and left out."""
+    found: list[MemoryEntry] = []
+    for data in texts:
+        try:
+            found.append(MemoryEntry.model_validate_json(data))
+        except ValidationError as e:
+            log.warning("%s: an archived memory is invalid: %s", where, e)
+    return found
 
 
 class CachedStore(IMemoryStore):
@@ -127,11 +144,10 @@ class CachedStore(IMemoryStore):
         the first read does; inside a unit of work, the read sees what the unit staged."""
         local = self._local
         looked = getattr(local, "looked", None)
-        if looked is None:
+        if not looked:  # outside `steady` (None), or its first read (False)
             self._refresh()
-        elif not looked:
-            self._refresh()
-            local.looked = True
+            if looked is False:
+                local.looked = True
         tx: StagingTransaction | None = getattr(local, "tx", None)
         if tx is not None and len(tx.ops) > local.shown:
             self._show(tx)

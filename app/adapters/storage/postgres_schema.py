@@ -23,6 +23,7 @@ SPACE_SETTING = "cairn.space"
 _LOCK_KEY = 0x636169726E  # "cairn": one advisory lock serializes migrations
 _SPACE = f"current_setting('{SPACE_SETTING}', true)"
 
+
 def _space_policy(table: str) -> tuple[str, ...]:
     """Row-level security on `table`: a connection sees and writes its space's rows only."""
     return (

@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 from pydantic import SecretStr, ValidationError
 
-from cairn.adapters.storage.base import CachedStore, gc_paused
+from cairn.adapters.storage.base import CachedStore, archived_entries, gc_paused
 from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
@@ -261,9 +261,7 @@ class PostgresMemoryStore(CachedStore):
             working = Working(cache, self._seqs, cache.undoable())
             try:
                 with conn.transaction():
-                    memories, locations = self._write_all(conn, working, ops, attempt)
-                    for payload in notify_payloads(self._token, memories, locations):
-                        conn.execute("SELECT pg_notify(%s, %s)", (self._link.channel, payload))
+                    self._notify(conn, *self._write_all(conn, working, ops, attempt))
             except BaseException:
                 working.undo()
                 raise
@@ -272,6 +270,12 @@ class PostgresMemoryStore(CachedStore):
         self._link.run(work, "commit")
         self.commits += 1
         return cache
+
+    def _notify(self, conn: Conn, memories: list[str], locations: list[int]) -> None:
+        """Name the changed rows to the space's other agents (sent when the transaction
+        commits)."""
+        for payload in notify_payloads(self._token, memories, locations):
+            conn.execute("SELECT pg_notify(%s, %s)", (self._link.channel, payload))
 
     def _write_all(
         self, conn: Conn, working: Working, ops: Iterable[StoreOp], attempt: int
@@ -410,10 +414,7 @@ class PostgresMemoryStore(CachedStore):
                     moved = conn.execute(_ARCHIVE, (MemoryStatus.SUPERSEDED.value,)).fetchall()
                     ids = [row[0] for row in moved]
                     if ids:
-                        for payload in notify_payloads(self._token, ids, []):
-                            conn.execute(
-                                "SELECT pg_notify(%s, %s)", (self._link.channel, payload)
-                            )
+                        self._notify(conn, ids, [])
                 return ids
 
             ids = self._link.run(move, "archive")
@@ -425,18 +426,12 @@ class PostgresMemoryStore(CachedStore):
 
     def archived(self) -> list[MemoryEntry]:
         def read(conn: Conn, attempt: int) -> list[Any]:
-            return conn.execute("SELECT seq, id, entry FROM cairn_archive ORDER BY seq").fetchall()
+            return conn.execute("SELECT entry FROM cairn_archive ORDER BY seq").fetchall()
 
         with self._lock:
             self._live()
             rows = self._link.run(read, "read the archive")
-        found: list[MemoryEntry] = []
-        for seq, row_id, data in rows:
-            try:
-                found.append(MemoryEntry.model_validate_json(data))
-            except ValidationError as e:
-                log.warning("%s: archived memory %r (%d) is invalid: %s", self.path, row_id, seq, e)
-        return found
+        return archived_entries((data for (data,) in rows), self.path)
 
     def close(self) -> None:
         with self._lock:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
-import json
 import logging
 import os
 from collections.abc import Callable, Iterable
@@ -52,6 +51,7 @@ from cairn.adapters.storage.markdown_format import (
     parse,
 )
 from cairn.adapters.storage.ops import MemoryCache, MemoryIndex, first, second, third
+from cairn.compact_json import compact_json
 from cairn.errors import StoreError
 from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus, ParseProblem
 
@@ -118,10 +118,7 @@ class Journal:
         }
         self.size += len(data)
         self.chars += len(text)
-        try:
-            encoded = orjson.dumps(line) + b"\n"
-        except orjson.JSONEncodeError:  # a lone surrogate in a name: escaped (a load parses)
-            encoded = (json.dumps(line, separators=(",", ":")) + "\n").encode("utf-8")
+        encoded = compact_json(line) + b"\n"  # (a lone surrogate in a name: escaped)
         try:
             written = os.write(self._fd, encoded)
         except OSError as e:
@@ -180,7 +177,7 @@ def write_snapshot(
     }
     target = snapshot_path(path)
     tmp = target.with_name(target.name + ".tmp")
-    encoded = (json.dumps(document, separators=(",", ":")) + "\n").encode("utf-8")
+    encoded = compact_json(document) + b"\n"
     fd = -1
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)

@@ -19,7 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from cairn.adapters.files import ensure_folder
-from cairn.adapters.storage.base import CachedStore, gc_paused
+from cairn.adapters.storage.base import CachedStore, archived_entries, gc_paused
 from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
@@ -575,13 +575,7 @@ class SqliteMemoryStore(CachedStore):
             conn = self._connection()
             with self._sql_errors("read the archive"):
                 rows = conn.execute("SELECT entry FROM memories_archive ORDER BY seq").fetchall()
-        found: list[MemoryEntry] = []
-        for (data,) in rows:
-            try:
-                found.append(MemoryEntry.model_validate_json(data))
-            except ValidationError as e:
-                log.warning("%s: an archived memory is invalid: %s", self._path, e)
-        return found
+        return archived_entries((data for (data,) in rows), self._path)
 
     @staticmethod
     def _write_npcs(conn: sqlite3.Connection, entry: MemoryEntry) -> None:
