@@ -49,7 +49,8 @@ class StoreTransaction(ABC):
 
     @abstractmethod
     def after_commit(self, callback: Callable[[], None]) -> None:
-        """Run `callback` after the unit of work has been durably written."""
+        """Run `callback` after the unit of work has been written: durably, unless it only
+        counted visits (written at once, synced by the next unit with a memory in it)."""
 
 
 class IMemoryStore(ABC):

@@ -157,9 +157,9 @@ def counting_commits(store: IMemoryStore) -> Iterator[Callable[[], int]]:
             writes.append(text)
             return original(text)
 
-        def append(ids: list[str | int]) -> bool:
+        def append(ids: list[str | int], **options: bool) -> bool:
             writes.append("append")
-            return original_append(ids)
+            return original_append(ids, **options)
 
         store._replace = write  # type: ignore[method-assign]
         store._append_once = append  # type: ignore[method-assign]

@@ -55,6 +55,7 @@ from cairn.adapters.storage.ops import (
     SupersedeOp,
     UpdateOp,
     VisitOp,
+    visits_only,
 )
 from cairn.adapters.storage.snapshot import (
     Journal,
@@ -411,7 +412,7 @@ class MarkdownMemoryStore(CachedStore):
             ops = [_as_written(op) for op in self._without_hand_deleted(ops)]
             touched = _touched(ops)
             with self._cache.applying(ops):  # undone when the write fails
-                if not self._append(ops, touched):
+                if not self._append(ops, touched, durable=not visits_only(ops)):
                     deletes = any(isinstance(op, DeleteOp) for op in ops)
                     self._fold(touched, appendable=not deletes)
         return self._cache
@@ -465,12 +466,18 @@ class MarkdownMemoryStore(CachedStore):
             self._drop_journal()
 
     def _append(
-        self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True
+        self,
+        ops: Sequence[StoreOp],
+        touched: list[str],
+        *,
+        bounded: bool = True,
+        durable: bool = True,
     ) -> bool:
         """Append the unit of work's blocks (and the records of visited locations), with what
-        merges kept that the file lacks, to the recent part, durably. When someone saves the
-        file meanwhile, that save is merged and the difference appended to it. False when it
-        must be folded instead (see `_can_append`)."""
+        merges kept that the file lacks, to the recent part, durably (not `durable`: a unit
+        that only counts visits, synced by the next durable one, see `visits_only`). When
+        someone saves the file meanwhile, that save is merged and the difference appended to
+        it. False when it must be folded instead (see `_can_append`)."""
         visited = [op.location_id for op in ops if isinstance(op, VisitOp)]
         if not self._backed_up and self._signature is not None and self._cache.unread:
             # a session that opened from the snapshot takes its backup as a copy and appends
@@ -481,7 +488,7 @@ class MarkdownMemoryStore(CachedStore):
             if not self._can_append(ops, bounded=bounded):
                 return False
             written = [*self._pending, *visited, *touched]
-            if self._append_once(written):
+            if self._append_once(written, durable=durable or bool(self._pending)):
                 self._pending.clear()
                 memories = [i for i in written if isinstance(i, str)]
                 records = {i for i in written if isinstance(i, int)}
@@ -494,9 +501,10 @@ class MarkdownMemoryStore(CachedStore):
                 return True
         return False
 
-    def _append_once(self, ids: list[str | int]) -> bool:
+    def _append_once(self, ids: list[str | int], *, durable: bool = True) -> bool:
         """Append the current versions of these memories (str ids) and location records (int
-        ids). False when someone saved the file meanwhile (merged: try again)."""
+        ids), synced to disk when `durable` (which also syncs any appends before it). False
+        when someone saved the file meanwhile (merged: try again)."""
         part = self._recent
         for item in dict.fromkeys(ids):
             if isinstance(item, int):
@@ -526,7 +534,8 @@ class MarkdownMemoryStore(CachedStore):
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
-                _datasync(fd)  # the data and the new size: what a reader needs
+                if durable:
+                    _datasync(fd)  # the data and the new size: what a reader needs
             except OSError:
                 # no half block may stay behind to be read as a memory: cut it off again
                 with contextlib.suppress(OSError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -62,6 +62,14 @@ class VisitOp:
 
 
 StoreOp = AddOp | UpdateOp | SupersedeOp | DeleteOp | VisitOp
+
+
+def visits_only(ops: Sequence[StoreOp]) -> bool:
+    """A unit of work that only counts visits: every store writes it at once (a crashed
+    process loses nothing) but does not wait for the disk; the next unit with a memory in it,
+    the episode's end or the store's close makes it durable with its own sync. A power cut can
+    so cost the last few visit counts, never a memory (PLAN.md, "Visit counts")."""
+    return bool(ops) and all(isinstance(op, VisitOp) for op in ops)
 
 
 _VISIBLE = VISIBLE_STATUSES

@@ -27,6 +27,7 @@ from cairn.adapters.storage.ops import (
     SupersedeOp,
     UpdateOp,
     VisitOp,
+    visits_only,
 )
 from cairn.adapters.storage.postgres_link import Changes, PostgresLink, notify_payloads
 from cairn.adapters.storage.postgres_rows import (
@@ -254,6 +255,7 @@ class PostgresMemoryStore(CachedStore):
         # not refreshed first: the updates were made from this view, and what others changed
         # since is merged row by row (`merge`); their notifications are read on the next read
         cache = self._cache
+        lazy = visits_only(ops)
 
         def work(conn: Conn, attempt: int) -> Working:
             # the cache changes in place as the rows are written; an attempt that fails
@@ -261,6 +263,8 @@ class PostgresMemoryStore(CachedStore):
             working = Working(cache, self._seqs, cache.undoable())
             try:
                 with conn.transaction():
+                    if lazy:  # the server's next synced commit flushes it (`visits_only`)
+                        conn.execute("SET LOCAL synchronous_commit = off")
                     self._notify(conn, *self._write_all(conn, working, ops, attempt))
             except BaseException:
                 working.undo()

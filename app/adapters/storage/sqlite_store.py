@@ -29,6 +29,7 @@ from cairn.adapters.storage.ops import (
     SupersedeOp,
     UpdateOp,
     VisitOp,
+    visits_only,
 )
 from cairn.errors import MemoryNotFoundError, StoreError, StoreLockedError
 from cairn.models.memory import (
@@ -204,6 +205,9 @@ class SqliteMemoryStore(CachedStore):
         self._stored_records: dict[int, tuple[str, int, str]] = {}
         """The location rows as this store last read or wrote them (name, visits, episodes):
         a unit of work writes only the records it changed."""
+        self._unsynced = False
+        """Units that only counted visits were committed without syncing the WAL since the
+        last unit that synced it (`visits_only`)."""
         self._pid = os.getpid()
         self._conn: sqlite3.Connection | None = self._open()
         with self._lock:
@@ -483,29 +487,48 @@ class SqliteMemoryStore(CachedStore):
 
     def _commit(self, ops: Sequence[StoreOp]) -> MemoryCache:
         conn = self._connection()
+        lazy = visits_only(ops)  # committed without waiting for the disk (`visits_only`)
         with self._sql_errors("commit"):
-            conn.execute("BEGIN IMMEDIATE")
+            if lazy:
+                conn.execute("PRAGMA synchronous = NORMAL")
             try:
-                if _data_version(conn) != self._data_version:
-                    self._load(conn)
-                cache = self._cache
-                touched: set[int] = set()
-                with cache.applying(ops):  # undone when the database refuses the unit of work
-                    for op in ops:
-                        self._write(conn, cache, op, touched)
-                    written: dict[int, tuple[str, int, str]] = {}
-                    for loc_id in sorted(touched):
-                        record = cache.locations[loc_id]
-                        row = (record.name, record.visits, json.dumps(record.episodes))
-                        if self._stored_records.get(loc_id) != row:  # else the row holds it
-                            conn.execute(_UPSERT_LOCATION, (loc_id, *row))
-                            written[loc_id] = row
-                    conn.execute("COMMIT")
-                    self._stored_records.update(written)
+                self._transact(conn, ops)
             finally:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-        return cache
+                if lazy:
+                    conn.execute("PRAGMA synchronous = FULL")
+            self._unsynced = lazy  # (a synced commit syncs the WAL's earlier frames too)
+        return self._cache
+
+    def _transact(self, conn: sqlite3.Connection, ops: Sequence[StoreOp]) -> None:
+        """One unit of work's transaction: the ops' rows and the location rows they changed."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if _data_version(conn) != self._data_version:
+                self._load(conn)
+            cache = self._cache
+            touched: set[int] = set()
+            with cache.applying(ops):  # undone when the database refuses the unit of work
+                for op in ops:
+                    self._write(conn, cache, op, touched)
+                written: dict[int, tuple[str, int, str]] = {}
+                for loc_id in sorted(touched):
+                    record = cache.locations[loc_id]
+                    row = (record.name, record.visits, json.dumps(record.episodes))
+                    if self._stored_records.get(loc_id) != row:  # else the row holds it
+                        conn.execute(_UPSERT_LOCATION, (loc_id, *row))
+                        written[loc_id] = row
+                conn.execute("COMMIT")
+                self._stored_records.update(written)
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    def _sync(self, conn: sqlite3.Connection) -> None:
+        """Make the visits that units committed without a sync durable: a checkpoint of the
+        WAL syncs it first."""
+        if self._unsynced:
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._unsynced = False
 
     def _write(
         self, conn: sqlite3.Connection, cache: MemoryCache, op: StoreOp, touched: set[int]
@@ -541,6 +564,7 @@ class SqliteMemoryStore(CachedStore):
         with self._lock:
             conn = self._connection()
             with self._sql_errors("archive"):
+                self._sync(conn)
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     if _data_version(conn) != self._data_version:
@@ -589,6 +613,8 @@ class SqliteMemoryStore(CachedStore):
     def close(self) -> None:
         with self._lock:
             if self._conn is not None and os.getpid() == self._pid:
+                with contextlib.suppress(sqlite3.Error):  # (the last connection's close does it)
+                    self._sync(self._conn)
                 self._conn.close()
             elif self._conn is not None:
                 _INHERITED.append(self._conn)
