@@ -24,7 +24,8 @@ class StoreTransaction(ABC):
 
     Operations are validated when staged (an unknown id for `update` or `supersede` is only
     detected at commit, because another process may have added it meanwhile) and applied in the
-    order they were staged. `after_commit` callbacks run only after a successful durable write.
+    order they were staged. `after_commit` callbacks run only after a successful durable write
+(a unit that only counts visits is written but synced later: `ops.visits_only`).
     """
 
     @abstractmethod
@@ -67,7 +68,8 @@ class IMemoryStore(ABC):
 
         Reads inside see what the unit has staged so far (other threads and processes see it
         only once it is committed). Leaving the outermost block normally commits with one
-        durable write; an exception discards every staged change and leaves the store as it
+        durable write (a unit that only counts visits: written, and synced with the next
+        durable one); an exception discards every staged change and leaves the store as it
         was.
         """
 
