@@ -385,6 +385,51 @@ def test_a_unit_of_work_cut_short_is_not_read(tmp_path: Path) -> None:
     assert check_memory_file(path) == []
 
 
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "**[NO",  # inside a memory's header
+        "**[NOTE] Memory 8",  # before the header's end
+        "## Location 9: Cellar\n**Visits:** 4 | **Ep",  # inside a location's visits line
+        "*",
+    ],
+)
+def test_a_cut_inside_a_blocks_first_lines_leaves_no_problem(tmp_path: Path, tail: str) -> None:
+    """A process killed while appending can stop inside a block's header or its comment's
+    start, before the block holds cairn's comment: what is left is not reported or kept as a
+    block that does not parse, and the next unit appends after it."""
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    for n in range(3):  # appended: the file has a recent part (the writer is then killed)
+        with store.transaction() as tx:
+            tx.add(memory(n))
+    assert path.read_text().endswith(UNIT_END + "\n")
+    path.write_text(path.read_text() + f"\n{UNIT_START}\n\n{tail}")
+    assert check_memory_file(path) == []
+    store = MarkdownMemoryStore(path)
+    assert store.problems() == []
+    with store.transaction() as tx:
+        tx.add(memory(3))
+    store.close()
+    entries, _ = file_view(path)
+    assert [e.id for e in entries] == ["s-0000", "s-0001", "s-0002", "s-0003"]
+    assert check_memory_file(path) == []
+
+
+def test_a_persons_block_at_the_end_of_a_cut_unit_is_kept(tmp_path: Path) -> None:
+    """Only what a cut leaves of cairn's own lines is dropped: a block a person wrote there
+    stays, reported as a block that does not parse."""
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    for n in range(2):
+        with store.transaction() as tx:
+            tx.add(memory(n))
+    assert path.read_text().endswith(UNIT_END + "\n")
+    path.write_text(path.read_text() + f"\n{UNIT_START}\n\nThe cellar door sticks.\n")
+    problems = check_memory_file(path)
+    assert len(problems) == 1 and "not a memory header" in problems[0].message
+
+
 def test_an_editors_copy_taken_mid_append_loses_and_truncates_nothing(tmp_path: Path) -> None:
     """An editor read the file while cairn was appending a unit of work (it saw the unit's
     first block whole and the second one cut mid-text), added a note and saved that copy. The

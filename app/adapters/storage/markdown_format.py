@@ -764,6 +764,17 @@ class ParsedFile:
 
 _MEMORY_MODES = frozenset({"location", "npc", "world"})
 _COMMENT_START = "<!-- cairn "
+_CAIRN_LINE_STARTS = ("**[", "**Visits:** ", _COMMENT_START)
+"""How the lines of a block cairn appends begin: a memory's header, a location's visits, the
+comment under a header."""
+
+
+def _cut_cairn_line(line: str) -> bool:
+    """Whether `line` can be what a cut left of one of cairn's block lines (it starts as one
+    does, or stops before its start is complete)."""
+    return any(line.startswith(p) or p.startswith(line) for p in _CAIRN_LINE_STARTS)
+
+
 _COMMENT_END = " -->"
 # The C scanner behind json.loads, called directly: one JSON value from an index, no wrapping.
 _scan_json: Callable[[str, int], tuple[Any, int]]
@@ -780,6 +791,9 @@ class _Unit:
     memories: dict[str, MemoryEntry | None] = field(default_factory=dict)
     records: dict[int, LocationRecord | None] = field(default_factory=dict)
     raw: list[tuple[RawBlock, ParseProblem]] = field(default_factory=list)
+    tail: tuple[RawBlock, ParseProblem] | None = None
+    """The raw block read last in the unit, when nothing was read after it: where a cut fell
+    (`undo_unit` drops it when it is what a cut leaves of a line cairn writes)."""
     started: bool = True
     """False: cairn blocks found outside any unit (the tail of a unit an editor's save wrote
     over): undone even when an end marker follows."""
@@ -902,6 +916,8 @@ class _Parser:
         location = _LOCATION_RE.match(line)
         npc = _NPC_RE.match(line)
         appended = self.appended and self.mode != "bad"
+        if self.unit is not None:
+            self.unit.tail = None  # read after the last raw block: that one is no cut
         if location and (appended or self.mode in ("location_top", "location")):
             loc_id = int(location.group(1))
             name = unescape_inline(location.group(2) or "")
@@ -952,6 +968,8 @@ class _Parser:
             self.mode = self.after_bad
 
     def visits(self, number: int, line: str) -> None:
+        if self.unit is not None:
+            self.unit.tail = None  # read after the last raw block: that one is no cut
         match = _VISITS_RE.match(line)
         assert match is not None
         self.keep_record(int(self.section[1]))
@@ -990,8 +1008,13 @@ class _Parser:
             self.problem(start, message)
             block = RawBlock(self.section, chunk, [(0, message)], self.last_id)
             self.out.raw.append(block)
-            if self.unit is not None and any(_COMMENT_START in line for line in chunk):
-                self.unit.raw.append((block, self.out.problems[-1]))  # a cairn block cut off
+            if self.unit is not None:
+                if any(_COMMENT_START in line for line in chunk):
+                    self.unit.raw.append((block, self.out.problems[-1]))  # a cairn block cut off
+                else:
+                    self.unit.tail = (block, self.out.problems[-1])
+        elif self.unit is not None:
+            self.unit.tail = None
 
     def keep_record(self, loc_id: int) -> None:
         """Remember a location record as it was before the open unit changes it."""
@@ -1015,10 +1038,13 @@ class _Parser:
                 locations.pop(loc_id, None)
             else:
                 locations[loc_id] = record
-        for block, problem in unit.raw:
+        cut = list(unit.raw)
+        if unit.tail is not None and _cut_cairn_line(unit.tail[0].lines[0]):
+            cut.append(unit.tail)  # the cut fell inside a block's first line or its comment's
+        for block, problem in cut:
             self.out.raw.remove(block)
             self.out.problems.remove(problem)
-        self.cut_short += len(unit.memories) + len(unit.raw)
+        self.cut_short += len(unit.memories) + len(cut)
 
     def memory(self, lines: list[str]) -> str | None:
         """Parse one memory block into the cache; return an error message when it does not."""
