@@ -62,12 +62,12 @@ def archived_entries(texts: Iterable[str], where: object) -> list[MemoryEntry]:
 class CachedStore(IMemoryStore):
     """Reads from `self._cache`; a unit of work commits its ops through `_commit` once.
 
-    Subclasses implement `_commit(ops) -> MemoryCache`: durably write the ops (units that only
-    count visits: written, synced with the next durable one, `ops.visits_only`) (re-reading
-    what other processes wrote first, under a lock) and return the new cache. The cache keeps
-    its indexes in step with each op (`MemoryCache.applying` changes it in place and undoes a
-    unit of work that fails), so a commit and the reads after it cost what the unit of work
-    changed, not the size of the store.
+    Subclasses implement `_commit(ops) -> MemoryCache`: durably write the ops, re-reading
+    what other processes wrote first, under a lock (units that only count visits are written
+    and synced with the next durable one: `ops.visits_only`), and return the new cache. The
+    cache keeps its indexes in step with each op (`MemoryCache.applying` changes it in place
+    and undoes a unit of work that fails), so a commit and the reads after it cost what the
+    unit of work changed, not the size of the store.
     """
 
     def __init__(self) -> None:
