@@ -412,7 +412,7 @@ class MarkdownMemoryStore(CachedStore):
             ops = [_as_written(op) for op in self._without_hand_deleted(ops)]
             touched = _touched(ops)
             with self._cache.applying(ops):  # undone when the write fails
-                if not self._append(ops, touched, durable=not visits_only(ops)):
+                if not self._append(ops, touched):
                     deletes = any(isinstance(op, DeleteOp) for op in ops)
                     self._fold(touched, appendable=not deletes)
         return self._cache
@@ -466,18 +466,13 @@ class MarkdownMemoryStore(CachedStore):
             self._drop_journal()
 
     def _append(
-        self,
-        ops: Sequence[StoreOp],
-        touched: list[str],
-        *,
-        bounded: bool = True,
-        durable: bool = True,
+        self, ops: Sequence[StoreOp], touched: list[str], *, bounded: bool = True
     ) -> bool:
         """Append the unit of work's blocks (and the records of visited locations), with what
-        merges kept that the file lacks, to the recent part, durably (not `durable`: a unit
-        that only counts visits, synced by the next durable one, see `visits_only`). When
-        someone saves the file meanwhile, that save is merged and the difference appended to
-        it. False when it must be folded instead (see `_can_append`)."""
+        merges kept that the file lacks, to the recent part, durably (a unit that only counts
+        visits: synced by the next durable one, see `visits_only`). When someone saves the
+        file meanwhile, that save is merged and the difference appended to it. False when it
+        must be folded instead (see `_can_append`)."""
         visited = [op.location_id for op in ops if isinstance(op, VisitOp)]
         if not self._backed_up and self._signature is not None and self._cache.unread:
             # a session that opened from the snapshot takes its backup as a copy and appends
@@ -488,7 +483,8 @@ class MarkdownMemoryStore(CachedStore):
             if not self._can_append(ops, bounded=bounded):
                 return False
             written = [*self._pending, *visited, *touched]
-            if self._append_once(written, durable=durable or bool(self._pending)):
+            durable = bool(self._pending) or not visits_only(ops)
+            if self._append_once(written, durable=durable):
                 self._pending.clear()
                 memories = [i for i in written if isinstance(i, str)]
                 records = {i for i in written if isinstance(i, int)}

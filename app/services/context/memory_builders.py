@@ -283,12 +283,7 @@ class LocationMemoryBuilder(SectionBuilder):
     @classmethod
     def _render(cls, head: list[str], groups: list[_Group], hidden: int) -> str:
         blocks = [*head, *(block for g in groups for block in g.render())]
-        return "\n\n".join([*blocks, *cls._tail(groups, hidden)])
-
-    @staticmethod
-    def _tail(groups: list[_Group], hidden: int) -> list[str]:
-        """The lines after the memories: none shown, and how many are not."""
-        return _tail_lines(any(g.entries for g in groups), hidden)
+        return "\n\n".join([*blocks, *_tail_lines(any(g.entries for g in groups), hidden)])
 
 
 class AdjacentMemoryBuilder(SectionBuilder):
