@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 LocationId = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
 """Jericho's integer location number. Strings, floats and bools are rejected, and so is a
@@ -17,6 +18,18 @@ number no store can keep (SQLite integers are 64-bit)."""
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_TEXT_FIELDS = ("title", "text", "location_name", "quest_id", "encounter_id", "via")
+"""The fields a lone surrogate is refused in (text no file can hold)."""
+
+
+def _field_error(
+    field: str, value: object, kind: str, message: str, context: dict[str, Any]
+) -> ValidationError:
+    """A validation error located at `field` (raised from a model validator, it keeps that
+    location, also inside a list or another model)."""
+    error = PydanticCustomError(kind, message, context)
+    details = InitErrorDetails(type=error, loc=(field,), input=value)
+    return ValidationError.from_exception_data("MemoryEntry", [details])
 
 
 def new_memory_id() -> str:
@@ -128,7 +141,9 @@ class MemoryEntry(BaseModel):
     category: MemoryCategory = MemoryCategory.NOTE
     status: MemoryStatus = MemoryStatus.ACTIVE
     persistence: str | None = None
-    title: str = Field(min_length=1)
+    title: str
+    """Not empty (checked in `_checked`: a length constraint would make pydantic-core read
+    the string as UTF-8 first, and a lone surrogate would be refused without its place)."""
     text: str = ""
     importance: Annotated[int, Field(ge=1, le=1000)] = 500
     tags: list[str] = Field(default_factory=list)
@@ -151,43 +166,32 @@ class MemoryEntry(BaseModel):
     leads_to: LocationId | None = None
     """For a move: the location it reached."""
 
-    @model_validator(mode="before")
-    @classmethod
-    def _source_from_older_tags(cls, data: Any) -> Any:
-        """Memories written before `source` existed told notes and summaries by tags."""
-        if not isinstance(data, dict):
-            return data
-        tags = list(data.get("tags") or ())
-        if not tags:  # nothing to tell by (most memories)
-            return data
-        if "source" not in data and (source := source_of_tags(tags)) is not None:
-            data = {**data, "source": source}
-        if "via" not in data:  # older moves kept "move:<command>-><id>" in a tag
-            for tag in tags:
-                found = _MOVE_TAG.match(tag) if isinstance(tag, str) else None
-                if found:
-                    data = {**data, "via": found.group(1), "leads_to": int(found.group(2))}
-                    break
-        return data
-
-    @field_validator(
-        "title", "text", "location_name", "quest_id", "encounter_id", "via", mode="before"
-    )
-    @classmethod
-    def _no_lone_surrogates(cls, value: object) -> object:
-        """Text no file can hold: a lone surrogate (U+D800-U+DFFF) is named, never written."""
-        if (
-            isinstance(value, str)
-            and not value.isascii()  # (a flag of the string: most text needs no search)
-            and (found := _LONE_SURROGATE.search(value)) is not None
-        ):
-            raise ValueError(
-                f"holds a lone surrogate U+{ord(found.group()):04X} at position {found.start()}"
-            )
-        return value
-
     @model_validator(mode="after")
-    def _scope_keys(self) -> MemoryEntry:
+    def _checked(self) -> MemoryEntry:
+        """The checks and the one migration a memory needs beyond its fields' types, in one
+        validator (each Python validator costs a call per memory read: thousands at a load).
+        Raises a ValidationError located at the field it names."""
+        if self.tags:
+            self._read_older_tags()
+        fields = self.__dict__
+        if not fields["title"]:
+            raise _field_error(
+                "title", "", "string_too_short", "String should have at least 1 character", {}
+            )
+        for name in _TEXT_FIELDS:
+            value = fields[name]
+            if (
+                value is not None
+                and not value.isascii()  # (a flag of the string: most text needs no search)
+                and (found := _LONE_SURROGATE.search(value)) is not None
+            ):
+                raise _field_error(
+                    name,
+                    value,
+                    "lone_surrogate",
+                    "holds a lone surrogate U+{code} at position {at}",
+                    {"code": f"{ord(found.group()):04X}", "at": found.start()},
+                )
         if self.scope is MemoryScope.LOCATION and self.location_id is None:
             raise ValueError("location_id: a location memory needs an integer location_id")
         if self.scope is MemoryScope.NPC and not self.npc_ids:
@@ -199,6 +203,33 @@ class MemoryEntry(BaseModel):
         ):
             raise ValueError("turn_end: must not be before turn_start")
         return self
+
+    def _read_older_tags(self) -> None:
+        """Memories written before `source` existed told notes and summaries by tags, and
+        older moves kept "move:<command>-><id>" in a tag: what they tell is taken when the
+        memory does not give it (set in place: this runs while the memory is validated)."""
+        given = self.__pydantic_fields_set__
+        if "source" not in given and (source := source_of_tags(self.tags)) is not None:
+            self.__dict__["source"] = source
+            given.add("source")
+        if "via" in given:
+            return
+        for tag in self.tags:
+            found = _MOVE_TAG.match(tag)
+            if found is None:
+                continue
+            leads_to = int(found.group(2))
+            if not -(2**63) <= leads_to < 2**63:
+                raise _field_error(
+                    "leads_to",
+                    leads_to,
+                    "location_id",
+                    "the move tag '{tag}' names a location no store can keep",
+                    {"tag": tag},
+                )
+            self.__dict__.update(via=found.group(1), leads_to=leads_to)
+            given.update(("via", "leads_to"))
+            return
 
     @property
     def visible(self) -> bool:

@@ -79,7 +79,48 @@ def test_lone_surrogates_are_refused_by_field() -> None:
     import pytest
     from pydantic import ValidationError
 
-    for field in ("title", "text", "quest_id"):
+    for field in ("title", "text", "location_name", "quest_id", "encounter_id", "via"):
         values = {"scope": MemoryScope.WORLD, "title": "Ok", field: "bad \ud83d here"}
         with pytest.raises(ValidationError, match=rf"{field}\n[\s\S]*U\+D83D at position 4"):
             MemoryEntry(**values)  # type: ignore[arg-type]
+    # read from JSON, and inside a list: the error keeps its field and its place
+    from pydantic import TypeAdapter
+
+    rows = [{"scope": "world", "title": "Ok"}, {"scope": "world", "title": "Ok", "via": "\udcff"}]
+    with pytest.raises(ValidationError) as caught:
+        TypeAdapter(list[MemoryEntry]).validate_python(rows)
+    assert [(e["loc"], e["type"]) for e in caught.value.errors()] == [
+        ((1, "via"), "lone_surrogate")
+    ]
+
+
+def test_an_empty_title_is_refused_by_field() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        MemoryEntry.model_validate_json('{"scope": "world", "title": ""}')
+    assert [(e["loc"], e["type"]) for e in caught.value.errors()] == [
+        (("title",), "string_too_short")
+    ]
+
+
+def test_an_older_move_tag_to_a_location_no_store_keeps_is_refused() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=r"leads_to\n.*move:west->99999999999999999999"):
+        MemoryEntry(scope=MemoryScope.WORLD, title="Far", tags=["move:west->99999999999999999999"])
+
+
+def test_a_given_source_and_move_win_over_older_tags() -> None:
+    entry = MemoryEntry.model_validate_json(
+        '{"scope": "world", "title": "t", "tags": ["note", "move:west->5"],'
+        ' "source": "action", "via": "north", "leads_to": 7}'
+    )
+    assert (entry.source, entry.via, entry.leads_to) == (MemorySource.ACTION, "north", 7)
+    told = MemoryEntry.model_validate_json(
+        '{"scope": "world", "title": "t", "tags": ["note", "move:west->5"]}'
+    )
+    assert (told.source, told.via, told.leads_to) == (MemorySource.NOTE, "west", 5)
+    assert {"source", "via", "leads_to"} <= told.model_fields_set
