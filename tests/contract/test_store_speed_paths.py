@@ -299,6 +299,34 @@ def test_the_indexes_answer_as_a_scan_of_every_memory_does() -> None:
         assert cache.ranked(10_000) == ranked
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(1, 999), st.booleans()), max_size=60))
+def test_the_index_built_in_bulk_is_the_one_built_one_memory_at_a_time(
+    rows: list[tuple[int, int, bool]],
+) -> None:
+    """A cache filled directly (a parse, a merge, a database read) builds its index in bulk
+    on its first query; it is the index `add` builds, list by list (equal importance and
+    times tie; repeated NPC ids; hidden memories)."""
+    entries = {}
+    for n, (kind, importance, hidden) in enumerate(rows):
+        entry = memory(kind, importance=importance, seconds=importance % 7)
+        update: dict[str, object] = {"id": f"b-{n:03d}"}
+        if hidden:
+            update["status"] = MemoryStatus.SUPERSEDED
+        if kind % 4 == 1:
+            update["npc_ids"] = [*entry.npc_ids, entry.npc_ids[0]]  # a repeat, kept once
+        entries[f"b-{n:03d}"] = entry.model_copy(update=update)
+    one_by_one = MemoryIndex()
+    for entry in entries.values():
+        one_by_one.add(entry)
+    cache = MemoryCache()
+    cache.memories = entries
+    bulk = cache.index
+    for field in ("order", "meta", "by_location", "by_npc", "by_section", "ranked", "seq"):
+        assert getattr(bulk, field) == getattr(one_by_one, field), field
+    assert bulk.in_order() == one_by_one.in_order()
+
+
 def test_a_failing_unit_of_work_leaves_the_cache_and_its_indexes_as_they_were() -> None:
     cache = MemoryCache()
     cache.apply_all([AddOp(memory(n)) for n in range(12)] + [VisitOp(1, "Room 1", 1)])
@@ -390,6 +418,14 @@ def test_a_unit_of_work_cut_short_is_not_read(tmp_path: Path) -> None:
     [
         "**[NO",  # inside a memory's header
         "**[NOTE] Memory 8",  # before the header's end
+        "**[NOTE] Memory 8**",  # right after the header: it reads as a memory of its own
+        "**[NOTE] Memory 8**\n",
+        "**[NOTE] Memory 8** *(Ep1, T3)*\n",
+        "## Location 9: Cel",  # inside a section's header: the record it changes is undone
+        "## Locat",  # inside a section header's first words: read as a section that does not
+        "## Location 9",  # parse (kept verbatim when a person wrote it)
+        "## NP",
+        "#",
         "## Location 9: Cellar\n**Visits:** 4 | **Ep",  # inside a location's visits line
         "*",
     ],
@@ -428,6 +464,19 @@ def test_a_persons_block_at_the_end_of_a_cut_unit_is_kept(tmp_path: Path) -> Non
     path.write_text(path.read_text() + f"\n{UNIT_START}\n\nThe cellar door sticks.\n")
     problems = check_memory_file(path)
     assert len(problems) == 1 and "not a memory header" in problems[0].message
+    # a memory a person wrote there (a header with text), a section of their own, a section
+    # header followed by more lines
+    store = MarkdownMemoryStore(path)
+    kept = [e.title for e in store.entries()]
+    store.close()
+    path.write_text(path.read_text() + f"\n{UNIT_START}\n\n**[NOTE] Mine**\nThe door sticks.\n")
+    again = MarkdownMemoryStore(path)
+    assert [e.title for e in again.entries()] == [*kept, "Mine"]
+    again.close()
+    for tail in ("## Dungeon notes\n", "## Location 9\nThe cellar.\n"):
+        path.write_text(path.read_text() + f"\n{UNIT_START}\n\n{tail}")
+        problems = check_memory_file(path)
+        assert "not understood here" in problems[-1].message, tail
 
 
 def test_an_editors_copy_taken_mid_append_loses_and_truncates_nothing(tmp_path: Path) -> None:

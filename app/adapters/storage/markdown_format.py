@@ -764,9 +764,9 @@ class ParsedFile:
 
 _MEMORY_MODES = frozenset({"location", "npc", "world"})
 _COMMENT_START = "<!-- cairn "
-_CAIRN_LINE_STARTS = ("**[", "**Visits:** ", _COMMENT_START)
+_CAIRN_LINE_STARTS = ("**[", "**Visits:** ", _COMMENT_START, "## Location ", "## NPC ", "## World")
 """How the lines of a block cairn appends begin: a memory's header, a location's visits, the
-comment under a header."""
+comment under a header, a section's header."""
 
 
 def _cut_cairn_line(line: str) -> bool:
@@ -794,9 +794,18 @@ class _Unit:
     tail: tuple[RawBlock, ParseProblem] | None = None
     """The raw block read last in the unit, when nothing was read after it: where a cut fell
     (`undo_unit` drops it when it is what a cut leaves of a line cairn writes)."""
+    cut_memory: str | None = None
+    """The memory read last in the unit from a header line alone (no comment, no text), when
+    nothing was read after it: what a cut right after a header's line leaves of cairn's block
+    (`undo_unit` forgets it)."""
     started: bool = True
     """False: cairn blocks found outside any unit (the tail of a unit an editor's save wrote
     over): undone even when an end marker follows."""
+
+    def read_past(self) -> None:
+        """Something was read after the last block: that block is no cut."""
+        self.tail = None
+        self.cut_memory = None
 
 
 class _Parser:
@@ -917,7 +926,7 @@ class _Parser:
         npc = _NPC_RE.match(line)
         appended = self.appended and self.mode != "bad"
         if self.unit is not None:
-            self.unit.tail = None  # read after the last raw block: that one is no cut
+            self.unit.read_past()
         if location and (appended or self.mode in ("location_top", "location")):
             loc_id = int(location.group(1))
             name = unescape_inline(location.group(2) or "")
@@ -948,9 +957,14 @@ class _Parser:
         self.after_bad = "bad" if top else self.mode
         self.mode = "bad"
         self.bad_gap = False
+        if self.unit is not None:  # where a cut inside a section's header line may fall
+            self.unit.read_past()
+            self.unit.tail = (self.bad, self.out.problems[-1])
 
     def bad_line(self, line: str) -> None:
         assert self.bad is not None
+        if self.unit is not None:
+            self.unit.read_past()
         if self.bad_gap:  # blank lines (one or several) came before this one
             self.bad.lines.append("")
             self.bad_gap = False
@@ -969,7 +983,7 @@ class _Parser:
 
     def visits(self, number: int, line: str) -> None:
         if self.unit is not None:
-            self.unit.tail = None  # read after the last raw block: that one is no cut
+            self.unit.read_past()
         match = _VISITS_RE.match(line)
         assert match is not None
         self.keep_record(int(self.section[1]))
@@ -1012,9 +1026,12 @@ class _Parser:
                 if any(_COMMENT_START in line for line in chunk):
                     self.unit.raw.append((block, self.out.problems[-1]))  # a cairn block cut off
                 else:
+                    self.unit.read_past()
                     self.unit.tail = (block, self.out.problems[-1])
         elif self.unit is not None:
-            self.unit.tail = None
+            self.unit.read_past()
+            if len(chunk) == 1:  # a header alone: cairn writes its comment under it
+                self.unit.cut_memory = self.last_id
 
     def keep_record(self, loc_id: int) -> None:
         """Remember a location record as it was before the open unit changes it."""
@@ -1044,6 +1061,9 @@ class _Parser:
         for block, problem in cut:
             self.out.raw.remove(block)
             self.out.problems.remove(problem)
+        if unit.cut_memory is not None:  # the cut fell right after a header's line
+            memories.pop(unit.cut_memory, None)
+            self.cut_short += 1
         self.cut_short += len(unit.memories) + len(cut)
 
     def memory(self, lines: list[str]) -> str | None:

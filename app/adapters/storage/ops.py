@@ -189,6 +189,33 @@ class MemoryIndex:
         return [i for section in sorted(self.by_section) for i in self.by_section[section]]
 
     @classmethod
+    def of_entries(cls, entries: Iterable[MemoryEntry]) -> MemoryIndex:
+        """The index `add` builds from `entries` one by one (each at the end of its section,
+        numbered in the order given), built in bulk: rows sorted into store order, then
+        `from_columns` (a parse, a merge or a database read of 10,000 memories indexes them in
+        milliseconds, not one insertion at a time)."""
+        rows = [
+            (
+                (*section_key(entry), seq),
+                entry.id,
+                entry.location_id,
+                tuple(dict.fromkeys(entry.npc_ids)),
+                (-entry.importance, -entry.created_at.timestamp())
+                if entry.status in _VISIBLE
+                else None,
+            )
+            for seq, entry in enumerate(entries, 1)
+        ]
+        rows.sort(key=first)  # (order keys are unique)
+        return cls.from_columns(
+            list(map(second, rows)),
+            list(map(first, rows)),
+            list(map(third, rows)),
+            [row[3] for row in rows],
+            [row[4] for row in rows],
+        )
+
+    @classmethod
     def from_columns(
         cls,
         ids: list[str],
@@ -371,10 +398,7 @@ class MemoryCache:
     def index(self) -> MemoryIndex:
         """The indexes, built from the memories on first use."""
         if self._index is None:
-            index = MemoryIndex()
-            for entry in self._memories.values():
-                index.add(entry)
-            self._index = index
+            self._index = MemoryIndex.of_entries(self._memories.values())
         return self._index
 
     def _put(self, entry: MemoryEntry) -> None:

@@ -160,17 +160,18 @@ class PostgresMemoryStore(CachedStore):
         self._link.poll()  # whatever it names (or missed, if it reconnected) is read below
         self._pending = Changes()
         memories, locations = self._link.run(self._read_all, "read")
-        working = Working(MemoryCache(), {})
+        cache, seqs, read = MemoryCache(), {}, {}
         self._bad.clear()
         with gc_paused():  # every memory made here stays: a collection would find nothing
-            for seq, row_id, data in memories:
+            for seq, row_id, data in memories:  # in `seq` order: the store order
                 entry = self._parse(seq, row_id, data)
                 if entry is not None:
-                    working.cache.apply(AddOp(entry))
-                    working.seqs[row_id] = seq
-        working.cache.locations.clear()
-        working.cache.locations.update({row[0]: record(row) for row in locations})
-        self._cache, self._seqs = working.cache, working.seqs
+                    read[row_id] = entry
+                    seqs[row_id] = seq
+            cache.memories = read
+            cache.index  # noqa: B018 (built now, in bulk: `MemoryIndex.of_entries`)
+        cache.locations.update({row[0]: record(row) for row in locations})
+        self._cache, self._seqs = cache, seqs
         self._problems = list(self._bad.values())
         self.loads += 1
 
