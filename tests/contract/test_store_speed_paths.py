@@ -452,6 +452,55 @@ def test_a_cut_inside_a_blocks_first_lines_leaves_no_problem(tmp_path: Path, tai
     assert check_memory_file(path) == []
 
 
+def _appends(path: Path) -> tuple[bytes, list[tuple[bytes, list[str]]]]:
+    """A folded file and two units appended after it (the first writes the part's header),
+    as (the file before the unit, the ids a reader then sees) per unit."""
+    store = MarkdownMemoryStore(path, backup_count=0)
+    with store.transaction() as tx:
+        tx.add(memory(0))  # room 1
+    store.fold()
+    units = [(path.read_bytes(), ["s-0000"])]
+    with store.transaction() as tx:
+        tx.add(memory(1).model_copy(update={"episode": 1, "turn_start": 3}))  # an NPC
+        tx.add(memory(4))  # room 2: a new section
+        tx.supersede("s-0000", "s-0004")
+        tx.record_visit(1, "Room", 1)
+    units.append((path.read_bytes(), ["s-0000", "s-0001", "s-0004"]))
+    with store.transaction() as tx:
+        tx.add(memory(3))  # the world
+    whole = path.read_bytes()
+    store._drop_journal()  # (the test writes the file itself from here)
+    return whole, units
+
+
+def test_a_cut_at_any_byte_of_an_appended_unit_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A writer killed anywhere inside an append (the part's header, a unit's markers, a
+    section header, a memory's header, its comment, its text, a visits line): the next reader
+    sees the memories from before the unit and no problem, the next unit appends cleanly after
+    what was cut, and the fold writes none of it back. Every byte of two units is tried."""
+    whole, units = _appends(tmp_path / "source.md")
+    ends = [*(len(before) for before, _ in units[1:]), len(whole)]
+    cut_points = 0
+    for (before, seen), end in zip(units, ends, strict=True):
+        unit = whole[len(before) : end]
+        stop = unit.rindex(UNIT_END.encode()) + len(UNIT_END)  # from here the unit stands
+        for k in range(stop):
+            cut_points += 1
+            path = tmp_path / f"cut-{len(before)}-{k}.md"
+            path.write_bytes(before + unit[:k])
+            store = MarkdownMemoryStore(path, backup_count=0)
+            assert (sorted(e.id for e in store.entries()), store.problems()) == (seen, []), k
+            with store.transaction() as tx:
+                tx.add(memory(9))
+            assert check_memory_file(path) == [], (k, unit[:k][-20:])
+            assert sorted(parse(path.read_text(), str(path)).cache.memories) == [*seen, "s-0009"]
+            store.close()  # the fold
+            assert check_memory_file(path) == [], (k, unit[:k][-20:])
+            assert sorted(e.id for e in file_view(path)[0]) == [*seen, "s-0009"]
+            path.unlink()
+    assert cut_points > 500
+
+
 def test_a_persons_block_at_the_end_of_a_cut_unit_is_kept(tmp_path: Path) -> None:
     """Only what a cut leaves of cairn's own lines is dropped: a block a person wrote there
     stays, reported as a block that does not parse."""

@@ -769,6 +769,13 @@ _CAIRN_LINE_STARTS = ("**[", "**Visits:** ", _COMMENT_START, "## Location ", "##
 comment under a header, a section's header."""
 
 
+def _cut_opening(line: str, appended: bool) -> bool:
+    """Whether `line` can be what a cut left of the line that opens an appended part (its
+    header, written after the file's folded part) or, in one, a unit of work."""
+    openings = (RECENT_HEADER, ARCHIVE_HEADER, UNIT_START) if appended else _APPENDED_HEADERS
+    return any(o.startswith(line) and o != line for o in openings)
+
+
 def _cut_cairn_line(line: str) -> bool:
     """Whether `line` can be what a cut left of one of cairn's block lines (it starts as one
     does, or stops before its start is complete)."""
@@ -839,6 +846,11 @@ class _Parser:
         """The appended unit of work being read (between its markers)."""
         self.cut_short = 0
         """Cairn blocks of units that never ended (ignored)."""
+        self.lines: list[str] = []
+        self.opening: tuple[RawBlock, ParseProblem, int] | None = None
+        """A one-line block (and the line it is on) that can be what a cut left of the line
+        that opens an appended part or a unit of work (`_cut_opening`): dropped when only
+        blank lines stand between it and that line, or the file's end."""
 
     def problem(self, line: int, message: str) -> None:
         self.out.problems.append(ParseProblem(path=self.path, line=line, message=message))
@@ -852,6 +864,7 @@ class _Parser:
         lines = text.split("\n")
         if "\r" in text:
             lines = [line.rstrip("\r") for line in lines]
+        self.lines = lines
         flush = self.flush
         chunk: list[str] | None = None  # the lines of the block being read
         start = 0  # its first line number
@@ -899,6 +912,7 @@ class _Parser:
             flush(start, chunk)
         self.end_bad()
         self.undo_unit()
+        self.drop_opening(len(lines) + 1)
         self.out.cut_short = self.cut_short
         self.resolve_display_links()
         if self.appended:  # new memories of an appended part belong in their sections
@@ -915,10 +929,13 @@ class _Parser:
         elif line == WORLD_HEADER:
             self.enter("world", ("world", ""), None)
         elif line.startswith(_APPENDED_HEADERS):
+            self.drop_opening(number)
             self.appended = True
             self.enter("appended_top", ("preamble", ""), None)
         else:
             self.start_bad(number, line, f"unknown top-level header {line!r}", top=True)
+            if self.bad is not None and _cut_opening(line, self.appended):
+                self.opening = (self.bad, self.out.problems[-1], number)
 
     def section_header(self, number: int, line: str) -> None:
         self.end_bad()
@@ -1006,6 +1023,8 @@ class _Parser:
         rule line that starts a block is layout: dropped, and the rest read as a block. In an
         appended part, a unit's markers start and end it."""
         if self.appended and len(chunk) == 1 and chunk[0] in (UNIT_START, UNIT_END):
+            if chunk[0] == UNIT_START:
+                self.drop_opening(start)
             if chunk[0] == UNIT_START or (self.unit is not None and not self.unit.started):
                 self.undo_unit()  # one that starts before the last one ended: that one is cut
             self.unit = _Unit() if chunk[0] == UNIT_START else None  # ended: it stands
@@ -1022,6 +1041,8 @@ class _Parser:
             self.problem(start, message)
             block = RawBlock(self.section, chunk, [(0, message)], self.last_id)
             self.out.raw.append(block)
+            if len(chunk) == 1 and self.unit is None and _cut_opening(chunk[0], self.appended):
+                self.opening = (block, self.out.problems[-1], start)
             if self.unit is not None:
                 if any(_COMMENT_START in line for line in chunk):
                     self.unit.raw.append((block, self.out.problems[-1]))  # a cairn block cut off
@@ -1030,14 +1051,28 @@ class _Parser:
                     self.unit.tail = (block, self.out.problems[-1])
         elif self.unit is not None:
             self.unit.read_past()
-            if len(chunk) == 1:  # a header alone: cairn writes its comment under it
-                self.unit.cut_memory = self.last_id
+            if len(chunk) == 1 or (len(chunk) == 2 and _COMMENT_START.startswith(chunk[1])):
+                self.unit.cut_memory = self.last_id  # a header alone, or with its comment cut
 
     def keep_record(self, loc_id: int) -> None:
         """Remember a location record as it was before the open unit changes it."""
         if self.unit is not None and loc_id not in self.unit.records:
             record = self.out.cache.locations.get(loc_id)
             self.unit.records[loc_id] = record.model_copy(deep=True) if record else None
+
+    def drop_opening(self, number: int) -> None:
+        """Drop the one-line block a cut left of an opening line (`opening`) when the line
+        `number` (the opening line itself, or the file's end) follows it past blank lines
+        alone."""
+        opening, self.opening = self.opening, None
+        if opening is None:
+            return
+        block, problem, at = opening
+        if len(block.lines) != 1 or any(line.strip() for line in self.lines[at : number - 1]):
+            return  # more was read after it: a block of its own
+        self.out.raw.remove(block)
+        self.out.problems.remove(problem)
+        self.cut_short += 1
 
     def undo_unit(self) -> None:
         """Undo what an appended unit of work that never ended did (see `UNIT_START`)."""
