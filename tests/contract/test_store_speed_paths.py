@@ -453,8 +453,9 @@ def test_a_cut_inside_a_blocks_first_lines_leaves_no_problem(tmp_path: Path, tai
 
 
 def _appends(path: Path) -> tuple[bytes, list[tuple[bytes, list[str]]]]:
-    """A folded file and two units appended after it (the first writes the part's header),
-    as (the file before the unit, the ids a reader then sees) per unit."""
+    """A folded file and two units appended after it (each the first of its store object: it
+    writes the part's header), as (the file before the unit, the ids a reader then sees) per
+    unit."""
     store = MarkdownMemoryStore(path, backup_count=0)
     with store.transaction() as tx:
         tx.add(memory(0))  # room 1
@@ -466,10 +467,13 @@ def _appends(path: Path) -> tuple[bytes, list[tuple[bytes, list[str]]]]:
         tx.supersede("s-0000", "s-0004")
         tx.record_visit(1, "Room", 1)
     units.append((path.read_bytes(), ["s-0000", "s-0001", "s-0004"]))
-    with store.transaction() as tx:
+    store._drop_journal()
+    store = MarkdownMemoryStore(path, backup_count=0)  # another process: its first unit
+    with store.transaction() as tx:  # writes the part's header again
         tx.add(memory(3))  # the world
     whole = path.read_bytes()
     store._drop_journal()  # (the test writes the file itself from here)
+    assert whole.count(RECENT_HEADER.encode()) == 2
     return whole, units
 
 
