@@ -619,13 +619,35 @@ def test_a_person_appending_a_memory_by_hand_is_read_and_kept(
     add_all(store, npc_memory("Next"))
     loaded = markdown_factory.open()
     assert [m.title for m in loaded.entries()] == ["Ours", "Next", "Grue lurks in the dark"]
-    again = loaded.get(grues[0].id)
-    # a block written without cairn's comment takes its created_at from the file's mtime at
-    # each load until a fold writes the comment (markdown_format's docstring): the two loads
-    # differ when a second boundary falls between the hand append and cairn's append
-    assert again is not None and again.created_at >= grues[0].created_at
-    assert again.model_copy(update={"created_at": grues[0].created_at}) == grues[0]
+    assert loaded.get(grues[0].id) == grues[0]  # its id and time written by cairn's write
     assert loaded.problems() == []
+
+
+def test_a_memory_written_by_hand_keeps_the_time_it_was_first_read_with(
+    markdown_factory: StoreFactory,
+) -> None:
+    """A block without cairn's comment takes the file's modification time when read; cairn's
+    next write is a fold that writes its comment, so later reads (of a file touched since)
+    give the same time. A store that only reads writes nothing."""
+    import os
+    from datetime import UTC, datetime
+
+    store = markdown_factory.open()
+    add_all(store, location_memory("Ours"))
+    path = markdown_factory.path
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n**[NOTE] Written by hand**\nThe lamp is under the rug.\n")
+    first, later = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), datetime(2026, 2, 3, tzinfo=UTC)
+    os.utime(path, (first.timestamp(), first.timestamp()))
+    reader = markdown_factory.open()
+    reader.close()  # reads, writes nothing
+    assert os.stat(path).st_mtime == first.timestamp()
+    (hand,) = store.entries(scope=MemoryScope.WORLD)
+    assert hand.created_at == first
+    add_all(store, npc_memory("Next"))  # writes the hand memory's comment
+    assert f'"id": "{hand.id}"' in path.read_text(encoding="utf-8")
+    os.utime(path, (later.timestamp(), later.timestamp()))
+    assert markdown_factory.open().get(hand.id) == hand
 
 
 def test_a_hand_edit_between_reads_and_a_write_is_not_lost(

@@ -867,3 +867,21 @@ def test_the_demo_file_has_no_microseconds_and_minimal_comments(tmp_path: Path) 
                 assert value != locations[memory.location_id or 0].name, comment
     rules = [line for line in text.split("\n") if line == "---"]
     assert len(rules) == len(locations) > 1  # one closing each location section
+
+
+def test_memories_read_without_cairns_time_are_named_until_a_newer_version_has_it() -> None:
+    """`ParsedFile.unpinned`: the memories whose last version read had no `created_at` in
+    cairn's comment (a person's block), which the store pins with its next write."""
+    from cairn.adapters.storage.markdown_format import RECENT_TITLE, UNIT_END, UNIT_START
+
+    hand = "# World Memories\n\n**[NOTE] By hand**\nUnder the rug.\n"
+    parsed = parse(hand)
+    (entry_id,) = parsed.cache.memories
+    assert parsed.unpinned == [entry_id]
+    pinned = (
+        f'\n{RECENT_TITLE}\n\n{UNIT_START}\n\n## World\n\n**[NOTE] By hand**\n<!-- cairn {{"id":'
+        f' "{entry_id}", "created_at": "2026-01-02T03:04:05Z"}} -->\nUnder the rug.\n\n'
+        f"{UNIT_END}\n"
+    )
+    assert parse(hand + pinned).unpinned == []
+    assert parse(hand + pinned.replace(UNIT_END, "")).unpinned == [entry_id]  # a cut unit

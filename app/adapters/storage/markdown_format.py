@@ -760,6 +760,10 @@ class ParsedFile:
     problems: list[ParseProblem] = field(default_factory=list)
     cut_short: int = 0
     """Cairn blocks of appended units of work that never ended (ignored; see `UNIT_START`)."""
+    unpinned: list[str] = field(default_factory=list)
+    """Memories read without a `created_at` in cairn's comment (written by a person): they
+    take the time given to `parse` (the file's modification time) at every read, until a
+    write gives them a comment."""
 
 
 _MEMORY_MODES = frozenset({"location", "npc", "world"})
@@ -797,6 +801,8 @@ class _Unit:
 
     memories: dict[str, MemoryEntry | None] = field(default_factory=dict)
     records: dict[int, LocationRecord | None] = field(default_factory=dict)
+    unpinned: set[str] = field(default_factory=set)
+    """The memories it replaced whose version before had no time from cairn's comment."""
     raw: list[tuple[RawBlock, ParseProblem]] = field(default_factory=list)
     tail: tuple[RawBlock, ParseProblem] | None = None
     """The raw block read last in the unit, when nothing was read after it: where a cut fell
@@ -847,6 +853,8 @@ class _Parser:
         self.cut_short = 0
         """Cairn blocks of units that never ended (ignored)."""
         self.lines: list[str] = []
+        self.unpinned: set[str] = set()
+        """The memories whose last version read had no `created_at` in a comment."""
         self.opening: tuple[RawBlock, ParseProblem, int] | None = None
         """A one-line block (and the line it is on) that can be what a cut left of the line
         that opens an appended part or a unit of work (`_cut_opening`): dropped when only
@@ -914,6 +922,7 @@ class _Parser:
         self.undo_unit()
         self.drop_opening(len(lines) + 1)
         self.out.cut_short = self.cut_short
+        self.out.unpinned = [i for i in self.memories if i in self.unpinned]
         self.resolve_display_links()
         if self.appended:  # new memories of an appended part belong in their sections
             self.out.cache = ordered(self.out.cache)
@@ -1085,6 +1094,7 @@ class _Parser:
                 memories.pop(entry_id, None)
             else:
                 memories[entry_id] = before
+        self.unpinned |= unit.unpinned
         for loc_id, record in unit.records.items():
             if record is None:
                 locations.pop(loc_id, None)
@@ -1151,8 +1161,14 @@ class _Parser:
             return f"duplicate memory id {entry_id!r}"
         if self.unit is not None and comment and entry_id not in self.unit.memories:
             self.unit.memories[entry_id] = memories.get(entry_id)  # a cairn block of the unit
+            if entry_id in self.unpinned:
+                self.unit.unpinned.add(entry_id)
         memories[entry_id] = entry
         self.last_id = entry_id
+        if "created_at" not in comment:
+            self.unpinned.add(entry_id)
+        elif self.unpinned:
+            self.unpinned.discard(entry_id)  # a newer version, with cairn's comment
         if display_title and entry.status is MemoryStatus.SUPERSEDED and not entry.superseded_by:
             self.pending_successor_titles[entry.id] = unescape_inline(display_title)
         return None

@@ -178,6 +178,10 @@ class MarkdownMemoryStore(CachedStore):
         self._watched: list[_Watched] = []
         self._unwritten = False
         """The cache holds memories the file lacks (kept by a merge): the next write has them."""
+        self._unpinned = False
+        """The file holds memories a person wrote without cairn's comment: they take the file's
+        modification time at each read, so the next write is a fold, which writes their
+        comments (their ids and times stay put from then on). Reading alone writes nothing."""
         self._pending: dict[str | int, None] = {}
         """Memories (ids) and location records (ids) a merge kept that the live file lacks or
         holds in another version: the next append writes them."""
@@ -220,6 +224,7 @@ class MarkdownMemoryStore(CachedStore):
         self._folded_bytes = len(text) - self._recent_bytes
         modified = datetime.fromtimestamp(modified_ns / 1e9, tz=UTC)
         parsed = parse(text, str(self._path), created_at=modified)
+        self._unpinned = self._unpinned or bool(parsed.unpinned)
         for problem in parsed.problems:
             log.warning("%s", problem)
         if parsed.cut_short:
@@ -268,6 +273,7 @@ class MarkdownMemoryStore(CachedStore):
             self._load_file()
 
     def _load_file(self) -> None:
+        self._unpinned = False  # (what the file holds now decides)
         got = self._read_bytes()
         if got is None:
             self._cache, self._raw, self._problems = MemoryCache(), [], []
@@ -308,6 +314,7 @@ class MarkdownMemoryStore(CachedStore):
         raw = loaded.raw
         if tail:
             recent = parse(tail, str(self._path), created_at=modified)
+            self._unpinned = bool(recent.unpinned)  # (the proven part's are all pinned)
             cache.apply_all(
                 UpdateOp(entry) if entry.id in cache else AddOp(entry)
                 for entry in recent.cache.memories.values()
@@ -425,6 +432,7 @@ class MarkdownMemoryStore(CachedStore):
             self._signature is not None
             and (self._backed_up or self._backup_count == 0)
             and not self._unwritten
+            and not self._unpinned
             and (not bounded or self._recent_bytes < self._recent_bound())
             and not any(isinstance(op, DeleteOp) for op in ops)
         )
@@ -583,7 +591,7 @@ class MarkdownMemoryStore(CachedStore):
             # rewrite resolves, such as a location's sections written twice, are gone now).
             self._problems = rendered.problems(str(self._path))
             self._history.observe(self._cache, touched if not self._unwritten else None)
-            self._unwritten = False
+            self._unwritten = self._unpinned = False
             self._pending.clear()
             self._recent = AppendedPart(RECENT_TITLE)
             self._recent_bytes = 0
