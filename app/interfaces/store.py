@@ -25,7 +25,7 @@ class StoreTransaction(ABC):
     Operations are validated when staged (an unknown id for `update` or `supersede` is only
     detected at commit, because another process may have added it meanwhile) and applied in the
     order they were staged. `after_commit` callbacks run only after a successful durable write
-(a unit that only counts visits is written but synced later: `ops.visits_only`).
+    (a unit that only counts visits is written but synced later: `ops.visits_only`).
     """
 
     @abstractmethod
@@ -114,9 +114,15 @@ class IMemoryStore(ABC):
         """The end of an episode: fold what was appended and move SUPERSEDED memories to the
         archive (stores without either do nothing)."""
 
-    def archived(self) -> list[MemoryEntry]:
-        """The memories moved to the archive (not loaded for play), oldest first."""
+    def archived(self, *, newest: int | None = None) -> list[MemoryEntry]:
+        """The memories moved to the archive (not loaded for play), oldest first. `newest`:
+        only the last that many moved there (what a report shows of the archive, which only
+        grows: reading it costs what is shown, not the archive's size)."""
         return []
+
+    def archived_count(self) -> int:
+        """How many memories the archive holds, none of them read."""
+        return 0
 
     @abstractmethod
     def locations(self) -> dict[int, LocationRecord]:

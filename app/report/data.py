@@ -24,6 +24,9 @@ from cairn.report.svg_map import MapMarks
 from cairn.services.map import MapGraph
 
 REPORT_FILE = "report.json"
+ARCHIVE_SHOWN = 2000
+"""The newest archived (superseded) memories a report embeds: the archive only grows, and a
+report reads what it shows, not every memory a long-lived store ever superseded."""
 
 
 @dataclass
@@ -37,6 +40,8 @@ class RunData:
     start: int | None = None
     current: int | None = None
     baseline: dict[str, Any] | None = None
+    older_archived: int = 0
+    """Archived memories older than the ones in `memories` (counted, not read)."""
 
     @cached_property
     def marks(self) -> MapMarks:
@@ -101,15 +106,23 @@ def gather(
     report = load_report_json(workdir)
     base = load_report_json(baseline, what="baseline") if baseline is not None else None
     start, current = run_ends(workdir, report)
+    archived, older = shown_archive(store)
     return RunData(
         report=report,
         graph=load_map(workdir / map_file),
-        memories=store.archived() + store.entries(),
+        memories=archived + store.entries(),
         locations=store.locations(),
         start=start,
         current=current,
         baseline=base,
+        older_archived=older,
     )
+
+
+def shown_archive(store: IMemoryStore) -> tuple[list[MemoryEntry], int]:
+    """The archived memories a report shows (the newest `ARCHIVE_SHOWN`) and how many older
+    ones it leaves out."""
+    return store.archived(newest=ARCHIVE_SHOWN), max(0, store.archived_count() - ARCHIVE_SHOWN)
 
 
 def run_ends(workdir: Path, report: dict[str, Any]) -> tuple[int | None, int | None]:

@@ -35,6 +35,7 @@ h2 { font-size: 15px; margin: 0 0 8px; }
 .controls { display: flex; flex-direction: column; gap: 6px; position: sticky; top: -10px;
   background: #fff; padding: 4px 0 8px; z-index: 1; }
 .controls input[type=search] { width: 100%; padding: 5px 7px; font-size: 13px; }
+.controls .older { color: #666; font-size: 12px; }
 .selection { font-size: 12px; display: flex; gap: 8px; align-items: center; }
 .group h3 { font-size: 13px; margin: 10px 0 4px; border-bottom: 1px solid #e4e2d8; }
 .group ul { list-style: none; margin: 0; padding: 0; }
@@ -219,7 +220,8 @@ def render_page(data: RunData) -> str:
             f"<title>{escape(title)}</title>",
             f"<style>{STYLE}</style></head><body>",
             f"<header><h1>{escape(title)}</h1><p>{escape(_summary(report))}; "
-            f"{visible} memories shown ({len(data.memories) - visible} superseded)</p></header>",
+            f"{visible} memories shown"
+            f" ({len(data.memories) - visible + data.older_archived} superseded)</p></header>",
             '<main><div class="left">',
             _map_panel(svg, len(data.graph.location_ids()), marks.start, marks.current, data),
             _curves_panel(data),
@@ -289,9 +291,7 @@ def _memory_panel(data: RunData) -> str:
         _group(f"loc-{room}", _room_name(data, room), rooms[room], by_id, later, loc=room)
         for room in sorted(rooms)
     ]
-    groups += [
-        _group(f"npc-{npc}", f"NPC {npc}", npcs[npc], by_id, later) for npc in sorted(npcs)
-    ]
+    groups += [_group(f"npc-{npc}", f"NPC {npc}", npcs[npc], by_id, later) for npc in sorted(npcs)]
     if world:
         groups.append(_group("world", "World", world, by_id, later))
     return (
@@ -299,7 +299,13 @@ def _memory_panel(data: RunData) -> str:
         '<input type="search" id="filter" placeholder="Filter memories (title, text, category)">'
         f'<label><input type="checkbox" id="show-superseded"> show superseded ({len(later)})'
         "</label>"
-        '<div class="selection">Showing: <b id="selection-label">all rooms, NPCs and the world'
+        + (
+            f'<span class="older">{data.older_archived} older superseded memories are in the'
+            " archive: <code>cairn memories show --all</code></span>"
+            if data.older_archived
+            else ""
+        )
+        + '<div class="selection">Showing: <b id="selection-label">all rooms, NPCs and the world'
         '</b><button type="button" id="show-all">show all</button></div></div>'
         '<p class="empty" id="no-memories" hidden>No memories here.</p>'
         + "".join(groups)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from cairn.adapters.files import atomic_write_text
 from cairn.errors import ReportError
-from cairn.report.data import RunData, gather, load_report_json, run_ends
+from cairn.report.data import RunData, gather, load_report_json, run_ends, shown_archive
 from cairn.report.page import render_page
 from cairn.report.svg_map import map_svg
 from cairn.services.map import MapGraph
@@ -64,7 +64,9 @@ def workdir_map_svg(settings: CairnSettings, graph: MapGraph) -> str:
         report = {}
     store = build_container(settings).store()
     try:
-        data = RunData(report, graph, store.archived() + store.entries(), store.locations())
+        archived, older = shown_archive(store)
+        data = RunData(report, graph, archived + store.entries(), store.locations())
+        data.older_archived = older
     finally:
         store.close()
     data.start, data.current = run_ends(settings.workdir, report)

@@ -17,6 +17,7 @@ from cairn.adapters.storage.archive_journal import journal_path, read_journal
 from cairn.adapters.storage.markdown_format import parse
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope
+from tests.contract.conftest import StoreFactory
 from tests.contract.test_store_contract import PROPERTY_SETTINGS, any_text, any_title, odd_name
 from tests.contract.test_store_speed_paths import memory
 
@@ -170,3 +171,37 @@ def test_any_archived_memory_reads_back_from_the_journal_as_a_parse_reads_it(
         assert len(store.archived()) == 4
         assert store.archived() == parsed_archive(path)
         store.close()
+
+
+def test_the_newest_archived_memories_are_read_alone(
+    durable_factory: StoreFactory, mocker: MockerFixture
+) -> None:
+    """`archived(newest=N)`: the last N memories moved to the archive (what a report shows of
+    an archive that only grows), and `archived_count()` without reading any."""
+    store = durable_factory.open()
+    for episode in range(3):  # three episodes, each moving 4 memories to the archive
+        with store.transaction() as tx:
+            for n in range(episode * 10, episode * 10 + 10):
+                tx.add(memory(n))
+        with store.transaction() as tx:
+            for n in range(episode * 10, episode * 10 + 4):
+                tx.supersede(f"s-{n:04d}", None)
+        store.checkpoint()
+    every = [e.id for e in store.archived()]
+    assert sorted(every) == sorted(
+        f"s-{n:04d}" for e in range(3) for n in range(e * 10, e * 10 + 4)
+    )
+    assert store.archived_count() == 12
+    if durable_factory.kind == "markdown":  # the journal's last lines, the rest not read
+        full_read = mocker.spy(markdown_store, "read_journal")
+    newest = {e.id for e in store.archived(newest=4)}
+    assert newest == {"s-0020", "s-0021", "s-0022", "s-0023"}
+    assert {e.id for e in store.archived(newest=6)} >= newest
+    assert len(store.archived(newest=6)) >= 6
+    assert store.archived(newest=0) == []
+    assert sorted(e.id for e in store.archived(newest=100)) == sorted(every)
+    if durable_factory.kind == "markdown":
+        assert full_read.call_count == 0
+        journal_path(durable_factory.path.with_name("Memories.archive.md")).unlink()
+        read_whole = {e.id for e in store.archived(newest=4)}  # (4 of them: a parse of the
+        assert len(read_whole) == 4 and read_whole <= set(every)  # parts sorts by section)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from cairn.adapters.storage.map_repository import save_map
@@ -132,3 +133,30 @@ def test_an_in_memory_store_gives_the_same_memories_to_the_report(tmp_path: Path
     data = gather(work, store)
     assert [m.title for m in data.memories] == ["The world is round"]
     assert data.graph.name_of(46) == "Garden" and data.report["game"] == "tw-demo"
+
+
+def test_a_report_reads_the_newest_of_a_long_lived_archive_and_counts_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The archive only grows: a report embeds its newest `ARCHIVE_SHOWN` memories and says
+    how many older ones it left in the archive, so writing it costs what it shows."""
+    from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
+    from cairn.report import data as report_data
+    from cairn.report.page import render_page
+
+    monkeypatch.setattr(report_data, "ARCHIVE_SHOWN", 3)
+    work = workdir_with_a_run(tmp_path / "run")
+    store = MarkdownMemoryStore(work / "Memories.md")
+    for n in range(5):  # five episodes, each archiving one memory
+        with store.transaction() as tx:
+            tx.add(MemoryEntry(id=f"m-{n}", scope=MemoryScope.WORLD, title=f"Belief {n}"))
+        with store.transaction() as tx:
+            tx.supersede(f"m-{n}", None)
+        store.checkpoint()
+    data = report_data.gather(work, store)
+    assert sorted(m.id for m in data.memories if not m.visible) == ["m-2", "m-3", "m-4"]
+    assert data.older_archived == 2
+    page = render_page(data)
+    assert "(5 superseded)" in page and "2 older superseded memories are in the archive" in page
+    assert "Belief 4" in page and "Belief 1" not in page
+    store.close()

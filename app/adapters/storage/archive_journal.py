@@ -69,35 +69,84 @@ def read_journal(archive: Path, data: bytes) -> tuple[list[MemoryEntry], int]:
     found: list[MemoryEntry] = []
     covered = 0
     for raw in lines:
-        part = _part(raw, covered, len(data))
-        if part is None or hashlib.sha256(data[covered : part[0]]).hexdigest() != part[1]:
+        part = _fields(raw)
+        if part is None or part[0] != covered or part[1] > len(data):
             break
-        try:
-            entries = [MemoryEntry.model_validate(m) for m in part[2]]
-        except (ValidationError, TypeError, ValueError):
+        entries = _proven(data, part)
+        if entries is None:
             break
         found.extend(entries)
-        covered = part[0]
-    if len({e.id for e in found}) < len(found):  # archived twice (a crash before a fold)
-        first: dict[str, MemoryEntry] = {}
-        for entry in found:
-            first.setdefault(entry.id, entry)  # the first, as a parse keeps it
-        found = list(first.values())
-    return found, covered
+        covered = part[1]
+    return _first_of_each(found), covered
 
 
-def _part(raw: bytes, start: int, size: int) -> tuple[int, str, list[Any]] | None:
-    """A line's (end, digest, memories) when it is a journal line that starts at `start`
-    and ends within `size` bytes; None for anything else."""
+def read_journal_tail(archive: Path, data: bytes, newest: int) -> list[MemoryEntry] | None:
+    """The memories of the archive's last parts, at least `newest` of them when it holds that
+    many, in file order, read from the journal's last lines back (each proving its part's
+    bytes, the last one ending at the archive's end); None when the lines do not prove the
+    archive's end (a part without its line, an edit): then read it whole."""
+    try:
+        lines = journal_path(archive).read_bytes().splitlines()
+    except OSError:
+        return None
+    parts: list[list[MemoryEntry]] = []
+    end, count = len(data), 0
+    for raw in reversed(lines):
+        if count >= newest or end == 0:
+            break
+        part = _fields(raw)
+        entries = _proven(data, part) if part is not None and part[1] == end else None
+        if part is None or entries is None:
+            return None
+        parts.append(entries)
+        count += len(entries)
+        end = part[0]
+    if count < newest and end != 0:
+        return None  # the lines ran out before the archive's start: it is read whole
+    return _first_of_each([e for part in reversed(parts) for e in part])
+
+
+def _first_of_each(entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    """`entries` less the later copies of a memory archived twice (a crash between the archive
+    and the fold): the first is kept, as a parse keeps it."""
+    if len({e.id for e in entries}) == len(entries):
+        return entries
+    first: dict[str, MemoryEntry] = {}
+    for entry in entries:
+        first.setdefault(entry.id, entry)
+    return list(first.values())
+
+
+_Part = tuple[int, int, str, list[Any]]
+"""A journal line's part: where it starts and ends in the archive (bytes), the digest of
+those bytes, its memories (as JSON)."""
+
+
+def _fields(raw: bytes) -> _Part | None:
+    """A journal line's part, or None for anything that is not one."""
     try:
         line = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
     if not isinstance(line, dict) or line.get("cairn_archive") != JOURNAL_VERSION:
         return None
-    end, digest, memories = line.get("to"), line.get("digest"), line.get("memories")
-    if line.get("from") != start or not isinstance(end, int) or isinstance(end, bool):
+    start, end, digest, memories = (line.get(k) for k in ("from", "to", "digest", "memories"))
+    if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool):
         return None
-    if not start < end <= size or not isinstance(digest, str) or not isinstance(memories, list):
+    if isinstance(end, bool) or not 0 <= start < end:
         return None
-    return end, digest, memories
+    if not isinstance(digest, str) or not isinstance(memories, list):
+        return None
+    return start, end, digest, memories
+
+
+def _proven(data: bytes, part: _Part) -> list[MemoryEntry] | None:
+    """The part's memories when its digest matches those bytes of the archive and they
+    validate; else None."""
+    start, end, digest, memories = part
+    if end > len(data) or hashlib.sha256(data[start:end]).hexdigest() != digest:
+        return None
+    try:
+        return [MemoryEntry.model_validate(m) for m in memories]
+    except (ValidationError, TypeError, ValueError):
+        return None

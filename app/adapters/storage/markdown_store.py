@@ -19,7 +19,7 @@ from pathlib import Path
 from filelock import Timeout
 
 from cairn.adapters.files import ensure_folder
-from cairn.adapters.storage.archive_journal import read_journal, record_part
+from cairn.adapters.storage.archive_journal import read_journal, read_journal_tail, record_part
 from cairn.adapters.storage.base import CachedStore, gc_paused
 from cairn.adapters.storage.companions import archive_name
 from cairn.adapters.storage.edit_merge import EditHistory
@@ -681,13 +681,42 @@ class MarkdownMemoryStore(CachedStore):
         """The archive file (`NAME.archive.md`): SUPERSEDED memories, not loaded for play."""
         return self._archive_path
 
-    def archived(self) -> list[MemoryEntry]:
+    def archived(self, *, newest: int | None = None) -> list[MemoryEntry]:
+        """The archive's memories by section; `newest`: the last that many, read from the
+        journal's last lines (an archive its journal does not prove to its end is read whole:
+        then that many of its newest parts' and parsed memories)."""
+        data = self._archive_bytes()
+        tail = None if newest is None else read_journal_tail(self._archive_path, data, newest)
+        if tail is not None:
+            found = tail[-newest:] if newest else []  # (the last parts, proven by the journal)
+        else:
+            found = self._archive_read(data)
+            if newest is not None:  # the journal's parts in file order, then the parsed rest
+                found = found[-newest:] if newest else []  # (by section): N of the newest
+        whole = MemoryCache()
+        whole.memories = {e.id: e for e in found}
+        in_order = ordered(whole).memories.values()  # by section, as a parse of it all gives
+        with self._lock:
+            live = self._cache
+            return [e for e in in_order if e.id not in live]
+
+    def archived_count(self) -> int:
+        """The archive's memory blocks, counted by their header lines (cairn escapes a text
+        line that would start like one), none of them read."""
+        data = self._archive_bytes()
+        return data.count(b"\n**[") + data.startswith(b"**[")
+
+    def _archive_bytes(self) -> bytes:
         try:
-            data = self._archive_path.read_bytes()
+            return self._archive_path.read_bytes()
         except FileNotFoundError:
-            return []
+            return b""
         except OSError as e:
             raise StoreError(f"{self._archive_path}: cannot read: {e}") from e
+
+    def _archive_read(self, data: bytes) -> list[MemoryEntry]:
+        """Every memory of the archive, in file order: the parts its journal proves, then the
+        rest parsed."""
         found, covered = read_journal(self._archive_path, data)  # the parts it proves
         if covered < len(data):  # the rest (or all of it) is parsed
             rest = data[covered:].decode("utf-8", errors="surrogateescape")
@@ -697,12 +726,7 @@ class MarkdownMemoryStore(CachedStore):
                 log.warning("%s", problem.model_copy(update={"line": problem.line + above}))
             known = {e.id for e in found}
             found += [e for e in parsed.cache.memories.values() if e.id not in known]
-        whole = MemoryCache()
-        whole.memories = {e.id: e for e in found}
-        in_order = ordered(whole).memories.values()  # by section, as a parse of it all gives
-        with self._lock:
-            live = self._cache
-            return [e for e in in_order if e.id not in live]
+        return found
 
     def _without_hand_deleted(self, ops: Sequence[StoreOp]) -> list[StoreOp]:
         """`ops` less those that change a memory a person deleted (the deletion wins)."""

@@ -429,14 +429,29 @@ class PostgresMemoryStore(CachedStore):
                 self._bad.pop(entry_id, None)
             self._problems = list(self._bad.values())
 
-    def archived(self) -> list[MemoryEntry]:
+    def archived(self, *, newest: int | None = None) -> list[MemoryEntry]:
         def read(conn: Conn, attempt: int) -> list[Any]:
-            return conn.execute("SELECT entry FROM cairn_archive ORDER BY seq").fetchall()
+            if newest is None:
+                return conn.execute("SELECT entry FROM cairn_archive ORDER BY seq").fetchall()
+            return conn.execute(
+                "SELECT entry FROM (SELECT seq, entry FROM cairn_archive ORDER BY seq DESC"
+                " LIMIT %s) AS newest ORDER BY seq",
+                (max(0, newest),),
+            ).fetchall()
 
         with self._lock:
             self._live()
             rows = self._link.run(read, "read the archive")
         return archived_entries((data for (data,) in rows), self.path)
+
+    def archived_count(self) -> int:
+        def read(conn: Conn, attempt: int) -> int:
+            row = conn.execute("SELECT count(*) FROM cairn_archive").fetchone()
+            return int(row[0]) if row else 0
+
+        with self._lock:
+            self._live()
+            return self._link.run(read, "read the archive")
 
     def close(self) -> None:
         with self._lock:

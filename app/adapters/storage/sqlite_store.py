@@ -128,6 +128,11 @@ ids, section ranks, seqs, section keys (the room's id, the first NPC's), locatio
 -importance (null when not visible) and -created_at (17 digits: exact)."""
 _VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
 _COLUMNS_QUERY = _COLUMNS_QUERY.format(visible=", ".join(f"'{v}'" for v in sorted(_VISIBLE)))
+_ARCHIVED = "SELECT entry FROM memories_archive ORDER BY seq"
+_NEWEST_ARCHIVED = (
+    "SELECT entry FROM (SELECT seq, entry FROM memories_archive ORDER BY seq DESC LIMIT ?)"
+    " ORDER BY seq"
+)
 _UPSERT_LOCATION = (
     "INSERT INTO locations (id, name, visits, episodes) VALUES (?, ?, ?, ?) ON CONFLICT(id)"
     " DO UPDATE SET name = excluded.name, visits = excluded.visits, episodes = excluded.episodes"
@@ -594,12 +599,20 @@ class SqliteMemoryStore(CachedStore):
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
 
-    def archived(self) -> list[MemoryEntry]:
+    def archived(self, *, newest: int | None = None) -> list[MemoryEntry]:
+        query, args = (_ARCHIVED, ()) if newest is None else (_NEWEST_ARCHIVED, (max(0, newest),))
         with self._lock:
             conn = self._connection()
             with self._sql_errors("read the archive"):
-                rows = conn.execute("SELECT entry FROM memories_archive ORDER BY seq").fetchall()
+                rows = conn.execute(query, args).fetchall()
         return archived_entries((data for (data,) in rows), self._path)
+
+    def archived_count(self) -> int:
+        with self._lock:
+            conn = self._connection()
+            with self._sql_errors("read the archive"):
+                (count,) = conn.execute("SELECT count(*) FROM memories_archive").fetchone()
+        return int(count)
 
     @staticmethod
     def _write_npcs(conn: sqlite3.Connection, entry: MemoryEntry) -> None:
