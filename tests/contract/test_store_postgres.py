@@ -149,9 +149,13 @@ def test_a_database_of_schema_1_gains_the_archive_and_keeps_its_memories() -> No
     add_all(store, kept)
     store.close()
     server().admin(  # as the first schema left it
-        "DROP TABLE cairn_archive", "UPDATE cairn_schema SET version = 1", database="schema_1_test"
+        "DROP TABLE cairn_archive",
+        "ALTER TABLE cairn_memories DROP COLUMN created_ts",
+        "UPDATE cairn_schema SET version = 1",
+        database="schema_1_test",
     )
     store = PostgresMemoryStore(url, space="s")
+    assert store.get(kept.id) == kept  # a row from before `created_ts`: validated at the open
     with store.transaction() as tx:
         tx.supersede(kept.id, None)
     store.checkpoint()
@@ -602,3 +606,48 @@ def test_a_large_unit_of_work_reaches_the_others_in_several_notifications(
     assert [json.loads(p)["l"] for p in payloads][-1] == [1, 2]
     eventually(lambda: len(b.entries()) == 1200)
     assert b.entries() == many and b.loads == 1
+
+
+# -- a lazy open ----------------------------------------------------------------------------
+
+
+def test_a_store_opens_from_the_index_columns_and_reads_each_memory_when_first_asked_for(
+    postgres_factory: StoreFactory, mocker: Any
+) -> None:
+    """Opening a space reads each row's index columns, no memory; a read validates the rows
+    it needs (one query for a room's); another agent's change made after the open and before
+    the first read is what that read gives, in the index's order too."""
+    writer = pg(postgres_factory.open())
+    rooms = [location_memory(f"Room {n % 3} memory {n}", location_id=n % 3) for n in range(9)]
+    add_all(writer, *rooms, world_memory("The world"))
+    reads = mocker.spy(PostgresMemoryStore, "_read_rows")
+    reader = pg(postgres_factory.open())
+    assert reads.call_count == 0 and reader.loads == 1
+    in_room_1 = reader.entries(location_id=1)
+    assert [e.id for e in in_room_1] == [e.id for e in rooms if e.location_id == 1]
+    assert reads.call_count == 1  # the room's three memories, together
+    changed = rooms[0].model_copy(update={"importance": 999, "text": "changed after the open"})
+    with writer.transaction() as tx:
+        tx.update(changed)
+    assert reader.get(changed.id) == changed
+    assert reader.ranked(1) == [changed]
+    assert reader.entries() == writer.entries()  # every memory, read together
+    assert reader.loads == 1
+
+
+def test_a_row_that_does_not_validate_is_reported_when_first_read_and_left_out(
+    postgres_factory: StoreFactory,
+) -> None:
+    writer = pg(postgres_factory.open())
+    good, bad = world_memory("Good"), world_memory("Bad")
+    add_all(writer, good, bad)
+    with raw_connection(str(postgres_factory.path)) as conn:  # a hand edit of the database
+        conn.execute("UPDATE cairn_memories SET entry = '{\"oops\": 1}' WHERE id = %s", (bad.id,))
+    reader = pg(postgres_factory.open())
+    assert reader.problems() == []  # nothing read yet
+    assert reader.entries() == [good]
+    assert [p.message for p in reader.problems()] == [
+        f"memory {bad.id!r} is invalid: " + p.message.split("is invalid: ", 1)[1]
+        for p in reader.problems()
+    ]
+    assert len(reader.problems()) == 1 and reader.get(bad.id) is None

@@ -766,6 +766,29 @@ def test_reading_every_memory_of_a_lazy_cache_reads_the_few_unread_together(
         assert source.calls == [("load_all", [])]
 
 
+@pytest.mark.parametrize("current", [True, False])
+def test_a_lazy_cache_whose_source_gives_memories_as_they_are_now_follows_them(
+    current: bool,
+) -> None:
+    """A shared database's rows may change between the load and a memory's first read: with
+    `current`, the index takes the version read (its rank, its room), so the queries answer
+    for what they return; a snapshot's source (not `current`) is trusted as it is."""
+    entries = [memory(n * 4) for n in range(5)]  # room memories (rooms 1-3)
+    index = MemoryIndex()
+    for entry in entries:
+        index.add(entry)
+    newer = {e.id: e for e in entries}
+    moved = entries[0].model_copy(update={"importance": 999, "location_id": 3})
+    newer[moved.id] = moved
+    cache = MemoryCache.lazy(index, {}, CountingSource(list(newer.values())), current=current)
+    assert cache.get(moved.id) == moved
+    if current:
+        assert cache.ranked(1) == [moved]
+        assert moved in cache.select(location_id=3) and moved not in cache.select(location_id=1)
+    else:
+        assert cache.ranked(1) != [moved]
+
+
 def test_sqlite_reads_memories_from_their_rows_when_first_asked_for(tmp_path: Path) -> None:
     import sqlite3
 

@@ -28,6 +28,9 @@ class AddOp:
     """Add a new memory."""
 
     entry: MemoryEntry
+    seq: int | None = None
+    """Its place in store order within its section (a database's sequence number); None: the
+    end of its section."""
 
 
 @dataclass(frozen=True)
@@ -184,16 +187,35 @@ class MemoryIndex:
         del self.order[entry_id]
         return order[2]
 
+    def holds(self, entry: MemoryEntry) -> bool:
+        """Whether the index holds `entry` as it is: its section, location, NPCs, visibility
+        and rank."""
+        order, meta = self.order.get(entry.id), self.meta.get(entry.id)
+        if order is None or meta is None or order[:2] != section_key(entry):
+            return False
+        location_id, npcs, item = meta
+        if location_id != entry.location_id or npcs != tuple(dict.fromkeys(entry.npc_ids)):
+            return False
+        if item is None:
+            return entry.status not in _VISIBLE
+        return entry.status in _VISIBLE and item[0][:2] == (
+            -entry.importance,
+            -entry.created_at.timestamp(),
+        )
+
     def in_order(self) -> list[str]:
         """Every id in store order."""
         return [i for section in sorted(self.by_section) for i in self.by_section[section]]
 
     @classmethod
-    def of_entries(cls, entries: Iterable[MemoryEntry]) -> MemoryIndex:
+    def of_entries(
+        cls, entries: Iterable[MemoryEntry], seqs: Iterable[int] | None = None
+    ) -> MemoryIndex:
         """The index `add` builds from `entries` one by one (each at the end of its section,
-        numbered in the order given), built in bulk: rows sorted into store order, then
-        `from_columns` (a parse, a merge or a database read of 10,000 memories indexes them in
-        milliseconds, not one insertion at a time)."""
+        numbered in the order given, or at `seqs`), built in bulk: rows sorted into store
+        order, then `from_columns` (a parse, a merge or a database read of 10,000 memories
+        indexes them in milliseconds, not one insertion at a time)."""
+        numbered = zip(seqs, entries, strict=True) if seqs is not None else enumerate(entries, 1)
         rows = [
             (
                 (*section_key(entry), seq),
@@ -204,7 +226,7 @@ class MemoryIndex:
                 if entry.status in _VISIBLE
                 else None,
             )
-            for seq, entry in enumerate(entries, 1)
+            for seq, entry in numbered
         ]
         rows.sort(key=first)  # (order keys are unique)
         return cls.from_columns(
@@ -301,6 +323,7 @@ class MemoryCache:
         self._index: MemoryIndex | None = None
         self._source: LazySource | None = None
         self._unread: set[str] = set()
+        self._current = False
         self._selected: dict[tuple[object, ...], dict[tuple[object, ...], list[MemoryEntry]]]
         self._selected = {}
         """Answers of `select` by the index list they read (("location", id), ("npc", id),
@@ -309,12 +332,20 @@ class MemoryCache:
 
     @classmethod
     def lazy(
-        cls, index: MemoryIndex, locations: dict[int, LocationRecord], source: LazySource
+        cls,
+        index: MemoryIndex,
+        locations: dict[int, LocationRecord],
+        source: LazySource,
+        *,
+        current: bool = False,
     ) -> MemoryCache:
-        """A cache of the memories `index` holds, read from `source` when first asked for."""
+        """A cache of the memories `index` holds, read from `source` when first asked for.
+        `current`: the source gives each memory as it is when read, which may be newer than
+        what the index was made from (a shared database): each read is checked against it."""
         cache = cls()
         cache._index, cache.locations, cache._source = index, locations, source
         cache._unread = set(index.order)
+        cache._current = current
         return cache
 
     @property
@@ -338,6 +369,9 @@ class MemoryCache:
             for entry_id in [i for i, e in found.items() if e is None]:
                 self._unindex(entry_id)
             self._memories = {i: e for i, e in found.items() if e is not None}
+            if self._current:
+                for entry in self._memories.values():
+                    self._follow(entry)
         return self._memories
 
     @memories.setter
@@ -350,6 +384,20 @@ class MemoryCache:
         """How many memories a lazy cache has not read from its source yet."""
         return len(self._unread)
 
+    def read_now(self, entry_id: str) -> MemoryEntry | None:
+        """The memory with this id when it was read already (a lazy cache does not read it)."""
+        return self._memories.get(entry_id)
+
+    def prefetch(self, ids: Iterable[str]) -> None:
+        """Read the unread memories among `ids` from the source now, together (before a
+        store's write transaction, which must not read through the source)."""
+        if self._unread:
+            wanted = [i for i in ids if i in self._unread]
+            if len(wanted) == 1:
+                self.get(wanted[0])
+            else:
+                self._read_many(wanted)
+
     def get(self, entry_id: str) -> MemoryEntry | None:
         """The memory with this id (read from the source the first time), or None."""
         entry = self._memories.get(entry_id)
@@ -361,6 +409,7 @@ class MemoryCache:
                 self._unindex(entry_id)
                 return None
             self._memories[entry_id] = entry
+            self._follow(entry)
         return entry
 
     def _read_many(self, ids: Iterable[str]) -> None:
@@ -376,6 +425,18 @@ class MemoryCache:
                 self._unindex(entry_id)
             else:
                 self._memories[entry_id] = entry
+                self._follow(entry)
+
+    def _follow(self, entry: MemoryEntry) -> None:
+        """For a source that gives memories as they are now (`current`): when the one just
+        read is not what the index holds of it (another process changed it since the load),
+        the index takes this version."""
+        index = self._index
+        if not self._current or index is None or index.holds(entry):
+            return
+        seq = self._unindex(entry.id)
+        index.add(entry, seq)
+        self._forget_selected(entry.id)
 
     def __contains__(self, entry_id: str) -> bool:
         return entry_id in self._memories or entry_id in self._unread
@@ -401,12 +462,12 @@ class MemoryCache:
             self._index = MemoryIndex.of_entries(self._memories.values())
         return self._index
 
-    def _put(self, entry: MemoryEntry) -> None:
+    def _put(self, entry: MemoryEntry, at: int | None = None) -> None:
         known = entry.id in self
         self._unread.discard(entry.id)
         self._memories[entry.id] = entry
         if self._index is not None:
-            seq = self._unindex(entry.id) if known else None
+            seq = self._unindex(entry.id) if known else at
             self._index.add(entry, seq)
             self._forget_selected(entry.id)
 
@@ -440,7 +501,7 @@ class MemoryCache:
         if isinstance(op, AddOp):
             if op.entry.id in self:
                 raise StoreError(f"memory id {op.entry.id!r} already exists")
-            self._put(op.entry)
+            self._put(op.entry, op.seq)
             if op.entry.location_id is not None and op.entry.scope is MemoryScope.LOCATION:
                 name = op.entry.location_name or ""
                 known = self.locations.get(op.entry.location_id)
@@ -597,9 +658,15 @@ class MemoryCache:
         while True:
             if self._unread:
                 self._read_many([i for _, i in self.index.ranked[: max(0, limit)]])
-            top = [get(i) for _, i in self.index.ranked[: max(0, limit)]]
-            if None not in top:  # one that did not read left the index: take the next
+            ids = self._top_ids(limit)
+            top = [get(i) for i in ids]
+            # one that did not read left the index (take the next), or one read as it is now
+            # moved in it (`current`): read the top again
+            if None not in top and (not self._current or ids == self._top_ids(limit)):
                 return top  # type: ignore[return-value]
+
+    def _top_ids(self, limit: int) -> list[str]:
+        return [i for _, i in self.index.ranked[: max(0, limit)]]
 
     def scope_counts(self) -> dict[CapKey, tuple[int, int]]:
         """(visible, hidden) per scope key (`IMemoryStore.scope_counts`), from the index

@@ -16,12 +16,14 @@ from cairn.models.memory import LocationRecord, MemoryEntry
 
 log = logging.getLogger(__name__)
 
-COLUMNS = "scope, category, status, location_id, importance, npc_ids, entry"
+COLUMNS = "scope, category, status, location_id, importance, npc_ids, created_ts, entry"
 INSERT = (
-    f"INSERT INTO cairn_memories (id, {COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+    f"INSERT INTO cairn_memories (id, {COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
     " ON CONFLICT (space, id) DO NOTHING RETURNING seq"
 )
-UPDATE = f"UPDATE cairn_memories SET ({COLUMNS}) = (%s, %s, %s, %s, %s, %s, %s) WHERE id = %s"
+UPDATE = f"UPDATE cairn_memories SET ({COLUMNS}) = (%s, %s, %s, %s, %s, %s, %s, %s) WHERE id = %s"
+INDEX_COLUMNS = "seq, id, scope, status, location_id, importance, npc_ids, created_ts"
+"""What a store opens from: each row's place and what the index keeps of it (no memory read)."""
 LOCK_ROW = "SELECT seq, entry FROM cairn_memories WHERE id = %s FOR UPDATE"
 LOCATION = "id, name, visits, episodes"
 # a memory at a location names it when it has no name yet (as MemoryCache.ensure_location)
@@ -57,6 +59,7 @@ def values(entry: MemoryEntry) -> tuple[Any, ...]:
         entry.location_id,
         entry.importance,
         [encode_text(npc) for npc in entry.npc_ids],
+        entry.created_at.timestamp(),
         entry.model_dump_json(),
     )
 
@@ -86,10 +89,10 @@ def merge(known: MemoryEntry | None, current: MemoryEntry, ours: MemoryEntry) ->
 
 class Working:
     """The cache and each memory's `seq`, changed in place as a unit of work (or a fetch of
-    others' changes) proceeds, keeping the cache's memories in `seq` order (the store order).
-    With an undo log, `undo` takes every change back: a failed attempt leaves the cache as
-    it was, and no unit copies the cache (a write costs what it changes, not the space's
-    size)."""
+    others' changes) proceeds; each memory keeps its `seq` as its place in store order. With an
+    undo log, `undo` takes every change back: a failed attempt leaves the cache as it was, and
+    no unit copies the cache (a write costs what it changes, not the space's size). The
+    memories it changes are read before (`MemoryCache.prefetch`): it never reads the store."""
 
     def __init__(self, cache: MemoryCache, seqs: dict[str, int], undo: Undo | None = None) -> None:
         self.cache = cache
@@ -99,26 +102,16 @@ class Working:
 
     def put(self, entry: MemoryEntry, seq: int) -> None:
         """Hold `entry` (stored at `seq`) in its place."""
-        memories = self.cache.memories
-        if entry.id in memories and self.seqs.get(entry.id) == seq:
-            if memories[entry.id] != entry:
+        if entry.id in self.cache and self.seqs.get(entry.id) == seq:
+            if self.cache.read_now(entry.id) != entry:
                 self._apply(UpdateOp(entry))
             return
         self.drop(entry.id)
-        later: list[MemoryEntry] = []
-        for other in reversed(memories):
-            if self.seqs.get(other, 0) < seq:
-                break
-            later.append(memories[other])
-        for moved in later:
-            self._apply(DeleteOp(moved.id))
-        self._apply(AddOp(entry))
+        self._apply(AddOp(entry, seq))
         self._set_seq(entry.id, seq)
-        for moved in reversed(later):
-            self._apply(AddOp(moved))
 
     def drop(self, entry_id: str) -> None:
-        if entry_id in self.cache.memories:
+        if entry_id in self.cache:
             self._apply(DeleteOp(entry_id))
         self._set_seq(entry_id, None)
 

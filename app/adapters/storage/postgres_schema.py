@@ -13,9 +13,11 @@ from typing import Any
 
 from cairn.errors import StoreError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The newest schema this cairn knows; a database with a newer one is refused. 2 added the
-archive (`cairn_archive`), where an episode's end moves SUPERSEDED memories."""
+archive (`cairn_archive`), where an episode's end moves SUPERSEDED memories; 3 the column
+`created_ts` (a memory's `created_at` as seconds since the epoch), so that a store opens from
+the index columns alone (rows written before it are validated when the store opens)."""
 
 SPACE_SETTING = "cairn.space"
 """The per-connection setting naming the connection's memory space."""
@@ -80,6 +82,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX cairn_archive_order ON cairn_archive (space, seq)",
         *_space_policy("cairn_archive"),
     ),
+    3: ("ALTER TABLE cairn_memories ADD COLUMN created_ts double precision",),
 }
 
 

@@ -23,15 +23,19 @@ from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
     MemoryCache,
+    MemoryIndex,
+    OrderKey,
     StoreOp,
     SupersedeOp,
     UpdateOp,
     VisitOp,
+    first,
     visits_only,
 )
 from cairn.adapters.storage.postgres_link import Changes, PostgresLink, notify_payloads
 from cairn.adapters.storage.postgres_rows import (
     ENSURE_LOCATION,
+    INDEX_COLUMNS,
     INSERT,
     LOCATION,
     LOCK_ROW,
@@ -42,9 +46,10 @@ from cairn.adapters.storage.postgres_rows import (
     record,
     values,
 )
-from cairn.adapters.storage.postgres_schema import encode_text
+from cairn.adapters.storage.postgres_schema import decode_text, encode_text
 from cairn.errors import ConfigError, MemoryNotFoundError, StoreError
 from cairn.models.memory import (
+    VISIBLE_STATUSES,
     MemoryEntry,
     MemoryScope,
     MemoryStatus,
@@ -156,34 +161,57 @@ class PostgresMemoryStore(CachedStore):
             self._pending.locations |= changes.locations
 
     def _load(self) -> None:
-        """Read the whole space (after draining notifications: the read covers them)."""
+        """Read the space's index (after draining notifications: the read covers them): each
+        memory is read from its row when first asked for (`_RowSource`); rows written before
+        `created_ts` existed are read and validated now."""
         self._link.poll()  # whatever it names (or missed, if it reconnected) is read below
         self._pending = Changes()
-        memories, locations = self._link.run(self._read_all, "read")
-        cache, seqs, read = MemoryCache(), {}, {}
+        rows, older, locations = self._link.run(self._read_index, "read")
         self._bad.clear()
-        with gc_paused():  # every memory made here stays: a collection would find nothing
-            for seq, row_id, data in memories:  # in `seq` order: the store order
+        with gc_paused():  # every object made here stays: a collection would find nothing
+            checked: dict[str, MemoryEntry] = {}
+            for seq, row_id, data in older:
                 entry = self._parse(seq, row_id, data)
                 if entry is not None:
-                    read[row_id] = entry
-                    seqs[row_id] = seq
-            cache.memories = read
-            cache.index  # noqa: B018 (built now, in bulk: `MemoryIndex.of_entries`)
+                    checked[row_id] = entry
+            index, seqs = _index(rows, checked)
+            cache = MemoryCache.lazy(index, {}, _RowSource(self, checked), current=True)
         cache.locations.update({row[0]: record(row) for row in locations})
         self._cache, self._seqs = cache, seqs
         self._problems = list(self._bad.values())
         self.loads += 1
 
     @staticmethod
-    def _read_all(conn: Conn, attempt: int) -> tuple[list[Any], list[Any]]:
+    def _read_index(conn: Conn, attempt: int) -> tuple[list[Any], list[Any], list[Any]]:
         with conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            memories = conn.execute(
-                "SELECT seq, id, entry FROM cairn_memories ORDER BY seq"
+            rows = conn.execute(
+                f"SELECT {INDEX_COLUMNS} FROM cairn_memories ORDER BY seq"
+            ).fetchall()
+            older = conn.execute(
+                "SELECT seq, id, entry FROM cairn_memories WHERE created_ts IS NULL ORDER BY seq"
             ).fetchall()
             locations = conn.execute(f"SELECT {LOCATION} FROM cairn_locations").fetchall()
-        return memories, sorted(locations)
+        return rows, older, sorted(locations)
+
+    def _read_rows(self, ids: list[str] | None) -> dict[str, MemoryEntry | None]:
+        """These memories (None: every one) as their rows hold them now, validated (None for
+        a row that does not validate, reported; and for a row gone meanwhile)."""
+
+        def read(conn: Conn, attempt: int) -> list[Any]:
+            if ids is None:
+                return conn.execute("SELECT seq, id, entry FROM cairn_memories").fetchall()
+            return conn.execute(
+                "SELECT seq, id, entry FROM cairn_memories WHERE id = ANY (%s)", (ids,)
+            ).fetchall()
+
+        rows = self._link.run(read, "read memories")
+        found: dict[str, MemoryEntry | None] = dict.fromkeys(ids or ())
+        with gc_paused():
+            for seq, row_id, data in rows:
+                found[row_id] = self._parse(seq, row_id, data)
+        self._problems = list(self._bad.values())
+        return found
 
     def _parse(self, seq: int, row_id: str, data: str) -> MemoryEntry | None:
         self._bad.pop(row_id, None)
@@ -219,6 +247,7 @@ class PostgresMemoryStore(CachedStore):
             return memories, locations
 
         memories, locations = self._link.run(read, "read changes")
+        self._cache.prefetch(row[1] for row in memories)  # (what the undo log keeps)
         # in place: a fetch costs the rows it brings, not the space's size
         working = Working(self._cache, self._seqs, self._cache.undoable())
         found = set()
@@ -257,6 +286,7 @@ class PostgresMemoryStore(CachedStore):
         # since is merged row by row (`merge`); their notifications are read on the next read
         cache = self._cache
         lazy = visits_only(ops)
+        cache.prefetch(i for op in ops for i in _changed(op))  # read before the transaction
 
         def work(conn: Conn, attempt: int) -> Working:
             # the cache changes in place as the rows are written; an attempt that fails
@@ -299,7 +329,7 @@ class PostgresMemoryStore(CachedStore):
                     locations[at] = None
             elif isinstance(op, UpdateOp):
                 seq, current = self._lock_row(conn, op.entry.id, "update")
-                merged = merge(working.cache.memories.get(op.entry.id), current, op.entry)
+                merged = merge(working.cache.read_now(op.entry.id), current, op.entry)
                 self._store(conn, working, merged, seq)
                 memories[op.entry.id] = None
             elif isinstance(op, SupersedeOp):
@@ -309,7 +339,7 @@ class PostgresMemoryStore(CachedStore):
                 deleted = conn.execute(
                     "DELETE FROM cairn_memories WHERE id = %s", (op.entry_id,)
                 ).rowcount
-                known = op.entry_id in working.cache.memories or op.entry_id in deleted_here
+                known = op.entry_id in working.cache or op.entry_id in deleted_here
                 if not deleted and not known:
                     raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} to delete")
                 working.drop(op.entry_id)  # gone, whether we or another agent deleted it
@@ -377,7 +407,7 @@ class PostgresMemoryStore(CachedStore):
 
     def _supersede(self, conn: Conn, working: Working, op: SupersedeOp) -> None:
         seq, current = self._lock_row(conn, op.old_id, "supersede")
-        known = working.cache.memories.get(op.old_id)
+        known = working.cache.read_now(op.old_id)
         taken = (
             current.status is MemoryStatus.SUPERSEDED
             and current.superseded_by is not None
@@ -456,3 +486,80 @@ class PostgresMemoryStore(CachedStore):
     def close(self) -> None:
         with self._lock:
             self._link.close()
+
+
+def _changed(op: StoreOp) -> tuple[str, ...]:
+    """The ids of the memories an op changes that the cache may hold."""
+    if isinstance(op, UpdateOp):
+        return (op.entry.id,)
+    if isinstance(op, SupersedeOp):
+        return (op.old_id,)
+    if isinstance(op, DeleteOp):
+        return (op.entry_id,)
+    return ()
+
+
+_RANK = {MemoryScope.LOCATION.value: 0, MemoryScope.NPC.value: 1}
+_VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
+
+
+def _index(rows: list[Any], checked: dict[str, MemoryEntry]) -> tuple[MemoryIndex, dict[str, int]]:
+    """The index of the rows' columns (`INDEX_COLUMNS`, in `seq` order) and each row's seq; a
+    row without `created_ts` is indexed from its validated memory in `checked` (left out when
+    it did not validate)."""
+    index_rows: list[tuple[OrderKey, str, int | None, tuple[str, ...], tuple[int, float] | None]]
+    index_rows = []
+    seqs: dict[str, int] = {}
+    for seq, row_id, scope, status, location_id, importance, npc_ids, ts in rows:
+        if ts is None:
+            entry = checked.get(row_id)
+            if entry is None:
+                continue
+            scope, status, location_id = entry.scope.value, entry.status.value, entry.location_id
+            importance, names, ts = entry.importance, entry.npc_ids, entry.created_at.timestamp()
+        else:
+            names = [decode_text(npc) for npc in npc_ids]
+        rank = _RANK.get(scope, 2)
+        key: int | str = (location_id or 0) if rank == 0 else (names[0] if names else "")
+        visible = (-importance, -ts) if status in _VISIBLE else None
+        order = (rank, key if rank < 2 else 0, seq)
+        index_rows.append((order, row_id, location_id, tuple(dict.fromkeys(names)), visible))
+        seqs[row_id] = seq
+    index_rows.sort(key=first)
+    index = MemoryIndex.from_columns(
+        [row[1] for row in index_rows],
+        [row[0] for row in index_rows],
+        [row[2] for row in index_rows],
+        [row[3] for row in index_rows],
+        [row[4] for row in index_rows],
+    )
+    return index, seqs
+
+
+class _RowSource:
+    """Reads a lazily loaded memory from its row (`LazySource`): the row as it is now. A row
+    another agent changed since the load is read in its new version; its notification, read
+    before the next read, brings the index in step (`_fetch`)."""
+
+    def __init__(self, store: PostgresMemoryStore, checked: dict[str, MemoryEntry]) -> None:
+        self._store = store
+        self._checked = checked
+        """Rows validated when the store opened (no `created_ts`): handed out once."""
+
+    def load(self, entry_id: str) -> MemoryEntry | None:
+        return self.load_many([entry_id])[entry_id]
+
+    def load_many(self, ids: list[str]) -> dict[str, MemoryEntry | None]:
+        found: dict[str, MemoryEntry | None] = {
+            i: self._checked.pop(i) for i in ids if i in self._checked
+        }
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update(self._store._read_rows(rest))
+        return found
+
+    def load_all(self) -> dict[str, MemoryEntry]:
+        read = self._store._read_rows(None)
+        read.update(self._checked)
+        self._checked = {}
+        return {i: e for i, e in read.items() if e is not None}
