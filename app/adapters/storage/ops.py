@@ -694,7 +694,7 @@ class MemoryCache:
         return [i for i in candidates if (e := get(i)) is not None and e.status is status]
 
 
-def _targets(op: StoreOp) -> tuple[str, ...]:
+def targets(op: StoreOp) -> tuple[str, ...]:
     """The ids of the memories an op adds or changes."""
     if isinstance(op, AddOp | UpdateOp):
         return (op.entry.id,)
@@ -718,7 +718,7 @@ class Undo:
         """Apply `op` (StoreError when it cannot be: the cache is then as it was)."""
         cache = self.cache
         index = cache._index
-        for entry_id in _targets(op):
+        for entry_id in targets(op):
             order = index.order.get(entry_id) if index else None
             self._memories.append((entry_id, cache.get(entry_id), order[2] if order else None))
         loc_id = op.location_id if isinstance(op, VisitOp) else None

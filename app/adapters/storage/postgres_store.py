@@ -30,6 +30,7 @@ from cairn.adapters.storage.ops import (
     UpdateOp,
     VisitOp,
     first,
+    targets,
     visits_only,
 )
 from cairn.adapters.storage.postgres_link import Changes, PostgresLink, notify_payloads
@@ -286,7 +287,7 @@ class PostgresMemoryStore(CachedStore):
         # since is merged row by row (`merge`); their notifications are read on the next read
         cache = self._cache
         lazy = visits_only(ops)
-        cache.prefetch(i for op in ops for i in _changed(op))  # read before the transaction
+        cache.prefetch(i for op in ops for i in targets(op))  # read before the transaction
 
         def work(conn: Conn, attempt: int) -> Working:
             # the cache changes in place as the rows are written; an attempt that fails
@@ -486,17 +487,6 @@ class PostgresMemoryStore(CachedStore):
     def close(self) -> None:
         with self._lock:
             self._link.close()
-
-
-def _changed(op: StoreOp) -> tuple[str, ...]:
-    """The ids of the memories an op changes that the cache may hold."""
-    if isinstance(op, UpdateOp):
-        return (op.entry.id,)
-    if isinstance(op, SupersedeOp):
-        return (op.old_id,)
-    if isinstance(op, DeleteOp):
-        return (op.entry_id,)
-    return ()
 
 
 _RANK = {MemoryScope.LOCATION.value: 0, MemoryScope.NPC.value: 1}
