@@ -197,6 +197,8 @@ def test_the_newest_archived_memories_are_read_alone(
     newest = {e.id for e in store.archived(newest=4)}
     assert newest == {"s-0020", "s-0021", "s-0022", "s-0023"}
     assert {e.id for e in store.archived(newest=6)} >= newest
+    two = {e.id for e in store.archived(newest=2)}  # of one part: two of its memories
+    assert len(two) == 2 and two <= newest
     assert len(store.archived(newest=6)) >= 6
     assert store.archived(newest=0) == []
     assert sorted(e.id for e in store.archived(newest=100)) == sorted(every)

@@ -95,7 +95,8 @@ def read_journal_tail(archive: Path, data: bytes, newest: int) -> list[MemoryEnt
         if count >= newest or end == 0:
             break
         part = _fields(raw)
-        entries = _proven(data, part) if part is not None and part[1] == end else None
+        wanted = newest - count  # (a part archived at once: its last ones are as new as any)
+        entries = _proven(data, part, wanted) if part is not None and part[1] == end else None
         if part is None or entries is None:
             return None
         parts.append(entries)
@@ -140,13 +141,14 @@ def _fields(raw: bytes) -> _Part | None:
     return start, end, digest, memories
 
 
-def _proven(data: bytes, part: _Part) -> list[MemoryEntry] | None:
-    """The part's memories when its digest matches those bytes of the archive and they
-    validate; else None."""
+def _proven(data: bytes, part: _Part, last: int | None = None) -> list[MemoryEntry] | None:
+    """The part's memories (`last`: only its last that many) when its digest matches those
+    bytes of the archive and they validate; else None."""
     start, end, digest, memories = part
     if end > len(data) or hashlib.sha256(data[start:end]).hexdigest() != digest:
         return None
     try:
-        return [MemoryEntry.model_validate(m) for m in memories]
+        kept = memories if last is None else memories[-last:]
+        return [MemoryEntry.model_validate(m) for m in kept]
     except (ValidationError, TypeError, ValueError):
         return None
