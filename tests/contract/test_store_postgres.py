@@ -156,6 +156,10 @@ def test_a_database_of_schema_1_gains_the_archive_and_keeps_its_memories() -> No
     )
     store = PostgresMemoryStore(url, space="s")
     assert store.get(kept.id) == kept  # a row from before `created_ts`: validated at the open
+    with raw_connection("s", url) as conn:  # and given its created_ts for the next open
+        assert conn.execute("SELECT created_ts FROM cairn_memories").fetchall() == [
+            (kept.created_at.timestamp(),)
+        ]
     with store.transaction() as tx:
         tx.supersede(kept.id, None)
     store.checkpoint()
