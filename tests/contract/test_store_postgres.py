@@ -655,3 +655,29 @@ def test_a_row_that_does_not_validate_is_reported_when_first_read_and_left_out(
         for p in reader.problems()
     ]
     assert len(reader.problems()) == 1 and reader.get(bad.id) is None
+
+
+def test_memories_an_agent_never_read_can_change_or_go_under_it(
+    postgres_factory: StoreFactory, mocker: Any
+) -> None:
+    """Another agent updates, supersedes and deletes memories this one opened but never read:
+    their notifications bring the new rows in (no extra read of the old ones) or drop them."""
+    writer = pg(postgres_factory.open())
+    kept, changed, gone = (world_memory(t) for t in ("Kept", "Changed", "Gone"))
+    add_all(writer, kept, changed, gone)
+    reader = pg(postgres_factory.open())
+    reads = mocker.spy(PostgresMemoryStore, "_read_rows")
+    newer = changed.model_copy(update={"text": "changed unread", "importance": 900})
+    with writer.transaction() as tx:
+        tx.update(newer)
+        tx.delete(gone.id)
+    assert reader.get(gone.id) is None and reader.get(newer.id) == newer
+    assert reads.call_count == 0  # the notified rows came with the fetch
+    assert reader.entries() == writer.entries() == [kept, newer]
+    assert reader.ranked(1) == [newer] and reader.loads == 1
+    late = pg(postgres_factory.open())  # holds `kept`, unread, when the writer deletes it
+    with writer.transaction() as tx:
+        tx.delete(kept.id)
+    with late.transaction() as tx:  # gone, whether it or another agent deleted it
+        tx.delete(kept.id)
+    assert late.entries() == [newer]

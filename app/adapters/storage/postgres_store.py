@@ -271,9 +271,10 @@ class PostgresMemoryStore(CachedStore):
             return memories, locations
 
         memories, locations = self._link.run(read, "read changes")
-        self._cache.prefetch(row[1] for row in memories)  # (what the undo log keeps)
-        # in place: a fetch costs the rows it brings, not the space's size
-        working = Working(self._cache, self._seqs, self._cache.undoable())
+        # in place: a fetch costs the rows it brings, not the space's size (no undo log: one
+        # would read the memories not read yet, to keep them; a fetch that fails has the next
+        # read take everything again instead)
+        working = Working(self._cache, self._seqs)
         found = set()
         try:
             for seq, row_id, data in memories:
@@ -289,7 +290,6 @@ class PostgresMemoryStore(CachedStore):
             for row in locations:
                 working.set_location(row[0], record(row))
         except BaseException:
-            working.undo()
             self._pending = None  # what it named is read again, with everything, next time
             raise
         self._problems = list(self._bad.values())
@@ -310,7 +310,9 @@ class PostgresMemoryStore(CachedStore):
         # since is merged row by row (`merge`); their notifications are read on the next read
         cache = self._cache
         lazy = visits_only(ops)
-        cache.prefetch(i for op in ops for i in targets(op))  # read before the transaction
+        changed = [i for op in ops for i in targets(op)]
+        held = {i for i in changed if i in cache}  # (a read may find one gone meanwhile)
+        cache.prefetch(changed)  # read before the transaction: nothing is read inside it
 
         def work(conn: Conn, attempt: int) -> Working:
             # the cache changes in place as the rows are written; an attempt that fails
@@ -320,7 +322,7 @@ class PostgresMemoryStore(CachedStore):
                 with conn.transaction():
                     if lazy:  # the server's next synced commit flushes it (`visits_only`)
                         conn.execute("SET LOCAL synchronous_commit = off")
-                    self._notify(conn, *self._write_all(conn, working, ops, attempt))
+                    self._notify(conn, *self._write_all(conn, working, ops, attempt, held))
             except BaseException:
                 working.undo()
                 raise
@@ -337,9 +339,10 @@ class PostgresMemoryStore(CachedStore):
             conn.execute("SELECT pg_notify(%s, %s)", (self._link.channel, payload))
 
     def _write_all(
-        self, conn: Conn, working: Working, ops: Iterable[StoreOp], attempt: int
+        self, conn: Conn, working: Working, ops: Iterable[StoreOp], attempt: int, held: set[str]
     ) -> tuple[list[str], list[int]]:
-        """Write each op; return the memory ids and location ids changed."""
+        """Write each op; return the memory ids and location ids changed (`held`: the ones
+        the cache held when the unit began)."""
         memories: dict[str, None] = {}
         locations: dict[int, None] = {}
         deleted_here: set[str] = set()
@@ -363,7 +366,7 @@ class PostgresMemoryStore(CachedStore):
                 deleted = conn.execute(
                     "DELETE FROM cairn_memories WHERE id = %s", (op.entry_id,)
                 ).rowcount
-                known = op.entry_id in working.cache or op.entry_id in deleted_here
+                known = op.entry_id in held or op.entry_id in deleted_here
                 if not deleted and not known:
                     raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} to delete")
                 working.drop(op.entry_id)  # gone, whether we or another agent deleted it
