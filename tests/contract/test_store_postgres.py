@@ -681,3 +681,21 @@ def test_memories_an_agent_never_read_can_change_or_go_under_it(
     with late.transaction() as tx:  # gone, whether it or another agent deleted it
         tx.delete(kept.id)
     assert late.entries() == [newer]
+
+
+def test_a_memory_an_agent_never_read_keeps_the_successor_another_agent_gave_it(
+    postgres_factory: StoreFactory,
+) -> None:
+    """B opened the space before A superseded X, and never read X: B superseding X too is
+    taken as the late one (one successor, A's), as when B's view of X was the older one."""
+    a = pg(postgres_factory.open())
+    old, by_a, by_b = world_memory("X"), world_memory("A's"), world_memory("B's")
+    add_all(a, old, by_a, by_b)
+    b = pg(postgres_factory.open())
+    with a.transaction() as tx:
+        tx.supersede(old.id, by_a.id)
+    with b.transaction() as tx:  # its notification not read yet: X is unread, as loaded
+        tx.supersede(old.id, by_b.id)
+    stored = pg(postgres_factory.open()).get(old.id)
+    assert stored is not None and stored.superseded_by == by_a.id
+    assert b.get(old.id) == stored

@@ -312,7 +312,8 @@ class PostgresMemoryStore(CachedStore):
         lazy = visits_only(ops)
         changed = [i for op in ops for i in targets(op)]
         held = {i for i in changed if i in cache}  # (a read may find one gone meanwhile)
-        cache.prefetch(changed)  # read before the transaction: nothing is read inside it
+        seen = {i: cache.read_now(i) for i in held}  # what this agent knew of each (None:
+        cache.prefetch(changed)  # not read); read before the transaction, never inside it
 
         def work(conn: Conn, attempt: int) -> Working:
             # the cache changes in place as the rows are written; an attempt that fails
@@ -322,7 +323,7 @@ class PostgresMemoryStore(CachedStore):
                 with conn.transaction():
                     if lazy:  # the server's next synced commit flushes it (`visits_only`)
                         conn.execute("SET LOCAL synchronous_commit = off")
-                    self._notify(conn, *self._write_all(conn, working, ops, attempt, held))
+                    self._notify(conn, *self._write_all(conn, working, ops, attempt, seen))
             except BaseException:
                 working.undo()
                 raise
@@ -339,13 +340,27 @@ class PostgresMemoryStore(CachedStore):
             conn.execute("SELECT pg_notify(%s, %s)", (self._link.channel, payload))
 
     def _write_all(
-        self, conn: Conn, working: Working, ops: Iterable[StoreOp], attempt: int, held: set[str]
+        self,
+        conn: Conn,
+        working: Working,
+        ops: Iterable[StoreOp],
+        attempt: int,
+        seen: dict[str, MemoryEntry | None],
     ) -> tuple[list[str], list[int]]:
-        """Write each op; return the memory ids and location ids changed (`held`: the ones
-        the cache held when the unit began)."""
+        """Write each op; return the memory ids and location ids changed. `seen`: the memories
+        the cache held when the unit began, as this agent had read them (None: not read; a
+        change another agent made is then never taken for this one's view)."""
         memories: dict[str, None] = {}
         locations: dict[int, None] = {}
         deleted_here: set[str] = set()
+
+        def known(entry_id: str) -> MemoryEntry | None:
+            """What this agent knows of the memory: its cache, when it had read it or this
+            unit changed it already; else nothing."""
+            if entry_id in memories or seen.get(entry_id) is not None:
+                return working.cache.read_now(entry_id)
+            return None
+
         for op in ops:
             if isinstance(op, AddOp):
                 self._add(conn, working, op.entry, retried=attempt > 0)
@@ -356,18 +371,18 @@ class PostgresMemoryStore(CachedStore):
                     locations[at] = None
             elif isinstance(op, UpdateOp):
                 seq, current = self._lock_row(conn, op.entry.id, "update")
-                merged = merge(working.cache.read_now(op.entry.id), current, op.entry)
+                merged = merge(known(op.entry.id), current, op.entry)
                 self._store(conn, working, merged, seq)
                 memories[op.entry.id] = None
             elif isinstance(op, SupersedeOp):
-                self._supersede(conn, working, op)
+                self._supersede(conn, working, op, known(op.old_id))
                 memories[op.old_id] = None
             elif isinstance(op, DeleteOp):
                 deleted = conn.execute(
                     "DELETE FROM cairn_memories WHERE id = %s", (op.entry_id,)
                 ).rowcount
-                known = op.entry_id in held or op.entry_id in deleted_here
-                if not deleted and not known:
+                held = op.entry_id in seen or op.entry_id in deleted_here
+                if not deleted and not held:
                     raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} to delete")
                 working.drop(op.entry_id)  # gone, whether we or another agent deleted it
                 deleted_here.add(op.entry_id)
@@ -432,9 +447,10 @@ class PostgresMemoryStore(CachedStore):
         except ValidationError as e:
             raise StoreError(f"memory {entry_id!r} is invalid in the database: {e}") from e
 
-    def _supersede(self, conn: Conn, working: Working, op: SupersedeOp) -> None:
+    def _supersede(
+        self, conn: Conn, working: Working, op: SupersedeOp, known: MemoryEntry | None
+    ) -> None:
         seq, current = self._lock_row(conn, op.old_id, "supersede")
-        known = working.cache.read_now(op.old_id)
         taken = (
             current.status is MemoryStatus.SUPERSEDED
             and current.superseded_by is not None
