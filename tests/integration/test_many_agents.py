@@ -51,8 +51,13 @@ def test_eight_agents_playing_the_demo_world_in_parallel_into_one_space_keep_eve
     store = open_pg_store(Path(space))
     try:
         stored = {m.id: m for m in store.entries()}
-        missing = {i for ids in recorded for i in ids} - set(stored)
-        assert not missing, f"recorded memories missing: {sorted(missing)[:5]}"
+        # one agent's memory may be superseded by another's (the same title with more to
+        # say) and moved to the archive at that agent's episode end: kept, not lost
+        kept = set(stored) | {m.id for m in store.archived()}
+        missing = {i for ids in recorded for i in ids} - kept
+        assert not missing, (
+            f"recorded memories missing: {sorted(missing)[:5]}; problems: {store.problems()}"
+        )
         assert store.problems() == []
         rooms = {m.location_id for m in stored.values() if m.scope is MemoryScope.LOCATION}
         visits = store.locations()
