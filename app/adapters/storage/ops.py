@@ -208,14 +208,11 @@ class MemoryIndex:
         return [i for section in sorted(self.by_section) for i in self.by_section[section]]
 
     @classmethod
-    def of_entries(
-        cls, entries: Iterable[MemoryEntry], seqs: Iterable[int] | None = None
-    ) -> MemoryIndex:
+    def of_entries(cls, entries: Iterable[MemoryEntry]) -> MemoryIndex:
         """The index `add` builds from `entries` one by one (each at the end of its section,
-        numbered in the order given, or at `seqs`), built in bulk: rows sorted into store
-        order, then `from_columns` (a parse, a merge or a database read of 10,000 memories
-        indexes them in milliseconds, not one insertion at a time)."""
-        numbered = zip(seqs, entries, strict=True) if seqs is not None else enumerate(entries, 1)
+        numbered in the order given), built in bulk: rows sorted into store order, then
+        `from_columns` (a parse or a merge of 10,000 memories indexes them in milliseconds,
+        not one insertion at a time)."""
         rows = [
             (
                 (*section_key(entry), seq),
@@ -226,7 +223,7 @@ class MemoryIndex:
                 if entry.status in _VISIBLE
                 else None,
             )
-            for seq, entry in numbered
+            for seq, entry in enumerate(entries, 1)
         ]
         rows.sort(key=first)  # (order keys are unique)
         return cls.from_columns(

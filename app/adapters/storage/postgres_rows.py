@@ -91,8 +91,9 @@ class Working:
     """The cache and each memory's `seq`, changed in place as a unit of work (or a fetch of
     others' changes) proceeds; each memory keeps its `seq` as its place in store order. With an
     undo log, `undo` takes every change back: a failed attempt leaves the cache as it was, and
-    no unit copies the cache (a write costs what it changes, not the space's size). The
-    memories it changes are read before (`MemoryCache.prefetch`): it never reads the store."""
+    no unit copies the cache (a write costs what it changes, not the space's size). It never
+    reads the store: with an undo log, which keeps each changed memory's version before, the
+    memories it changes are read first (`MemoryCache.prefetch`)."""
 
     def __init__(self, cache: MemoryCache, seqs: dict[str, int], undo: Undo | None = None) -> None:
         self.cache = cache
