@@ -85,6 +85,35 @@ id, then the world; within a section the order memories were added (the order a 
 _SCOPE_RANK = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2}
 """The first element of a section's key (`section_key`), by scope."""
 _SCOPES = {rank: scope for scope, rank in _SCOPE_RANK.items()}
+_RANK_OF_SCOPE: dict[str, int] = {scope.value: rank for scope, rank in _SCOPE_RANK.items()}
+
+IndexRow = tuple[OrderKey, str, int | None, tuple[str, ...], tuple[int, float] | None]
+"""What the index keeps of one memory (`MemoryIndex.from_rows`): its order key, id, location
+id, NPC ids (no repeats) and (-importance, -created_at) when visible."""
+
+
+def index_row(
+    seq: int,
+    entry_id: str,
+    scope: str,
+    status: str,
+    location_id: int | None,
+    importance: int,
+    npc_ids: Sequence[str],
+    created_ts: float,
+) -> IndexRow:
+    """A memory's index row from its fields as a store keeps them (scope and status as their
+    values): the section `section_key` gives, at `seq`."""
+    rank = _RANK_OF_SCOPE.get(scope, 2)
+    key: int | str = (location_id or 0) if rank == 0 else (npc_ids[0] if npc_ids else "")
+    visible = (-importance, -created_ts) if status in _VISIBLE else None
+    return (
+        (rank, key if rank < 2 else 0, seq),
+        entry_id,
+        location_id,
+        tuple(dict.fromkeys(npc_ids)),
+        visible,
+    )
 
 
 def own_record(record: LocationRecord) -> LocationRecord:
@@ -210,26 +239,33 @@ class MemoryIndex:
     @classmethod
     def of_entries(cls, entries: Iterable[MemoryEntry]) -> MemoryIndex:
         """The index `add` builds from `entries` one by one (each at the end of its section,
-        numbered in the order given), built in bulk: rows sorted into store order, then
-        `from_columns` (a parse or a merge of 10,000 memories indexes them in milliseconds,
-        not one insertion at a time)."""
-        rows = [
-            (
-                (*section_key(entry), seq),
-                entry.id,
-                entry.location_id,
-                tuple(dict.fromkeys(entry.npc_ids)),
-                (-entry.importance, -entry.created_at.timestamp())
-                if entry.status in _VISIBLE
-                else None,
-            )
-            for seq, entry in enumerate(entries, 1)
-        ]
+        numbered in the order given), built in bulk (`from_rows`: a parse or a merge of
+        10,000 memories indexes them in milliseconds, not one insertion at a time)."""
+        return cls.from_rows(
+            [
+                index_row(
+                    seq,
+                    entry.id,
+                    entry.scope,
+                    entry.status,
+                    entry.location_id,
+                    entry.importance,
+                    entry.npc_ids,
+                    entry.created_at.timestamp(),
+                )
+                for seq, entry in enumerate(entries, 1)
+            ]
+        )
+
+    @classmethod
+    def from_rows(cls, rows: list[IndexRow]) -> MemoryIndex:
+        """The index of memories given as rows (`index_row`) in any order: sorted into store
+        order here, then `from_columns`."""
         rows.sort(key=first)  # (order keys are unique)
         return cls.from_columns(
-            list(map(second, rows)),
-            list(map(first, rows)),
-            list(map(third, rows)),
+            [row[1] for row in rows],
+            [row[0] for row in rows],
+            [row[2] for row in rows],
             [row[3] for row in rows],
             [row[4] for row in rows],
         )

@@ -22,14 +22,14 @@ from cairn.adapters.storage.base import CachedStore, archived_entries, gc_paused
 from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
+    IndexRow,
     MemoryCache,
     MemoryIndex,
-    OrderKey,
     StoreOp,
     SupersedeOp,
     UpdateOp,
     VisitOp,
-    first,
+    index_row,
     targets,
     visits_only,
 )
@@ -50,7 +50,6 @@ from cairn.adapters.storage.postgres_rows import (
 from cairn.adapters.storage.postgres_schema import decode_text, encode_text
 from cairn.errors import ConfigError, MemoryNotFoundError, StoreError
 from cairn.models.memory import (
-    VISIBLE_STATUSES,
     MemoryEntry,
     MemoryScope,
     MemoryStatus,
@@ -311,9 +310,10 @@ class PostgresMemoryStore(CachedStore):
         cache = self._cache
         lazy = visits_only(ops)
         changed = [i for op in ops for i in targets(op)]
-        held = {i for i in changed if i in cache}  # (a read may find one gone meanwhile)
-        seen = {i: cache.read_now(i) for i in held}  # what this agent knew of each (None:
-        cache.prefetch(changed)  # not read); read before the transaction, never inside it
+        # what this agent knew of each memory it holds (None: not read), taken before the
+        # prefetch (which reads the rows as they are now, and may find one gone meanwhile)
+        seen = {i: cache.read_now(i) for i in changed if i in cache}
+        cache.prefetch(changed)  # read before the transaction, never inside it
 
         def work(conn: Conn, attempt: int) -> Working:
             # the cache changes in place as the rows are written; an attempt that fails
@@ -531,16 +531,11 @@ class PostgresMemoryStore(CachedStore):
             self._link.close()
 
 
-_RANK = {MemoryScope.LOCATION.value: 0, MemoryScope.NPC.value: 1}
-_VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
-
-
 def _index(rows: list[Any], checked: dict[str, MemoryEntry]) -> tuple[MemoryIndex, dict[str, int]]:
     """The index of the rows' columns (`INDEX_COLUMNS`, in `seq` order) and each row's seq; a
     row without `created_ts` is indexed from its validated memory in `checked` (left out when
     it did not validate)."""
-    index_rows: list[tuple[OrderKey, str, int | None, tuple[str, ...], tuple[int, float] | None]]
-    index_rows = []
+    index_rows: list[IndexRow] = []
     seqs: dict[str, int] = {}
     for seq, row_id, scope, status, location_id, importance, npc_ids, ts in rows:
         if ts is None:
@@ -551,21 +546,9 @@ def _index(rows: list[Any], checked: dict[str, MemoryEntry]) -> tuple[MemoryInde
             importance, names, ts = entry.importance, entry.npc_ids, entry.created_at.timestamp()
         else:
             names = [decode_text(npc) for npc in npc_ids]
-        rank = _RANK.get(scope, 2)
-        key: int | str = (location_id or 0) if rank == 0 else (names[0] if names else "")
-        visible = (-importance, -ts) if status in _VISIBLE else None
-        order = (rank, key if rank < 2 else 0, seq)
-        index_rows.append((order, row_id, location_id, tuple(dict.fromkeys(names)), visible))
+        index_rows.append(index_row(seq, row_id, scope, status, location_id, importance, names, ts))
         seqs[row_id] = seq
-    index_rows.sort(key=first)
-    index = MemoryIndex.from_columns(
-        [row[1] for row in index_rows],
-        [row[0] for row in index_rows],
-        [row[2] for row in index_rows],
-        [row[3] for row in index_rows],
-        [row[4] for row in index_rows],
-    )
-    return index, seqs
+    return MemoryIndex.from_rows(index_rows), seqs
 
 
 class _RowSource:

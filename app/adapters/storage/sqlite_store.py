@@ -13,7 +13,6 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import orjson
 from pydantic import ValidationError
@@ -23,12 +22,14 @@ from cairn.adapters.storage.base import CachedStore, archived_entries, gc_paused
 from cairn.adapters.storage.ops import (
     AddOp,
     DeleteOp,
+    IndexRow,
     MemoryCache,
     MemoryIndex,
     StoreOp,
     SupersedeOp,
     UpdateOp,
     VisitOp,
+    index_row,
     visits_only,
 )
 from cairn.errors import MemoryNotFoundError, StoreError, StoreLockedError
@@ -111,7 +112,6 @@ _COLUMNS_INDEX = (
 )
 """What a load reads, in an index of its own, in store order (see `ops.OrderKey`: the
 section's rank and key, then seq): its scan neither sorts nor touches the entries' pages."""
-_SECTION_RANK = {"location": 0, "npc": 1, "world": 2}
 _COLUMNS_QUERY = (
     "SELECT count(*), json_group_array(id), group_concat(rank), group_concat(seq),"
     " json_group_array(key), json_group_array(location_id), '[' || group_concat(npcs) || ']',"
@@ -356,8 +356,7 @@ class SqliteMemoryStore(CachedStore):
                 self._load_locations(conn, cache, problems)
                 self._cache, self._problems, self._data_version = cache, problems, version
                 return
-            rows: list[tuple[tuple[int, int | str, int], str, int | None, tuple[str, ...], Any]]
-            rows = []
+            rows: list[IndexRow] = []
             checked: dict[str, MemoryEntry] = {}
             for seq, row_id, scope, status, loc, importance, ts, npcs in conn.execute(
                 "SELECT seq, id, scope, status, location_id, importance, created_ts, npcs"
@@ -377,15 +376,8 @@ class SqliteMemoryStore(CachedStore):
                     )
                     names = tuple(entry.npc_ids)
                     ts = entry.created_at.timestamp()
-                rank = _SECTION_RANK.get(scope, 2)
-                key = (loc or 0) if rank == 0 else (names[0] if rank == 1 and names else 0)
-                visible = (-importance, -ts) if status in _VISIBLE else None
-                rows.append(((rank, key, seq), row_id, loc, tuple(dict.fromkeys(names)), visible))
-            rows.sort(key=lambda row: row[0])
-            index = MemoryIndex.from_columns(
-                [r[1] for r in rows], [r[0] for r in rows], [r[2] for r in rows],
-                [r[3] for r in rows], [r[4] for r in rows],
-            )  # fmt: skip
+                rows.append(index_row(seq, row_id, scope, status, loc, importance, names, ts))
+            index = MemoryIndex.from_rows(rows)
             cache = MemoryCache.lazy(index, {}, _RowSource(self, conn, checked))
             self._load_locations(conn, cache, problems)
         finally:
