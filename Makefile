@@ -1,11 +1,14 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The interpreter .venv is made from: the distribution's optimised build when it has one
+# (tools/find-python.sh says why), else python3 on PATH.
+PYTHON ?= $(shell tools/find-python.sh)
 
 .PHONY: install demo test lint typecheck bench clean system-packages
 
 $(STAMP): pyproject.toml constraints.txt
-	python3 -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[all,dev]'
 	touch $(STAMP)

@@ -5,7 +5,10 @@ prints the write p50/p95 (of the last `--window` writes), the total time of all 
 the load time (open a new store object and read a location's memories, best of 5) and the size
 of the store's files. A write is one unit of work adding one memory, durable (fsynced) before it
 returns. Beside them, a full-rewrite writer (read and parse the whole Memories.md, add one
-memory, write the whole file again, as the reference writer does) and the ratio.
+memory, write the whole file again, as the reference writer does) and the ratio. First, the
+disk's own floor: a 200-byte append and fdatasync, alone, as often as the stores write (a
+durable write cannot be cheaper; its tail moves with the machine's I/O, and so do the write
+p95s).
 
 Targets: at 10,000 memories write p95 <= 0.5 ms, all 10,000 writes <= 5 s, write p50 within
 1.5x of the p50 at 100; loads <= 10 ms at 3,000 and <= 30 ms at 10,000; >= 20x faster than the
@@ -244,6 +247,22 @@ def report(name: str, figures: list[SizeFigures]) -> None:
             print(f"load at {size}: {loads[size]:.2f} ms <= {target:.0f} ({verdict})")
 
 
+def disk_floor(writes: int) -> tuple[float, float]:
+    """The p50/p95 (ms) of a 200-byte append made durable with fdatasync, in a temp folder."""
+    times: list[float] = []
+    with _workdir() as folder:
+        fd = os.open(folder / "floor", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            for _ in range(writes):
+                start = time.perf_counter()
+                os.write(fd, b"x" * 200)
+                getattr(os, "fdatasync", os.fsync)(fd)  # (as the markdown store)
+                times.append(_ms(time.perf_counter() - start))
+        finally:
+            os.close(fd)
+    return statistics.median(times), _percentile(times, 95)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="100,1000,3000,10000", help="comma-separated sizes")
@@ -255,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
     wanted = args.stores.split(",")
     print(f"cairn store bench: grown one unit of work at a time to {sizes}", flush=True)
+    p50, p95 = disk_floor(args.window)
+    print(f"the disk alone (append 200 bytes + fdatasync): p50 {p50:.3f} ms, p95 {p95:.3f} ms")
     results = {k.name: grow(k, sizes, args.seed, args.window) for k in KINDS if k.name in wanted}
     for name, figures in results.items():
         report(name, figures)
