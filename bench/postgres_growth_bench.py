@@ -7,8 +7,8 @@ server is a throwaway one this bench starts (initdb + pg_ctl, default settings: 
 the one of CAIRN_DATABASE_URL (a new memory space each run). At each size it prints the p50/p95
 of the last `--window` writes and of the reads after them, the total time of all writes so
 far, and the time a new store object takes to open the space and read one location (it reads
-the whole space: the postgres store has no lazy load). A write is one unit of work adding one
-memory, committed (WAL flushed) before it returns.
+the space's index columns, then that location's memories: the lazy open). A write is one unit
+of work adding one memory, committed (WAL flushed) before it returns.
 
 What it shows: a write and the read after it cost the same at 10,000 memories as at 100 (the
 cache is changed in place; a copy per unit made them grow with the space). Prints, asserts
