@@ -287,7 +287,9 @@ class ParseProblem(BaseModel):
 class SynthesisDecision(BaseModel):
     """The synthesis JSON: whether and what to remember about a turn."""
 
-    model_config = ConfigDict(extra="ignore")
+    # (the docstring is the schema's description the model is sent: a change changes every
+    # recorded request.) Built when first used: commands that only read memories never do.
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     should_remember: bool
     category: MemoryCategory = MemoryCategory.NOTE

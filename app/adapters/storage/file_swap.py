@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
-import ctypes
 import errno
+import functools
 import os
 import sys
 import time
@@ -26,9 +26,14 @@ _RENAME_EXCHANGE = 2
 _UNSUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EXDEV}
 
 
+@functools.cache
 def _load_renameat2() -> Callable[..., int] | None:
+    """libc's renameat2, looked up at the first swap (ctypes is not imported by commands that
+    only read)."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
     except OSError:
@@ -37,16 +42,16 @@ def _load_renameat2() -> Callable[..., int] | None:
     return function
 
 
-_renameat2 = _load_renameat2()
-
-
 def exchange(a: Path, b: Path) -> bool:
     """Swap the files at `a` and `b` atomically. False when this system or file system cannot
     (the caller falls back to a rename); OSError for other failures."""
-    if _renameat2 is None:
+    renameat2 = _load_renameat2()
+    if renameat2 is None:
         return False
-    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
+    import ctypes
+
     err = ctypes.get_errno()
     if err in _UNSUPPORTED:
         return False
