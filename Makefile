@@ -34,6 +34,7 @@ test: $(STAMP) lint system-packages
 bench: $(STAMP)
 	$(PY) bench/store_bench.py
 	$(PY) bench/play_bench.py
+	$(PY) bench/startup_bench.py
 	$(PY) bench/report_bench.py
 
 clean:
