@@ -12,7 +12,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-LocationId = Annotated[StrictInt, Field(ge=-(2**63), le=2**63 - 1)]
+_ID_MIN, _ID_MAX = -(2**63), 2**63 - 1
+"""What a store can keep of a location id (SQLite integers are 64-bit)."""
+LocationId = Annotated[StrictInt, Field(ge=_ID_MIN, le=_ID_MAX)]
 """Jericho's integer location number. Strings, floats and bools are rejected, and so is a
 number no store can keep (SQLite integers are 64-bit)."""
 
@@ -219,7 +221,7 @@ class MemoryEntry(BaseModel):
             if found is None:
                 continue
             leads_to = int(found.group(2))
-            if not -(2**63) <= leads_to < 2**63:
+            if not _ID_MIN <= leads_to <= _ID_MAX:
                 raise _field_error(
                     "leads_to",
                     leads_to,

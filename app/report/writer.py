@@ -65,8 +65,9 @@ def workdir_map_svg(settings: CairnSettings, graph: MapGraph) -> str:
     store = build_container(settings).store()
     try:
         archived, older = shown_archive(store)
-        data = RunData(report, graph, archived + store.entries(), store.locations())
-        data.older_archived = older
+        data = RunData(
+            report, graph, archived + store.entries(), store.locations(), older_archived=older
+        )
     finally:
         store.close()
     data.start, data.current = run_ends(settings.workdir, report)

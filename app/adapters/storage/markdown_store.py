@@ -687,12 +687,11 @@ class MarkdownMemoryStore(CachedStore):
         then that many of its newest parts' and parsed memories)."""
         data = self._archive_bytes()
         tail = None if newest is None else read_journal_tail(self._archive_path, data, newest)
-        if tail is not None:
-            found = tail[-newest:] if newest else []  # (the last parts, proven by the journal)
-        else:
-            found = self._archive_read(data)
-            if newest is not None:  # the journal's parts in file order, then the parsed rest
-                found = found[-newest:] if newest else []  # (by section): N of the newest
+        # the last parts, proven by the journal; else the journal's parts in file order, then
+        # the parsed rest (by section): N of the newest
+        found = tail if tail is not None else self._archive_read(data)
+        if newest is not None:
+            found = found[-newest:] if newest else []
         whole = MemoryCache()
         whole.memories = {e.id: e for e in found}
         in_order = ordered(whole).memories.values()  # by section, as a parse of it all gives

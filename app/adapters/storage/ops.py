@@ -116,6 +116,20 @@ def index_row(
     )
 
 
+def entry_row(entry: MemoryEntry, seq: int) -> IndexRow:
+    """`index_row` of a memory at `seq`."""
+    return index_row(
+        seq,
+        entry.id,
+        entry.scope,
+        entry.status,
+        entry.location_id,
+        entry.importance,
+        entry.npc_ids,
+        entry.created_at.timestamp(),
+    )
+
+
 def own_record(record: LocationRecord) -> LocationRecord:
     """A copy of a location record its holder may change: its one mutable field is copied
     (a deep copy costs ten times as much)."""
@@ -172,11 +186,8 @@ class MemoryIndex:
         if seq is None:
             self.seq += 1
             seq = self.seq
-        order = (*section_key(entry), seq)
-        rank = (-entry.importance, -entry.created_at.timestamp())
-        visible = entry.status in _VISIBLE
-        npcs = tuple(dict.fromkeys(entry.npc_ids))
-        self.add_row(entry.id, order, entry.location_id, npcs, rank if visible else None)
+        order, entry_id, location_id, npcs, rank = entry_row(entry, seq)
+        self.add_row(entry_id, order, location_id, npcs, rank)
 
     def add_row(
         self,
@@ -220,17 +231,12 @@ class MemoryIndex:
         """Whether the index holds `entry` as it is: its section, location, NPCs, visibility
         and rank."""
         order, meta = self.order.get(entry.id), self.meta.get(entry.id)
-        if order is None or meta is None or order[:2] != section_key(entry):
+        if order is None or meta is None:
             return False
+        row = entry_row(entry, order[2])
         location_id, npcs, item = meta
-        if location_id != entry.location_id or npcs != tuple(dict.fromkeys(entry.npc_ids)):
-            return False
-        if item is None:
-            return entry.status not in _VISIBLE
-        return entry.status in _VISIBLE and item[0][:2] == (
-            -entry.importance,
-            -entry.created_at.timestamp(),
-        )
+        rank = None if item is None else item[0][:2]
+        return (row[0], row[2], row[3], row[4]) == (order, location_id, npcs, rank)
 
     def in_order(self) -> list[str]:
         """Every id in store order."""
@@ -241,21 +247,7 @@ class MemoryIndex:
         """The index `add` builds from `entries` one by one (each at the end of its section,
         numbered in the order given), built in bulk (`from_rows`: a parse or a merge of
         10,000 memories indexes them in milliseconds, not one insertion at a time)."""
-        return cls.from_rows(
-            [
-                index_row(
-                    seq,
-                    entry.id,
-                    entry.scope,
-                    entry.status,
-                    entry.location_id,
-                    entry.importance,
-                    entry.npc_ids,
-                    entry.created_at.timestamp(),
-                )
-                for seq, entry in enumerate(entries, 1)
-            ]
-        )
+        return cls.from_rows([entry_row(entry, seq) for seq, entry in enumerate(entries, 1)])
 
     @classmethod
     def from_rows(cls, rows: list[IndexRow]) -> MemoryIndex:
@@ -690,7 +682,7 @@ class MemoryCache:
         get = self.get
         while True:
             if self._unread:
-                self._read_many([i for _, i in self.index.ranked[: max(0, limit)]])
+                self._read_many(self._top_ids(limit))
             ids = self._top_ids(limit)
             top = [get(i) for i in ids]
             # one that did not read left the index (take the next), or one read as it is now

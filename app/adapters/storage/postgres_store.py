@@ -29,6 +29,7 @@ from cairn.adapters.storage.ops import (
     SupersedeOp,
     UpdateOp,
     VisitOp,
+    entry_row,
     index_row,
     targets,
     visits_only,
@@ -542,11 +543,12 @@ def _index(rows: list[Any], checked: dict[str, MemoryEntry]) -> tuple[MemoryInde
             entry = checked.get(row_id)
             if entry is None:
                 continue
-            scope, status, location_id = entry.scope.value, entry.status.value, entry.location_id
-            importance, names, ts = entry.importance, entry.npc_ids, entry.created_at.timestamp()
+            index_rows.append(entry_row(entry, seq))
         else:
             names = [decode_text(npc) for npc in npc_ids]
-        index_rows.append(index_row(seq, row_id, scope, status, location_id, importance, names, ts))
+            index_rows.append(
+                index_row(seq, row_id, scope, status, location_id, importance, names, ts)
+            )
         seqs[row_id] = seq
     return MemoryIndex.from_rows(index_rows), seqs
 

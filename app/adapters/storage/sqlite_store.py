@@ -29,6 +29,7 @@ from cairn.adapters.storage.ops import (
     SupersedeOp,
     UpdateOp,
     VisitOp,
+    entry_row,
     index_row,
     visits_only,
 )
@@ -365,17 +366,10 @@ class SqliteMemoryStore(CachedStore):
                 names = _npc_column(npcs)
                 if ts is None or names is None:
                     entry = self._checked_row(conn, seq, row_id, problems)
-                    if entry is None:
-                        continue
-                    checked[row_id] = entry
-                    scope, status, loc, importance = (
-                        entry.scope.value,
-                        entry.status.value,
-                        entry.location_id,
-                        entry.importance,
-                    )
-                    names = tuple(entry.npc_ids)
-                    ts = entry.created_at.timestamp()
+                    if entry is not None:
+                        checked[row_id] = entry
+                        rows.append(entry_row(entry, seq))
+                    continue
                 rows.append(index_row(seq, row_id, scope, status, loc, importance, names, ts))
             index = MemoryIndex.from_rows(rows)
             cache = MemoryCache.lazy(index, {}, _RowSource(self, conn, checked))
