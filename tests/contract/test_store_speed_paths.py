@@ -117,6 +117,44 @@ def test_units_of_work_are_appended_and_the_file_is_whole_at_every_moment(
     assert file_view(path)[0] == entries
 
 
+def test_appends_keep_the_file_open_and_know_how_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An append opens the file once per fold, not once per write, and reads its last byte
+    only when someone else may have written that byte."""
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    with store.transaction() as tx:  # the session's first write folds
+        tx.add(memory(0))
+    calls: list[str] = []
+    real_open, real_pread = os.open, os.pread
+
+    def counted_open(name: Any, *args: Any, **kwargs: Any) -> int:
+        if Path(name) == path:
+            calls.append("open")
+        return real_open(name, *args, **kwargs)
+
+    def counted_pread(fd: int, n: int, offset: int) -> bytes:
+        calls.append("pread")
+        return real_pread(fd, n, offset)
+
+    monkeypatch.setattr(os, "open", counted_open)
+    monkeypatch.setattr(os, "pread", counted_pread)
+    for n in range(1, 6):
+        with store.transaction() as tx:
+            tx.add(memory(n))
+    assert calls == ["open", "pread"]  # the first append after the fold, then none
+    with path.open("a") as handle:  # someone else appends (a line cut short)
+        handle.write("A line cut short")
+    calls.clear()
+    with store.transaction() as tx:
+        tx.add(memory(6))
+    assert "pread" in calls
+    store.close()
+    entries, _ = file_view(path)
+    assert {memory(n).id for n in range(7)} <= {e.id for e in entries}
+
+
 def test_the_recent_part_is_folded_past_its_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

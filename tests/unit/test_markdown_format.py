@@ -18,6 +18,7 @@ from cairn.adapters.storage.markdown_format import (
     EntryRenderCache,
     as_written,
     check_memory_file,
+    comment_fields,
     escape_inline,
     escape_text,
     ordered,
@@ -34,10 +35,13 @@ from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
     MemoryScope,
+    MemorySource,
     MemoryStatus,
 )
 
 CREATED = datetime(2024, 3, 4, 5, 6, 7, tzinfo=UTC)
+HEADER_FIELDS = {"scope", "category", "status", "title", "text", "episode", "turn_start"}
+HEADER_FIELDS |= {"turn_end", "score_delta"}
 CONTROL_CATEGORIES = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
 STRUCTURE_STARTS = ("#", "*", "<", "[", "-", "=", ">", "|", "+", "`", "~", "_")
 
@@ -517,6 +521,44 @@ def test_the_comment_holds_fields_that_differ_from_their_defaults_or_the_section
     }
     assert comment_of(text, "m-shared")["npc_ids"] == ["troll", "thief"]
     assert list(parse(text).cache.memories.values()) == [odd, shared]
+
+
+_COMMENT_OPTIONAL = {
+    "persistence": st.sampled_from([None, "PERMANENT", "until troll dies"]),
+    "importance": st.sampled_from([1, 499, 500, 501, 1000]),
+    "tags": st.lists(st.sampled_from(["note", "visit", "move", "x"]), max_size=2),
+    "location_id": st.sampled_from([None, 0, 15]),
+    "location_name": st.sampled_from([None, "", "Hall"]),
+    "npc_ids": st.lists(st.sampled_from(["troll", "thief"]), max_size=2),
+    "quest_id": st.sampled_from([None, "q-1"]),
+    "encounter_id": st.sampled_from([None, "e-1"]),
+    "since_message_index": st.sampled_from([None, 0, 7]),
+    "since_timestamp": st.sampled_from([None, CREATED]),
+    "superseded_by": st.sampled_from([None, "m-next"]),
+    "source": st.sampled_from(list(MemorySource)),
+    "via": st.sampled_from([None, "north"]),
+    "leads_to": st.sampled_from([None, 0, 7]),
+}
+
+
+@given(st.fixed_dictionaries({}, optional=_COMMENT_OPTIONAL))
+def test_the_comment_fields_are_what_a_dump_without_defaults_keeps(
+    fields: dict[str, object],
+) -> None:
+    """The comment's fields are taken without a model dump per block (`comment_fields`): the
+    same fields, values and order as `model_dump(exclude_defaults=True)` gives, with every
+    field left at its default, set to it, or set to another value."""
+    made = MemoryEntry(title="T", scope=MemoryScope.WORLD, **fields)  # type: ignore[arg-type]
+    dumped = made.model_dump(mode="json", exclude={"id", *HEADER_FIELDS}, exclude_defaults=True)
+    taken = comment_fields(made)
+    assert list(taken) == ["id", *dumped]
+    assert taken.pop("id") == made.id
+    for name, value in taken.items():
+        expected = dumped[name]
+        if isinstance(value, datetime):
+            assert value == datetime.fromisoformat(expected)
+        else:
+            assert json.loads(json.dumps(value)) == expected
 
 
 # -- timestamps: to the second; older files load exactly ---------------------------------------

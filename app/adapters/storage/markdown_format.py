@@ -85,6 +85,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic.fields import FieldInfo
 
 from cairn.adapters.storage.ops import MemoryCache
 from cairn.models.memory import (
@@ -134,6 +135,25 @@ _HEADER_FIELDS = frozenset(
 )
 _STATUSES = {s.value for s in MemoryStatus}
 _COMMENT_EXCLUDED = set(_HEADER_FIELDS | {"id"})
+_ALWAYS = object()
+"""A default no value equals: the field is always written (a default factory other than
+`list`, such as `created_at`'s clock)."""
+
+
+def _comment_default(info: FieldInfo) -> object:
+    if info.default_factory is None:
+        return info.default
+    return [] if info.default_factory is list else _ALWAYS
+
+
+_COMMENT_FIELDS = tuple(
+    (name, _comment_default(info))
+    for name, info in MemoryEntry.model_fields.items()
+    if name not in _COMMENT_EXCLUDED
+)
+"""The fields a block's comment may hold, in the model's order, each with its default: what
+`model_dump(exclude_defaults=True)` would give, without a dump per written block (a block is
+rendered at every write)."""
 
 
 # -- escaping ----------------------------------------------------------------------------------
@@ -265,10 +285,21 @@ def _header_meta(entry: MemoryEntry) -> str:
     return f" *({', '.join(parts)})*" if parts else ""
 
 
+def comment_fields(entry: MemoryEntry) -> dict[str, Any]:
+    """The id, then the fields a comment may hold that differ from their defaults, in the
+    model's order (what `model_dump(exclude_defaults=True)` keeps; enums are str, so they
+    encode as their values; datetimes as they are)."""
+    data: dict[str, Any] = {"id": entry.id}
+    values = entry.__dict__
+    for name, default in _COMMENT_FIELDS:
+        value = values[name]
+        if default is _ALWAYS or value != default:
+            data[name] = value
+    return data
+
+
 def _comment(entry: MemoryEntry, section_name: str | None) -> dict[str, Any]:
-    # (the id is left out of the dump: comparing it with its default would make a new id)
-    data = entry.model_dump(mode="json", exclude=_COMMENT_EXCLUDED, exclude_defaults=True)
-    data = {"id": entry.id, **data}
+    data = comment_fields(entry)
     data["created_at"] = _time_json(entry.created_at)
     if entry.since_timestamp is not None:
         data["since_timestamp"] = _time_json(entry.since_timestamp)
@@ -293,8 +324,11 @@ def _comment(entry: MemoryEntry, section_name: str | None) -> dict[str, Any]:
     return data
 
 
+_COMMENT_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
 def _comment_json(data: dict[str, Any]) -> str:
-    text = json.dumps(data, ensure_ascii=False, separators=(", ", ": "))
+    text = _COMMENT_ENCODER.encode(data)
     for char in ("\u2028", "\u2029", "\x85"):
         text = text.replace(char, f"\\u{ord(char):04x}")
     return text.replace("-->", "--\\u003e")

@@ -194,6 +194,12 @@ class MarkdownMemoryStore(CachedStore):
         """Extends the snapshot of the file this store wrote (or loaded) with each append."""
         self._appended = False
         """This store appended to the file: closing it folds the recent part."""
+        self._tail: int | None = None
+        """The live file, open for appends: kept from one append to the next while it is the
+        file this store last saw (one open per fold, not one per write)."""
+        self._tail_clean: Signature | None = None
+        """The file's signature when this store's last append left it ending with a line end
+        (then the next append need not read its last byte)."""
         self._archive_path = self._path.with_name(archive_name(self._path.name))
         self._archived_ids: set[str] = set()
         """Memories this store moved to the archive: an editor's stale copy may still hold
@@ -522,16 +528,17 @@ class MarkdownMemoryStore(CachedStore):
             text = text.replace("\n", "\r\n")
         data = text.encode("utf-8", errors="surrogateescape")
         try:
-            fd = os.open(self._path, os.O_RDWR | os.O_APPEND)
+            fd, before = self._open_tail()
         except FileNotFoundError:
             return self._saved_meanwhile("check")
         except OSError as e:
             raise StoreError(f"{self._path}: cannot write: {e}") from e
         try:
-            before = signature_of(os.fstat(fd))
             if before != self._signature:  # saved since the check: merge first
+                self._close_tail()
                 return self._saved_meanwhile("check")
-            if before[1] and os.pread(fd, 1, before[1] - 1) != b"\n":
+            known_end = not before[1] or before == self._tail_clean
+            if not known_end and os.pread(fd, 1, before[1] - 1) != b"\n":
                 data = b"\n" + data  # the file ends mid-line (a write cut short): end it first
                 self._drop_journal()
             try:
@@ -549,9 +556,9 @@ class MarkdownMemoryStore(CachedStore):
                 raise
             after = signature_of(os.fstat(fd))
         except OSError as e:
+            self._close_tail()
             raise StoreError(f"{self._path}: cannot write: {e}") from e
-        finally:
-            os.close(fd)
+        self._tail_clean = after  # (`take` ends the text with a line end)
         self._appended = True
         self._recent_bytes += len(data)
         if after[1] != before[1] + len(data) or path_signature(self._path) != after:
@@ -565,6 +572,24 @@ class MarkdownMemoryStore(CachedStore):
         else:
             self._drop_journal()
         return True
+
+    def _open_tail(self) -> tuple[int, Signature]:
+        """The live file open for appends, and its signature now: the descriptor kept from the
+        last append while its file is the one this store last saw (else opened again; a file
+        that replaced it after `_refresh` is found by the check after the write)."""
+        if self._tail is not None:
+            signature = signature_of(os.fstat(self._tail))
+            if signature == self._signature:
+                return self._tail, signature
+            self._close_tail()
+        self._tail = os.open(self._path, os.O_RDWR | os.O_APPEND)
+        return self._tail, signature_of(os.fstat(self._tail))
+
+    def _close_tail(self) -> None:
+        if self._tail is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._tail)
+            self._tail = self._tail_clean = None
 
     def _saved_meanwhile(self, source: str) -> bool:
         """Someone saved the file while a unit of work was being appended: merge it (the
@@ -583,6 +608,7 @@ class MarkdownMemoryStore(CachedStore):
         for _ in range(_MAX_ROUNDS):
             rendered = render_file(self._cache, self._raw, self._blocks)
             displaced = self._replace(rendered.text)
+            self._close_tail()  # (the file it was open on is replaced)
             held = self._cache.memories  # (every memory is read: the fold rendered them)
             for entry in rendered.cache.memories.values():  # timestamps as the file has them
                 if held.get(entry.id) is not entry:
@@ -882,6 +908,7 @@ class MarkdownMemoryStore(CachedStore):
                     log.warning("%s: not folded on close: %s", self._path, e)
             for watched in list(self._watched):
                 self._unwatch(watched)
+            self._close_tail()
             self._drop_journal()
             self._file_lock.close()
 
