@@ -941,6 +941,34 @@ def test_sqlite_uses_wal_and_records_its_schema_version(sqlite_factory: StoreFac
     assert sqlite_pragma(sqlite_factory.path, "user_version") == SCHEMA_VERSION
 
 
+def test_sqlite_drops_the_indexes_of_older_schemas_that_no_query_uses(
+    sqlite_factory: StoreFactory,
+) -> None:
+    """A schema 4 file had four indexes no query of cairn's uses, each a page more to write at
+    every commit: opening it drops them and keeps its memories."""
+    add_all(sqlite_factory.open(), world_memory("Kept", id="m-kept"))
+    conn = sqlite3.connect(sqlite_factory.path)
+    with conn:
+        conn.execute("CREATE INDEX memories_by_location ON memories(location_id)")
+        conn.execute("CREATE INDEX memories_by_status ON memories(status)")
+        conn.execute("CREATE INDEX memories_by_importance ON memories(importance)")
+        conn.execute("CREATE INDEX memory_npcs_by_npc ON memory_npcs(npc_id)")
+    conn.execute("PRAGMA user_version = 4")
+    conn.close()
+    store = sqlite_factory.open()
+    assert [e.id for e in store.entries()] == ["m-kept"]
+    store.close()
+    conn = sqlite3.connect(sqlite_factory.path)
+    indexes = {
+        row[0]
+        for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+        if not row[0].startswith("sqlite_autoindex")
+    }
+    conn.close()
+    assert indexes == {"memories_store_order"}
+    assert sqlite_pragma(sqlite_factory.path, "user_version") == SCHEMA_VERSION == 5
+
+
 def test_sqlite_refuses_a_file_with_a_newer_schema(sqlite_factory: StoreFactory) -> None:
     sqlite_factory.open().close()
     conn = sqlite3.connect(sqlite_factory.path)
