@@ -40,8 +40,11 @@ def new_memory_id() -> str:
 
 
 def utc_now() -> datetime:
-    """Return the current time, timezone-aware, in UTC."""
-    return datetime.now(UTC)
+    """Return the current time, timezone-aware, in UTC, to the second: what every store keeps
+    (Memories.md shows seconds), so a memory is stamped, and ranks among others stamped in the
+    same second, the same whichever store holds it (and the markdown store need not copy it
+    to drop the fraction at each write)."""
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 class MemoryScope(StrEnum):

@@ -26,6 +26,7 @@ from cairn.models.memory import (
     MemorySource,
     MemoryStatus,
 )
+from cairn.services.clock import SystemClock
 from tests.contract.conftest import (
     DURABLE_KINDS,
     FILE_KINDS,
@@ -162,6 +163,22 @@ def test_every_field_and_location_record_round_trips(store_factory: StoreFactory
         20: LocationRecord(id=20, name="", visits=0, episodes=[]),
     }
     assert loaded.problems() == []
+
+
+def test_a_memory_stamped_by_the_clock_reads_back_exactly_from_every_store(
+    store_factory: StoreFactory,
+) -> None:
+    """Memories are stamped to the second, what every store keeps: the one a store returns is
+    the one given, with the same time in every store (so ties in the ranking fall the same
+    way whichever store holds them)."""
+    made = [world_memory(f"Now {n}") for n in range(3)]  # created_at: the clock's now
+    made.append(world_memory("Service", created_at=SystemClock().now()))
+    store = store_factory.open()
+    add_all(store, *made)
+    loaded = reopened(store_factory, store)
+    for entry in made:
+        assert entry.created_at.microsecond == 0
+        assert loaded.get(entry.id) == entry
 
 
 def test_visits_count_visits_not_memories(store_factory: StoreFactory) -> None:

@@ -37,6 +37,7 @@ from cairn.models.memory import (
     MemoryScope,
     MemorySource,
     MemoryStatus,
+    utc_now,
 )
 
 CREATED = datetime(2024, 3, 4, 5, 6, 7, tzinfo=UTC)
@@ -548,10 +549,13 @@ def test_the_comment_fields_are_what_a_dump_without_defaults_keeps(
     """The comment's fields are taken without a model dump per block (`comment_fields`): the
     same fields, values and order as `model_dump(exclude_defaults=True)` gives, with every
     field left at its default, set to it, or set to another value."""
-    made = MemoryEntry(title="T", scope=MemoryScope.WORLD, **fields)  # type: ignore[arg-type]
+    made = MemoryEntry(title="T", scope=MemoryScope.WORLD, created_at=CREATED, **fields)  # type: ignore[arg-type]
     dumped = made.model_dump(mode="json", exclude={"id", *HEADER_FIELDS}, exclude_defaults=True)
     taken = comment_fields(made)
     assert list(taken) == ["id", *dumped]
+    # (a time equal to what the clock reads now is still written, in its place: a dump would
+    # leave it out, as equal to its default factory's value)
+    assert "created_at" in comment_fields(made.model_copy(update={"created_at": utc_now()}))
     assert taken.pop("id") == made.id
     for name, value in taken.items():
         expected = dumped[name]
