@@ -280,7 +280,7 @@ class MemoryIndex:
         index.order = dict(zip(ids, orders, strict=True))
         index.seq = max(map(third, orders), default=0)
         items = [
-            None if rank is None else (rank + (order,), entry_id)  # (faster than unpacking)
+            None if rank is None else (rank + (order,), entry_id)  # noqa: RUF005 (faster)
             for rank, order, entry_id in zip(ranks, orders, ids, strict=True)
         ]
         index.meta = dict(zip(ids, zip(locations, npcs, items, strict=True), strict=True))
