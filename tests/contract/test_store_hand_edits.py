@@ -14,6 +14,7 @@ Tests of a moment only a fold has (the swap, a save into the file it replaced) r
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from pathlib import Path
@@ -245,3 +246,76 @@ def test_without_an_atomic_exchange_a_stale_copy_is_still_merged(
     assert {"Cairn note 0", "Cairn note 1", "Cairn note 2", "Hand note 0"} <= reopened_titles(
         path
     )
+
+
+def test_a_save_in_place_that_cuts_into_an_append_leaves_no_remnant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_path: str
+) -> None:
+    """A person's editor saves in place (truncate, write half, pause, write the rest) just as
+    cairn appends: cairn's unit lands in the pause, at the end of the half, and the rest of
+    the save overwrites its start, so the unit's end stays behind the person's text. cairn
+    knows those bytes for the end of its own write: it leaves them out of what it reads and
+    writes the file again. No problem is reported, the person's note reads as they wrote it,
+    and every memory is kept."""
+    if write_path == "fold":
+        pytest.skip("every write folds here: there is no append to cut into")
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    add(store, 0)  # (the session's first write folds)
+    saved = with_hand_note(path.read_text(), 0)
+    half = len(saved) // 2
+    real_write = os.write
+    cut_in = []
+
+    def write(fd: int, data: bytes) -> int:
+        if cut_in or not os.path.samestat(os.fstat(fd), path.stat()):
+            return real_write(fd, data)
+        cut_in.append(True)
+        with open(path, "r+b") as editor_file:  # the save's first half, after cairn's check
+            editor_file.truncate(0)
+            editor_file.write(saved[:half])
+            editor_file.flush()
+            written = real_write(fd, data)  # cairn's unit lands at the half's end
+            editor_file.write(saved[half:])  # the rest of the save, over the unit's start
+        return written
+
+    monkeypatch.setattr(os, "write", write)
+    add(store, 1)
+    monkeypatch.setattr(os, "write", real_write)
+    assert cut_in
+    assert store.problems() == []
+    store.close()
+    reread = MarkdownMemoryStore(path)
+    assert reread.problems() == []
+    notes = {m.title: m.text for m in reread.entries()}
+    reread.close()
+    assert notes["Hand note 0"] == "Written by a person in save 0."
+    assert {"Cairn note 0", "Cairn note 1"} <= notes.keys()
+
+
+UNIT = b"\nAB\nCD\n<!-- end -->\n"
+
+
+@pytest.mark.parametrize(
+    ("saved", "landed", "cut"),
+    [
+        (b"abc\nxyz\n", 3, 8),  # the unit's end follows the saved text: cut where it ends
+        (b"abc\nxy\n", 3, 7),  # (the saved text's last byte is the unit's there too)
+        (b"abcdef", 3, 7),  # a save without a line end: cut at the next one (the unit's)
+        (b"abcdefghijklmnopq", 3, None),  # only the unit's last line end is left
+    ],
+)
+def test_the_remnant_of_a_unit_is_cut_at_the_saved_texts_line_end(
+    saved: bytes, landed: int, cut: int | None, write_path: str
+) -> None:
+    """`_remnant`: the unit landed at `landed` while the save was under way; the rest of the
+    save wrote over its start, and the file ends with what is left of it."""
+    file = saved + UNIT[len(saved) - landed :]
+    assert markdown_store._remnant(file, landed, UNIT) == cut
+
+
+def test_a_unit_left_whole_or_a_file_changed_since_is_not_cut(write_path: str) -> None:
+    saved = b"abc\nxyz\n"
+    assert markdown_store._remnant(saved + UNIT, len(saved), UNIT) is None  # whole
+    assert markdown_store._remnant(saved + UNIT[5:] + b"more\n", 3, UNIT) is None  # grew
+    assert markdown_store._remnant(saved + UNIT[6:], 3, UNIT) is None  # shorter

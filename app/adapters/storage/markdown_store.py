@@ -564,7 +564,7 @@ class MarkdownMemoryStore(CachedStore):
         if after[1] != before[1] + len(data) or path_signature(self._path) != after:
             # an editor saved while the blocks were appended: merge what the file holds now
             self._pending.update(dict.fromkeys(ids))
-            return self._saved_meanwhile("append")
+            return self._saved_meanwhile("append", written=self._landed(fd, data, before))
         self._signature = after
         part.section = section
         if not self._crlf:
@@ -591,12 +591,41 @@ class MarkdownMemoryStore(CachedStore):
                 os.close(self._tail)
             self._tail = self._tail_clean = None
 
-    def _saved_meanwhile(self, source: str) -> bool:
+    @staticmethod
+    def _landed(fd: int, data: bytes, before: Signature) -> tuple[int, bytes] | None:
+        """Where the unit just written (`data`) landed, when the file was shorter then than
+        at the check (`before`): a save in place (truncate, then write) was under way, and its
+        rest may have been written over the unit's start (see `_remnant`). None otherwise."""
+        try:
+            landed = os.lseek(fd, 0, os.SEEK_CUR) - len(data)  # (O_APPEND: it went to the end)
+        except OSError:
+            return None
+        return (landed, data) if 0 <= landed < before[1] else None
+
+    def _saved_meanwhile(self, source: str, written: tuple[int, bytes] | None = None) -> bool:
         """Someone saved the file while a unit of work was being appended: merge it (the
-        memories it lacks become pending) and start a new recent part."""
-        got = self._read()
-        self._merge(got[0] if got else None, source)
+        memories it lacks become pending) and start a new recent part. When the save wrote
+        over the start of the unit just `written` (where it landed, its bytes), what is left
+        of the unit after the saved text is not read, and the file is written again without
+        it (a fold)."""
+        got = self._read_bytes()
+        parsed: ParsedFile | None = None
+        cut: int | None = None
+        if got is not None:
+            data, signature = got
+            cut = _remnant(data, *written) if written is not None else None
+            if cut is not None:
+                log.info(
+                    "%s: a save in place wrote over a unit cairn was appending; the %d bytes"
+                    " of it left after the saved text are dropped (its memories are kept)",
+                    self._path,
+                    len(data) - cut,
+                )
+            parsed = self._parse(data[:cut], signature[2])
+        self._merge(parsed, source)
         self._signature = got[1] if got else None
+        if cut is not None:
+            self._unwritten = True  # the file still holds the remnant: a fold drops it
         return False
 
     def _fold(self, touched: list[str] | None, *, appendable: bool = True) -> None:
@@ -922,6 +951,26 @@ def _read_open(fd: int) -> tuple[bytes, Signature] | None:
         timeout=_SETTLE_TIMEOUT,
         complete=_looks_complete,
     )
+
+
+def _remnant(data: bytes, landed: int, unit: bytes) -> int | None:
+    """Where the end of an appended unit that a save in place wrote over starts in `data` (the
+    file as it is now), or None when there is none. The unit (`unit`, which landed at byte
+    `landed`) is partly covered by the saved text and its end stands after it: the file is as
+    long as when the unit was written, ends with the unit's last bytes but not with all of
+    them, and the cut falls at the end of a line (a saved Memories.md ends with one), at or
+    before where the saved text ends (bytes the saved text shares with the unit at the same
+    places are the unit's own)."""
+    end = landed + len(unit)
+    if len(data) != end or data[landed:] == unit:
+        return None  # changed since, or the unit stands whole
+    start = end
+    while start > landed and data[start - 1] == unit[start - 1 - landed]:
+        start -= 1
+    if start == end:
+        return None  # the file does not end with the unit's end
+    line_end = data.find(b"\n", start - 1)
+    return line_end + 1 if 0 <= line_end < end - 1 else None
 
 
 def _looks_complete(data: bytes) -> bool:
