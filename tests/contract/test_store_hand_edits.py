@@ -248,15 +248,16 @@ def test_without_an_atomic_exchange_a_stale_copy_is_still_merged(
     )
 
 
-def test_a_save_in_place_that_cuts_into_an_append_leaves_no_remnant(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_path: str
+@pytest.mark.parametrize("unit_lands", ["in the pause", "after the save"])
+def test_a_save_in_place_that_meets_an_append_leaves_no_remnant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_path: str, unit_lands: str
 ) -> None:
-    """A person's editor saves in place (truncate, write half, pause, write the rest) just as
-    cairn appends: cairn's unit lands in the pause, at the end of the half, and the rest of
-    the save overwrites its start, so the unit's end stays behind the person's text. cairn
-    knows those bytes for the end of its own write: it leaves them out of what it reads and
-    writes the file again. No problem is reported, the person's note reads as they wrote it,
-    and every memory is kept."""
+    """A person's editor saves in place (truncate, write half, pause, write the rest) just
+    after cairn checked the file for its append. Cairn's unit lands in the pause, at the end
+    of the half, and the rest of the save overwrites its start, so the unit's end stays
+    behind the person's text; or it lands after the whole save. Cairn knows those bytes for
+    its own: it leaves them out of what it reads and writes the file again. No problem is
+    reported, the person's note reads as they wrote it, and every memory is kept."""
     if write_path == "fold":
         pytest.skip("every write folds here: there is no append to cut into")
     path = tmp_path / "Memories.md"
@@ -271,12 +272,13 @@ def test_a_save_in_place_that_cuts_into_an_append_leaves_no_remnant(
         if cut_in or not os.path.samestat(os.fstat(fd), path.stat()):
             return real_write(fd, data)
         cut_in.append(True)
-        with open(path, "r+b") as editor_file:  # the save's first half, after cairn's check
+        pause = half if unit_lands == "in the pause" else len(saved)
+        with open(path, "r+b") as editor_file:  # the save starts after cairn's check
             editor_file.truncate(0)
-            editor_file.write(saved[:half])
+            editor_file.write(saved[:pause])
             editor_file.flush()
-            written = real_write(fd, data)  # cairn's unit lands at the half's end
-            editor_file.write(saved[half:])  # the rest of the save, over the unit's start
+            written = real_write(fd, data)  # cairn's unit lands at the end of what is saved
+            editor_file.write(saved[pause:])  # the rest of the save (over the unit's start)
         return written
 
     monkeypatch.setattr(os, "write", write)
@@ -314,8 +316,12 @@ def test_the_remnant_of_a_unit_is_cut_at_the_saved_texts_line_end(
     assert markdown_store._remnant(file, landed, UNIT) == cut
 
 
-def test_a_unit_left_whole_or_a_file_changed_since_is_not_cut(write_path: str) -> None:
+def test_a_unit_that_landed_whole_after_the_save_is_cut_whole(write_path: str) -> None:
     saved = b"abc\nxyz\n"
-    assert markdown_store._remnant(saved + UNIT, len(saved), UNIT) is None  # whole
+    assert markdown_store._remnant(saved + UNIT, len(saved), UNIT) == len(saved)
+
+
+def test_a_file_changed_since_the_unit_landed_is_not_cut(write_path: str) -> None:
+    saved = b"abc\nxyz\n"
     assert markdown_store._remnant(saved + UNIT[5:] + b"more\n", 3, UNIT) is None  # grew
     assert markdown_store._remnant(saved + UNIT[6:], 3, UNIT) is None  # shorter

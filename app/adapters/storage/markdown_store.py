@@ -604,10 +604,10 @@ class MarkdownMemoryStore(CachedStore):
 
     def _saved_meanwhile(self, source: str, written: tuple[int, bytes] | None = None) -> bool:
         """Someone saved the file while a unit of work was being appended: merge it (the
-        memories it lacks become pending) and start a new recent part. When the save wrote
-        over the start of the unit just `written` (where it landed, its bytes), what is left
-        of the unit after the saved text is not read, and the file is written again without
-        it (a fold)."""
+        memories it lacks become pending) and start a new recent part. When the unit just
+        `written` (where it landed, its bytes) landed in a save in place, what is left of it
+        after the saved text (all of it, or its end) is not read, and the file is written
+        again without it (a fold)."""
         got = self._read_bytes()
         parsed: ParsedFile | None = None
         cut: int | None = None
@@ -616,8 +616,8 @@ class MarkdownMemoryStore(CachedStore):
             cut = _remnant(data, *written) if written is not None else None
             if cut is not None:
                 log.info(
-                    "%s: a save in place wrote over a unit cairn was appending; the %d bytes"
-                    " of it left after the saved text are dropped (its memories are kept)",
+                    "%s: a save in place met a unit cairn was appending; the %d bytes of it"
+                    " left after the saved text are dropped (its memories are kept)",
                     self._path,
                     len(data) - cut,
                 )
@@ -954,16 +954,19 @@ def _read_open(fd: int) -> tuple[bytes, Signature] | None:
 
 
 def _remnant(data: bytes, landed: int, unit: bytes) -> int | None:
-    """Where the end of an appended unit that a save in place wrote over starts in `data` (the
-    file as it is now), or None when there is none. The unit (`unit`, which landed at byte
-    `landed`) is partly covered by the saved text and its end stands after it: the file is as
-    long as when the unit was written, ends with the unit's last bytes but not with all of
-    them, and the cut falls at the end of a line (a saved Memories.md ends with one), at or
-    before where the saved text ends (bytes the saved text shares with the unit at the same
-    places are the unit's own)."""
+    """Where what is left of a unit appended during a save in place starts in `data` (the
+    file as it is now), or None when nothing is. The unit (`unit`) landed at byte `landed`,
+    in a file the save had cut short; the file is as long as when the unit was written. The
+    save may have finished before the unit landed (the unit stands whole after the saved
+    text), or written its rest over the unit's start (the unit's end stands after it): the
+    cut then falls at the end of a line (a saved Memories.md ends with one), at or before
+    where the saved text ends (bytes the saved text shares with the unit at the same places
+    are the unit's own)."""
     end = landed + len(unit)
-    if len(data) != end or data[landed:] == unit:
-        return None  # changed since, or the unit stands whole
+    if len(data) != end:
+        return None  # changed since
+    if data[landed:] == unit:
+        return landed
     start = end
     while start > landed and data[start - 1] == unit[start - 1 - landed]:
         start -= 1
