@@ -558,14 +558,13 @@ class MarkdownMemoryStore(CachedStore):
         except OSError as e:
             self._close_tail()
             raise StoreError(f"{self._path}: cannot write: {e}") from e
-        self._tail_clean = after  # (`take` ends the text with a line end)
         self._appended = True
         self._recent_bytes += len(data)
         if after[1] != before[1] + len(data) or path_signature(self._path) != after:
             # an editor saved while the blocks were appended: merge what the file holds now
             self._pending.update(dict.fromkeys(ids))
             return self._saved_meanwhile("append", written=self._landed(fd, data, before))
-        self._signature = after
+        self._signature = self._tail_clean = after  # (`take` ends the text with a line end)
         part.section = section
         if not self._crlf:
             self._journal_append(text, data, before[1])

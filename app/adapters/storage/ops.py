@@ -85,7 +85,19 @@ id, then the world; within a section the order memories were added (the order a 
 _SCOPE_RANK = {MemoryScope.LOCATION: 0, MemoryScope.NPC: 1, MemoryScope.WORLD: 2}
 """The first element of a section's key (`section_key`), by scope."""
 _SCOPES = {rank: scope for scope, rank in _SCOPE_RANK.items()}
-_RANK_OF_SCOPE: dict[str, int] = {scope.value: rank for scope, rank in _SCOPE_RANK.items()}
+
+
+def _section(scope: str, location_id: int | None, npc_ids: Sequence[str]) -> tuple[int, int | str]:
+    """The section of a memory with these fields (the scope as an enum or its value: a
+    `StrEnum` key finds both): (0, room), (1, first NPC), (2, 0); an unknown scope is the
+    world's."""
+    rank = _SCOPE_RANK.get(scope, 2)  # type: ignore[call-overload]
+    if rank == 0:
+        return 0, location_id or 0
+    if rank == 1:
+        return 1, npc_ids[0] if npc_ids else ""
+    return 2, 0
+
 
 IndexRow = tuple[OrderKey, str, int | None, tuple[str, ...], tuple[int, float] | None]
 """What the index keeps of one memory (`MemoryIndex.from_rows`): its order key, id, location
@@ -104,11 +116,9 @@ def index_row(
 ) -> IndexRow:
     """A memory's index row from its fields as a store keeps them (scope and status as their
     values): the section `section_key` gives, at `seq`."""
-    rank = _RANK_OF_SCOPE.get(scope, 2)
-    key: int | str = (location_id or 0) if rank == 0 else (npc_ids[0] if npc_ids else "")
     visible = (-importance, -created_ts) if status in _VISIBLE else None
     return (
-        (rank, key if rank < 2 else 0, seq),
+        (*_section(scope, location_id, npc_ids), seq),
         entry_id,
         location_id,
         tuple(dict.fromkeys(npc_ids)),
@@ -138,11 +148,7 @@ def own_record(record: LocationRecord) -> LocationRecord:
 
 def section_key(entry: MemoryEntry) -> tuple[int, int | str]:
     """The section a memory is kept in, as store order sorts it: (0, room), (1, NPC), (2, 0)."""
-    if entry.scope is MemoryScope.LOCATION:
-        return 0, entry.location_id or 0
-    if entry.scope is MemoryScope.NPC:
-        return 1, entry.npc_ids[0] if entry.npc_ids else ""
-    return 2, 0
+    return _section(entry.scope, entry.location_id, entry.npc_ids)
 
 
 def _rank_key(entry: MemoryEntry, order: OrderKey) -> tuple[int, float, OrderKey]:
