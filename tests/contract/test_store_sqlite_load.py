@@ -15,19 +15,26 @@ from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus
 
 BASE = datetime(2026, 11, 24, 9, 0, 0, 123456, tzinfo=UTC)
+WHOLE = BASE.replace(microsecond=0)
 _NPCS = (["troll"], ["\u00e9lan", "troll"], ["Zed"], ["zed", "zed"], ["\u03a9mega"], [])
 
 
 def entry(rng: random.Random, n: int) -> MemoryEntry:
     """Memories in rooms, NPC sections (non-ASCII ids, several ids, none) and the world, with
-    equal importances and timestamps here and there (ties fall to store order)."""
+    equal importances and timestamps here and there (ties fall to store order), stamped to the
+    microsecond (as older cairns and people's own rows are) or to the second (as cairn does)."""
     roll = rng.random()
     fields: dict[str, object] = {
         "id": f"q-{n:04d}",
         "title": f"Memory {n}",
         "text": f"Thing {n}.",
         "importance": rng.choice((1, 500, 500, 999, rng.randrange(1, 1000))),
-        "created_at": BASE + timedelta(microseconds=rng.choice((0, 0, n * 1_000_003))),
+        "created_at": rng.choice(
+            (
+                BASE + timedelta(microseconds=rng.choice((0, 0, n * 1_000_003))),
+                WHOLE + timedelta(seconds=rng.choice((0, n))),  # read as integers
+            )
+        ),
         "status": rng.choice(
             (MemoryStatus.ACTIVE,) * 4 + (MemoryStatus.TENTATIVE, MemoryStatus.SUPERSEDED)
         ),
@@ -153,7 +160,7 @@ def test_a_unit_of_work_writes_only_the_location_rows_it_changed(tmp_path: Path)
     again.close()
 
 
-@pytest.mark.parametrize("npcs", ['["\\udcff"]', "5", '{"troll": 1}'])
+@pytest.mark.parametrize("npcs", ['["\\udcff"]', "5", '{"troll": 1}', '"troll"'])
 def test_a_column_the_fast_decoder_refuses_sends_the_load_to_the_validating_path(
     tmp_path: Path, npcs: str
 ) -> None:
