@@ -3,10 +3,10 @@ sqlite) and `cairn memories export` on 3,000 memories; beside them, the interpre
 the third-party floor under `show` (`FLOOR`: the libraries it cannot do without, and one model
 and one settings model validated).
 
-Each command runs in a fresh interpreter (as a user runs it); prints the best and the median
-of N runs in milliseconds. cairn's modules are compiled first (`compileall`, as an install
-does), so a run that sets PYTHONDONTWRITEBYTECODE does not time the compiler. Prints, asserts
-nothing.
+Each command runs in a fresh interpreter (as a user runs it), the commands in turn, N rounds;
+prints the best and the median of each in milliseconds. cairn's modules are compiled first
+(`compileall`, as an install does), so a run that sets PYTHONDONTWRITEBYTECODE does not time
+the compiler. Prints, asserts nothing.
 
     .venv/bin/python bench/startup_bench.py [--runs N] [--memories M]
 """
@@ -49,13 +49,17 @@ and its sources), the lock and JSON libraries. The row shows how much of the 200
 this stack leaves to cairn."""
 
 
-def timed(args: list[str], runs: int) -> tuple[float, float]:
-    times = []
+def timed(commands: list[list[str]], runs: int) -> list[tuple[float, float]]:
+    """(best, median) of each command in milliseconds. The commands take turns, one run each
+    per round, so each row samples the same moments of a machine whose speed drifts (the floor
+    and `show` side by side, not minutes apart)."""
+    times: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(args, check=True, capture_output=True)
-        times.append((time.perf_counter() - start) * 1000)
-    return min(times), statistics.median(times)
+        for command, row in zip(commands, times, strict=True):
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            row.append((time.perf_counter() - start) * 1000)
+    return [(min(row), statistics.median(row)) for row in times]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
                 [*cairn, "memories", "export", "--store", "sqlite", "--workdir", str(sqlite)],
             ),
         ]
-        for label, command in rows:
-            best, median = timed(command, args.runs)
+        figures = timed([command for _, command in rows], args.runs)
+        for (label, _), (best, median) in zip(rows, figures, strict=True):
             print(f"{label:40} best {best:6.0f} ms   median {median:6.0f} ms")
     return 0
 
