@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pytest_mock import MockerFixture
 
-from cairn.adapters.storage import markdown_store
+from cairn.adapters.storage import markdown_format, markdown_store
 from cairn.adapters.storage.archive_journal import journal_path, read_journal
 from cairn.adapters.storage.markdown_format import parse
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
@@ -40,8 +41,12 @@ def episodes(path: Path, count: int = 3) -> MarkdownMemoryStore:
 
 
 def parsed_archive(path: Path) -> list[MemoryEntry]:
+    """The archive parsed whole; a memory without cairn's comment dated by the file's
+    modification time, as the store dates it."""
     archive = path.with_name("Memories.archive.md")
-    return list(parse(archive.read_text(), str(archive)).cache.memories.values())
+    modified = datetime.fromtimestamp(archive.stat().st_mtime_ns / 1e9, tz=UTC)
+    parsed = parse(archive.read_text(), str(archive), created_at=modified)
+    return list(parsed.cache.memories.values())
 
 
 def test_the_archive_read_through_its_journal_is_what_a_parse_reads(
@@ -86,7 +91,7 @@ def test_an_edit_to_the_archive_is_read_not_the_journal(tmp_path: Path) -> None:
 
 
 def test_parts_the_journal_lacks_are_parsed_and_their_problems_named_at_their_lines(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "Memories.md"
     episodes(path).close()
@@ -103,7 +108,12 @@ def test_parts_the_journal_lacks_are_parsed_and_their_problems_named_at_their_li
     with caplog.at_level(logging.WARNING):
         archived = MarkdownMemoryStore(path).archived()
     assert archived == parsed_archive(path)
-    assert "Kept by hand" in {e.title for e in archived}
+    [by_hand] = [e for e in archived if e.title == "Kept by hand"]
+    modified = datetime.fromtimestamp(archive.stat().st_mtime, tz=UTC).replace(microsecond=0)
+    assert by_hand.created_at == modified  # the file's time, at every read: not "now"
+    later = modified + timedelta(hours=1)  # read again an hour on: "now" would differ
+    monkeypatch.setattr(markdown_format, "utc_now", lambda: later)
+    assert MarkdownMemoryStore(path).archived() == archived
     assert f":{broken_line}:" in caplog.text or f"line {broken_line}" in caplog.text
 
 

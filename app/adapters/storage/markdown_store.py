@@ -767,13 +767,22 @@ class MarkdownMemoryStore(CachedStore):
         except OSError as e:
             raise StoreError(f"{self._archive_path}: cannot read: {e}") from e
 
+    def _archive_modified(self) -> datetime | None:
+        """The archive's modification time (None when it cannot be read: then "now")."""
+        try:
+            return datetime.fromtimestamp(self._archive_path.stat().st_mtime_ns / 1e9, tz=UTC)
+        except OSError:
+            return None
+
     def _archive_read(self, data: bytes) -> list[MemoryEntry]:
         """Every memory of the archive, in file order: the parts its journal proves, then the
         rest parsed."""
         found, covered = read_journal(self._archive_path, data)  # the parts it proves
         if covered < len(data):  # the rest (or all of it) is parsed
             rest = data[covered:].decode("utf-8", errors="surrogateescape")
-            parsed = parse(rest, str(self._archive_path))
+            # a memory a person wrote there without cairn's comment is dated as in the live
+            # file: by the file's modification time (the same at every read, not "now")
+            parsed = parse(rest, str(self._archive_path), created_at=self._archive_modified())
             above = data.count(b"\n", 0, covered)  # problems named at their lines in the file
             for problem in parsed.problems:
                 log.warning("%s", problem.model_copy(update={"line": problem.line + above}))
