@@ -77,7 +77,30 @@ class EditHistory:
         when None) and of the location records `location_ids` (all when None), as one new
         generation; return it."""
         self.generation += 1
-        gen = self.generation
+        self._record(self.generation, cache, ids, location_ids)
+        return self.generation
+
+    def held_too(self, entries: Iterable[MemoryEntry], records: Iterable[LocationRecord]) -> None:
+        """The file of the newest generation (a save just merged) also held these versions:
+        a unit of work this store appended as the save landed. Its bytes stay in that file
+        (whole, or their end after the saved text) until the store writes again, and a copy
+        an editor takes meanwhile shows them: without them here, the newest version such a
+        copy shows would be of the store's next write, and the copy would seem to delete
+        every memory that write restored."""
+        cache = MemoryCache()
+        cache.memories = {e.id: e for e in entries}
+        cache.locations = {r.id: r for r in records}
+        self._record(self.generation, cache, None, None)
+
+    def _record(
+        self,
+        gen: int,
+        cache: MemoryCache,
+        ids: Iterable[str] | None,
+        location_ids: Iterable[int] | None,
+    ) -> None:
+        """Record the versions `cache` holds of `ids` and `location_ids` (all when None) as
+        held by the file of generation `gen`."""
         for memory_id in cache.memories if ids is None else ids:
             entry = cache.get(memory_id)
             if entry is None:
@@ -98,7 +121,6 @@ class EditHistory:
             if not seen or seen[-1][0] != key:
                 seen.append((key, gen))
                 del seen[:-VERSIONS_KEPT]
-        return gen
 
     def observe_loaded(
         self, cache: MemoryCache, original: Callable[[str], MemoryEntry | None]

@@ -55,6 +55,7 @@ from cairn.adapters.storage.ops import (
     SupersedeOp,
     UpdateOp,
     VisitOp,
+    own_record,
     visits_only,
 )
 from cairn.adapters.storage.snapshot import (
@@ -65,7 +66,7 @@ from cairn.adapters.storage.snapshot import (
     write_snapshot,
 )
 from cairn.errors import StoreError, StoreLockedError
-from cairn.models.memory import MemoryEntry, MemoryStatus, utc_now
+from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -563,7 +564,9 @@ class MarkdownMemoryStore(CachedStore):
         if after[1] != before[1] + len(data) or path_signature(self._path) != after:
             # an editor saved while the blocks were appended: merge what the file holds now
             self._pending.update(dict.fromkeys(ids))
-            return self._saved_meanwhile("append", written=self._landed(fd, data, before))
+            unit = self._versions_of(ids)
+            landed = self._landed(fd, data, before)
+            return self._saved_meanwhile("append", written=landed, unit=unit)
         self._signature = self._tail_clean = after  # (`take` ends the text with a line end)
         part.section = section
         if not self._crlf:
@@ -601,12 +604,26 @@ class MarkdownMemoryStore(CachedStore):
             return None
         return (landed, data) if 0 <= landed < before[1] else None
 
-    def _saved_meanwhile(self, source: str, written: tuple[int, bytes] | None = None) -> bool:
+    def _versions_of(self, ids: list[str | int]) -> tuple[list[MemoryEntry], list[LocationRecord]]:
+        """The versions of these memories (str ids) and location records (int ids) the store
+        holds now (records copied: the cache's own change in place)."""
+        entries = [e for i in ids if isinstance(i, str) and (e := self._cache.get(i)) is not None]
+        locations = self._cache.locations
+        records = [own_record(locations[i]) for i in ids if isinstance(i, int) and i in locations]
+        return entries, records
+
+    def _saved_meanwhile(
+        self,
+        source: str,
+        written: tuple[int, bytes] | None = None,
+        unit: tuple[list[MemoryEntry], list[LocationRecord]] | None = None,
+    ) -> bool:
         """Someone saved the file while a unit of work was being appended: merge it (the
         memories it lacks become pending) and start a new recent part. When the unit just
         `written` (where it landed, its bytes) landed in a save in place, what is left of it
         after the saved text (all of it, or its end) is not read, and the file is written
-        again without it (a fold)."""
+        again without it (a fold). `unit`: the versions the unit wrote, which the saved file
+        may hold from now on (see `EditHistory.held_too`)."""
         got = self._read_bytes()
         parsed: ParsedFile | None = None
         cut: int | None = None
@@ -622,6 +639,8 @@ class MarkdownMemoryStore(CachedStore):
                 )
             parsed = self._parse(data[:cut], signature[2])
         self._merge(parsed, source)
+        if unit is not None:
+            self._history.held_too(*unit)
         self._signature = got[1] if got else None
         if cut is not None:
             self._unwritten = True  # the file still holds the remnant: a fold drops it
