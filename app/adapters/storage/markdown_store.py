@@ -10,7 +10,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -79,6 +79,8 @@ _WATCH_SECONDS = 5.0
 """How long a replaced file is watched for an editor's save that landed in it late."""
 _WATCHED_FILES = 4
 _MAX_ROUNDS = 20
+_REMNANTS_KEPT = 8
+"""Remnants of units this store cut from a save (see `_without_remnants`) it looks for."""
 _FOLD_TRIES = 3
 """Folds found outdated by a save before the store appends what the save lacks instead."""
 RECENT_LIMIT = 64 * 1024
@@ -195,6 +197,9 @@ class MarkdownMemoryStore(CachedStore):
         """Extends the snapshot of the file this store wrote (or loaded) with each append."""
         self._appended = False
         """This store appended to the file: closing it folds the recent part."""
+        self._remnants: deque[bytes] = deque(maxlen=_REMNANTS_KEPT)
+        """The bytes of units this store found left after a save's text and did not read (see
+        `_saved_meanwhile`): a copy an editor took while they stood there carries them."""
         self._tail: int | None = None
         """The live file, open for appends: kept from one append to the next while it is the
         file this store last saw (one open per fold, not one per write)."""
@@ -220,6 +225,8 @@ class MarkdownMemoryStore(CachedStore):
     # -- reading -------------------------------------------------------------------------------
 
     def _parse(self, data: bytes, modified_ns: int) -> ParsedFile:
+        if self._remnants:
+            data = self._without_remnants(data)
         text = data.decode("utf-8", errors="surrogateescape")
         self._bom = text.startswith("\ufeff")
         text = text.removeprefix("\ufeff")  # an editor's byte-order mark is no text
@@ -242,6 +249,27 @@ class MarkdownMemoryStore(CachedStore):
                 parsed.cut_short,
             )
         return parsed
+
+    def _without_remnants(self, data: bytes) -> bytes:
+        """`data` without the remnants of units this store cut from a save that it holds
+        (each whole, at a line's start): an editor's copy of the file taken while one stood
+        after the saved text, saved since, would keep it as text that does not parse (and a
+        section header in it would take in every block below). Their memories are in the
+        store; the file is written again without them."""
+        for remnant in self._remnants:  # (each without its last line end: an editor may
+            at = data.find(remnant)  # have taken it off, adding text after it)
+            end = at + len(remnant)
+            if at < 0 or (at and data[at - 1 : at] != b"\n") or data[end : end + 1] not in b"\r\n":
+                continue
+            data = data[:at] + data[end:]
+            self._unwritten = True
+            log.info(
+                "%s: a save carried %d bytes of a unit cairn had appended (left after a save in"
+                " place, and copied by an editor then); not read, and written again without",
+                self._path,
+                len(remnant),
+            )
+        return data
 
     def _read(self) -> tuple[ParsedFile, Signature] | None:
         """The file as it is now (waiting for a save in place to finish), None when missing."""
@@ -630,6 +658,8 @@ class MarkdownMemoryStore(CachedStore):
         if got is not None:
             data, signature = got
             cut = _remnant(data, *written) if written is not None else None
+            if cut is not None and b"<!-- cairn " in data[cut:]:  # (too short to tell: not kept)
+                self._remnants.append(data[cut:].rstrip(b"\r\n"))
             if cut is not None:
                 log.info(
                     "%s: a save in place met a unit cairn was appending; the %d bytes of it"
