@@ -1135,7 +1135,7 @@ class _Parser:
             else:
                 locations[loc_id] = record
         cut = list(unit.raw)
-        if unit.tail is not None and _cut_cairn_line(unit.tail[0].lines[0]):
+        if unit.tail is not None and all(map(_cut_cairn_line, unit.tail[0].lines)):
             cut.append(unit.tail)  # the cut fell inside a block's first line or its comment's
         for block, problem in cut:
             self.out.raw.remove(block)
