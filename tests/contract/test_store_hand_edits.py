@@ -299,26 +299,84 @@ def test_a_save_in_place_that_meets_an_append_leaves_no_remnant(
     assert {"Cairn note 0", "Cairn note 1"} <= notes.keys()
 
 
+@pytest.mark.parametrize("copy_is", ["as taken", "edited inside the unit's end"])
 def test_a_copy_taken_while_a_units_end_stood_after_a_save_deletes_nothing(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
     write_path: str,
+    copy_is: str,
 ) -> None:
     """A stale save in place meets a long unit cairn is appending: the unit's end stands
     after the saved text until cairn writes the file again. An editor copies the file in
     that moment and saves the copy after cairn's write. The copy shows the unit's last
     memories, in the versions cairn's write holds too; it lacks the memories the stale save
     lacked, which cairn kept. Those are not the person's deletions: every memory stays.
-    (Found by the simulated editor under load: 19-82 memories taken as deleted by hand.)"""
+    (Found by the simulated editor under load: 19-82 memories taken as deleted by hand.)
+    As taken, the unit the copy carries is taken out; edited inside, it is read as the
+    person's (an edit of one memory)."""
+    if write_path == "fold":
+        pytest.skip("every write folds here: there is no append to cut into")
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    with store.transaction() as tx:  # (the session's first write folds)
+        for n in (0, *range(200, 300)):  # enough that what a copy lacks is no bulk loss
+            tx.add(note(n))
+    stale = path.read_text()
+    add(store, 1, 2, 3)  # appended: the stale copy lacks them
+    store.fold()  # (the next unit opens a recent part: a copy reads it as one)
+    saved = with_hand_note(stale, 0) + b"\n"  # (what stands after it is a block of its own)
+    pause = len(saved)  # the unit lands after the whole save: it stands whole after it
+    real_write = os.write
+    copies: list[bytes] = []
+
+    def write(fd: int, data: bytes) -> int:
+        if copies or not os.path.samestat(os.fstat(fd), path.stat()):
+            return real_write(fd, data)
+        with open(path, "r+b") as editor_file:  # the stale save, then cairn's unit
+            editor_file.truncate(0)
+            editor_file.write(saved[:pause])
+            editor_file.flush()
+            written = real_write(fd, data)
+            editor_file.write(saved[pause:])
+        copies.append(path.read_bytes())  # another editor's copy: the save, the unit's end
+        return written
+
+    monkeypatch.setattr(os, "write", write)
+    with store.transaction() as tx:
+        for n in range(10, 30):  # (in the World and an NPC's section: headers in the unit)
+            tx.add(note(n) if n % 2 else npc_note(n))
+    monkeypatch.setattr(os, "write", real_write)
+    [copy] = copies
+    assert b"Cairn note 29" in copy[len(saved) :]  # the unit stands after the saved text
+    if copy_is != "as taken":
+        copy = copy.replace(b"Learned 29.", b"Learned 29, and edited.")
+    editor.save(path, with_hand_note(copy.decode(), 1), "in-place")
+    with caplog.at_level(logging.INFO):
+        add(store, 99)
+    store.close()
+    assert "deleted by hand" not in caplog.text
+    # as taken, the unit the copy carried is not read, and the file is written again without
+    assert ("a save carried" in caplog.text) is (copy_is == "as taken")
+    titles = reopened_titles(path)
+    cairn_notes = {f"Cairn note {n}" for n in (0, 1, 2, 3, *range(10, 30), *range(200, 300))}
+    assert cairn_notes | {"Cairn note 99", "Hand note 0", "Hand note 1"} <= titles
+
+
+def test_the_end_of_a_unit_a_copy_carries_is_taken_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_path: str
+) -> None:
+    """A save in place meets a unit cairn is appending, which lands in the save's pause: the
+    save's rest writes over the unit's start (its markers and part of a block), and the
+    unit's end stands after the saved text until cairn writes again. An editor's copy taken
+    then, and saved later with a note added, carries that end: it is taken out (its section
+    headers would take in every block below, the person's note too)."""
     if write_path == "fold":
         pytest.skip("every write folds here: there is no append to cut into")
     path = tmp_path / "Memories.md"
     store = MarkdownMemoryStore(path)
     add(store, 0)  # (the session's first write folds)
-    stale = path.read_text()
-    add(store, 1, 2, 3)  # appended: the stale copy lacks them
-    saved = with_hand_note(stale, 0) + b"\n"  # (what stands after it is a block of its own)
+    saved = with_hand_note(path.read_text(), 0) + b"\n"
     half = len(saved) // 2
     real_write = os.write
     copies: list[bytes] = []
@@ -326,32 +384,27 @@ def test_a_copy_taken_while_a_units_end_stood_after_a_save_deletes_nothing(
     def write(fd: int, data: bytes) -> int:
         if copies or not os.path.samestat(os.fstat(fd), path.stat()):
             return real_write(fd, data)
-        with open(path, "r+b") as editor_file:  # the stale save, its unit landing in the pause
+        with open(path, "r+b") as editor_file:
             editor_file.truncate(0)
             editor_file.write(saved[:half])
             editor_file.flush()
-            written = real_write(fd, data)
-            editor_file.write(saved[half:])
-        copies.append(path.read_bytes())  # another editor's copy: the save, the unit's end
+            written = real_write(fd, data)  # lands in the pause
+            editor_file.write(saved[half:])  # over the unit's start
+        copies.append(path.read_bytes())
         return written
 
     monkeypatch.setattr(os, "write", write)
-    with store.transaction() as tx:  # a unit much longer than the save's second half
+    with store.transaction() as tx:  # much longer than the save's second half
         for n in range(10, 30):  # (in the World and an NPC's section: headers in the unit)
             tx.add(note(n) if n % 2 else npc_note(n))
     monkeypatch.setattr(os, "write", real_write)
     [copy] = copies
-    assert b"Cairn note 29" in copy[len(saved) :]  # whole blocks of the unit stand after it
+    assert b"## NPC bram" in copy[len(saved) :] and b"<!-- cairn unit -->" not in copy
     editor.save(path, with_hand_note(copy.decode(), 1), "in-place")
-    with caplog.at_level(logging.INFO):
-        add(store, 99)
+    add(store, 99)
     store.close()
-    assert "deleted by hand" not in caplog.text
-    # the unit's end the copy carried is not read, and the file is written again without it
-    assert "a save carried" in caplog.text
-    titles = reopened_titles(path)  # (no problem: nothing of the remnant is left)
-    cairn_notes = {f"Cairn note {n}" for n in (0, 1, 2, 3, *range(10, 30), 99)}
-    assert cairn_notes | {"Hand note 0", "Hand note 1"} <= titles
+    cairn_notes = {f"Cairn note {n}" for n in (0, *range(10, 30), 99)}
+    assert cairn_notes | {"Hand note 0", "Hand note 1"} <= reopened_titles(path)
 
 
 def test_a_remnant_is_taken_out_of_a_save_only_whole_and_on_lines_of_its_own(
