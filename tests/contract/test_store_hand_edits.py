@@ -17,6 +17,8 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -57,6 +59,14 @@ def add(store: MarkdownMemoryStore, *numbers: int) -> None:
     for n in numbers:
         with store.transaction() as tx:
             tx.add(note(n))
+
+
+def add_long_unit(store: MarkdownMemoryStore) -> None:
+    """Cairn notes 10-29 in one unit of work, in the World and an NPC's section (the unit
+    carries section headers)."""
+    with store.transaction() as tx:
+        for n in range(10, 30):
+            tx.add(note(n) if n % 2 else npc_note(n))
 
 
 def with_hand_note(text: str, n: int) -> bytes:
@@ -252,6 +262,36 @@ def test_without_an_atomic_exchange_a_stale_copy_is_still_merged(
     )
 
 
+@contextmanager
+def a_save_meeting_the_next_append(
+    monkeypatch: pytest.MonkeyPatch, path: Path, saved: bytes, pause: int
+) -> Iterator[list[bytes]]:
+    """While held, the next unit of work cairn appends to `path` lands in an editor's save in
+    place of `saved`, made just after cairn's check: truncate, write `saved[:pause]`, cairn's
+    unit lands at its end, then the rest of the save (over the unit's start). Gives the list
+    that gets the file as it stands right after (what an editor copying it then would see)."""
+    real_write = os.write
+    copies: list[bytes] = []
+
+    def write(fd: int, data: bytes) -> int:
+        if copies or not os.path.samestat(os.fstat(fd), path.stat()):
+            return real_write(fd, data)
+        with open(path, "r+b") as editor_file:
+            editor_file.truncate(0)
+            editor_file.write(saved[:pause])
+            editor_file.flush()
+            written = real_write(fd, data)
+            editor_file.write(saved[pause:])
+        copies.append(path.read_bytes())
+        return written
+
+    monkeypatch.setattr(os, "write", write)
+    try:
+        yield copies
+    finally:
+        monkeypatch.setattr(os, "write", real_write)
+
+
 @pytest.mark.parametrize("unit_lands", ["in the pause", "after the save"])
 def test_a_save_in_place_that_meets_an_append_leaves_no_remnant(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_path: str, unit_lands: str
@@ -268,26 +308,9 @@ def test_a_save_in_place_that_meets_an_append_leaves_no_remnant(
     store = MarkdownMemoryStore(path)
     add(store, 0)  # (the session's first write folds)
     saved = with_hand_note(path.read_text(), 0)
-    half = len(saved) // 2
-    real_write = os.write
-    cut_in = []
-
-    def write(fd: int, data: bytes) -> int:
-        if cut_in or not os.path.samestat(os.fstat(fd), path.stat()):
-            return real_write(fd, data)
-        cut_in.append(True)
-        pause = half if unit_lands == "in the pause" else len(saved)
-        with open(path, "r+b") as editor_file:  # the save starts after cairn's check
-            editor_file.truncate(0)
-            editor_file.write(saved[:pause])
-            editor_file.flush()
-            written = real_write(fd, data)  # cairn's unit lands at the end of what is saved
-            editor_file.write(saved[pause:])  # the rest of the save (over the unit's start)
-        return written
-
-    monkeypatch.setattr(os, "write", write)
-    add(store, 1)
-    monkeypatch.setattr(os, "write", real_write)
+    pause = len(saved) // 2 if unit_lands == "in the pause" else len(saved)
+    with a_save_meeting_the_next_append(monkeypatch, path, saved, pause) as cut_in:
+        add(store, 1)
     assert cut_in
     assert store.problems() == []
     store.close()
@@ -326,27 +349,10 @@ def test_a_copy_taken_while_a_units_end_stood_after_a_save_deletes_nothing(
     add(store, 1, 2, 3)  # appended: the stale copy lacks them
     store.fold()  # (the next unit opens a recent part: a copy reads it as one)
     saved = with_hand_note(stale, 0) + b"\n"  # (what stands after it is a block of its own)
-    pause = len(saved)  # the unit lands after the whole save: it stands whole after it
-    real_write = os.write
-    copies: list[bytes] = []
-
-    def write(fd: int, data: bytes) -> int:
-        if copies or not os.path.samestat(os.fstat(fd), path.stat()):
-            return real_write(fd, data)
-        with open(path, "r+b") as editor_file:  # the stale save, then cairn's unit
-            editor_file.truncate(0)
-            editor_file.write(saved[:pause])
-            editor_file.flush()
-            written = real_write(fd, data)
-            editor_file.write(saved[pause:])
-        copies.append(path.read_bytes())  # another editor's copy: the save, the unit's end
-        return written
-
-    monkeypatch.setattr(os, "write", write)
-    with store.transaction() as tx:
-        for n in range(10, 30):  # (in the World and an NPC's section: headers in the unit)
-            tx.add(note(n) if n % 2 else npc_note(n))
-    monkeypatch.setattr(os, "write", real_write)
+    # the unit lands after the whole save: it stands whole after it; another editor copies
+    # the file then
+    with a_save_meeting_the_next_append(monkeypatch, path, saved, len(saved)) as copies:
+        add_long_unit(store)
     [copy] = copies
     assert b"Cairn note 29" in copy[len(saved) :]  # the unit stands after the saved text
     if copy_is != "as taken":
@@ -377,27 +383,8 @@ def test_the_end_of_a_unit_a_copy_carries_is_taken_out(
     store = MarkdownMemoryStore(path)
     add(store, 0)  # (the session's first write folds)
     saved = with_hand_note(path.read_text(), 0) + b"\n"
-    half = len(saved) // 2
-    real_write = os.write
-    copies: list[bytes] = []
-
-    def write(fd: int, data: bytes) -> int:
-        if copies or not os.path.samestat(os.fstat(fd), path.stat()):
-            return real_write(fd, data)
-        with open(path, "r+b") as editor_file:
-            editor_file.truncate(0)
-            editor_file.write(saved[:half])
-            editor_file.flush()
-            written = real_write(fd, data)  # lands in the pause
-            editor_file.write(saved[half:])  # over the unit's start
-        copies.append(path.read_bytes())
-        return written
-
-    monkeypatch.setattr(os, "write", write)
-    with store.transaction() as tx:  # much longer than the save's second half
-        for n in range(10, 30):  # (in the World and an NPC's section: headers in the unit)
-            tx.add(note(n) if n % 2 else npc_note(n))
-    monkeypatch.setattr(os, "write", real_write)
+    with a_save_meeting_the_next_append(monkeypatch, path, saved, len(saved) // 2) as copies:
+        add_long_unit(store)  # (much longer than the save's second half)
     [copy] = copies
     assert b"## NPC bram" in copy[len(saved) :] and b"<!-- cairn unit -->" not in copy
     editor.save(path, with_hand_note(copy.decode(), 1), "in-place")

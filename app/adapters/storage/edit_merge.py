@@ -80,17 +80,18 @@ class EditHistory:
         self._record(self.generation, cache, ids, location_ids)
         return self.generation
 
-    def held_too(self, entries: Iterable[MemoryEntry], records: Iterable[LocationRecord]) -> None:
-        """The file of the newest generation (a save just merged) also held these versions:
-        a unit of work this store appended as the save landed. Its bytes stay in that file
-        (whole, or their end after the saved text) until the store writes again, and a copy
-        an editor takes meanwhile shows them: without them here, the newest version such a
-        copy shows would be of the store's next write, and the copy would seem to delete
-        every memory that write restored."""
-        cache = MemoryCache()
-        cache.memories = {e.id: e for e in entries}
-        cache.locations = {r.id: r for r in records}
-        self._record(self.generation, cache, None, None)
+    def held_too(self, cache: MemoryCache, ids: Iterable[str | int]) -> None:
+        """The file of the newest generation (a save just merged) also held the versions
+        `cache` holds of these memories (str ids) and location records (int ids): a unit of
+        work this store appended as the save landed. Its bytes stay in that file (whole, or
+        their end after the saved text) until the store writes again, and a copy an editor
+        takes meanwhile shows them: without them here, the newest version such a copy shows
+        would be of the store's next write, and the copy would seem to delete every memory
+        that write restored."""
+        ids = list(ids)
+        memory_ids = [i for i in ids if isinstance(i, str)]
+        location_ids = [i for i in ids if isinstance(i, int)]
+        self._record(self.generation, cache, memory_ids, location_ids)
 
     def _record(
         self,

@@ -55,7 +55,6 @@ from cairn.adapters.storage.ops import (
     SupersedeOp,
     UpdateOp,
     VisitOp,
-    own_record,
     visits_only,
 )
 from cairn.adapters.storage.snapshot import (
@@ -66,7 +65,7 @@ from cairn.adapters.storage.snapshot import (
     write_snapshot,
 )
 from cairn.errors import StoreError, StoreLockedError
-from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus, utc_now
+from cairn.models.memory import MemoryEntry, MemoryStatus, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -236,8 +235,7 @@ class MarkdownMemoryStore(CachedStore):
         at = text.find("\n" + RECENT_HEADER)
         self._recent_bytes = len(text) - at if at >= 0 else 0
         self._folded_bytes = len(text) - self._recent_bytes
-        modified = datetime.fromtimestamp(modified_ns / 1e9, tz=UTC)
-        parsed = parse(text, str(self._path), created_at=modified)
+        parsed = parse(text, str(self._path), created_at=_time_of(modified_ns))
         self._unpinned = self._unpinned or bool(parsed.unpinned)
         for problem in parsed.problems:
             log.warning("%s", problem)
@@ -328,7 +326,7 @@ class MarkdownMemoryStore(CachedStore):
         assert self._signature is not None
         if data.startswith(b"\xef\xbb\xbf") or b"\r\n" in data:
             return False  # a byte-order mark or CRLF line ends: parsed whole
-        modified = datetime.fromtimestamp(self._signature[2] / 1e9, tz=UTC)
+        modified = _time_of(self._signature[2])
         loaded = read_snapshot(self._path, data, modified)
         if loaded is None:
             return False
@@ -592,9 +590,8 @@ class MarkdownMemoryStore(CachedStore):
         if after[1] != before[1] + len(data) or path_signature(self._path) != after:
             # an editor saved while the blocks were appended: merge what the file holds now
             self._pending.update(dict.fromkeys(ids))
-            unit = self._versions_of(ids)
             landed = self._landed(fd, data, before)
-            return self._saved_meanwhile("append", written=landed, unit=unit)
+            return self._saved_meanwhile("append", written=landed, unit=ids)
         self._signature = self._tail_clean = after  # (`take` ends the text with a line end)
         part.section = section
         if not self._crlf:
@@ -632,35 +629,29 @@ class MarkdownMemoryStore(CachedStore):
             return None
         return (landed, data) if 0 <= landed < before[1] else None
 
-    def _versions_of(self, ids: list[str | int]) -> tuple[list[MemoryEntry], list[LocationRecord]]:
-        """The versions of these memories (str ids) and location records (int ids) the store
-        holds now (records copied: the cache's own change in place)."""
-        entries = [e for i in ids if isinstance(i, str) and (e := self._cache.get(i)) is not None]
-        locations = self._cache.locations
-        records = [own_record(locations[i]) for i in ids if isinstance(i, int) and i in locations]
-        return entries, records
-
     def _saved_meanwhile(
         self,
         source: str,
         written: tuple[int, bytes] | None = None,
-        unit: tuple[list[MemoryEntry], list[LocationRecord]] | None = None,
+        unit: list[str | int] | None = None,
     ) -> bool:
         """Someone saved the file while a unit of work was being appended: merge it (the
         memories it lacks become pending) and start a new recent part. When the unit just
         `written` (where it landed, its bytes) landed in a save in place, what is left of it
         after the saved text (all of it, or its end) is not read, and the file is written
-        again without it (a fold). `unit`: the versions the unit wrote, which the saved file
-        may hold from now on (see `EditHistory.held_too`)."""
+        again without it (a fold). `unit`: the ids of the memories and location records the
+        unit wrote, whose versions the saved file may hold from now on (see
+        `EditHistory.held_too`)."""
+        wrote = self._cache  # (the versions the unit wrote: the merge makes a new cache)
         got = self._read_bytes()
         parsed: ParsedFile | None = None
         cut: int | None = None
         if got is not None:
             data, signature = got
             cut = _remnant(data, *written) if written is not None else None
-            if cut is not None and b"<!-- cairn " in data[cut:]:  # (too short to tell: not kept)
-                self._remnants.append(data[cut:].rstrip(b"\r\n"))
             if cut is not None:
+                if b"<!-- cairn " in data[cut:]:  # (one too short to tell apart is not kept)
+                    self._remnants.append(data[cut:].rstrip(b"\r\n"))
                 log.info(
                     "%s: a save in place met a unit cairn was appending; the %d bytes of it"
                     " left after the saved text are dropped (its memories are kept)",
@@ -670,7 +661,7 @@ class MarkdownMemoryStore(CachedStore):
             parsed = self._parse(data[:cut], signature[2])
         self._merge(parsed, source)
         if unit is not None:
-            self._history.held_too(*unit)
+            self._history.held_too(wrote, unit)
         self._signature = got[1] if got else None
         if cut is not None:
             self._unwritten = True  # the file still holds the remnant: a fold drops it
@@ -819,7 +810,7 @@ class MarkdownMemoryStore(CachedStore):
     def _archive_modified(self) -> datetime | None:
         """The archive's modification time (None when it cannot be read: then "now")."""
         try:
-            return datetime.fromtimestamp(self._archive_path.stat().st_mtime_ns / 1e9, tz=UTC)
+            return _time_of(self._archive_path.stat().st_mtime_ns)
         except OSError:
             return None
 
@@ -1008,6 +999,12 @@ def _read_open(fd: int) -> tuple[bytes, Signature] | None:
         timeout=_SETTLE_TIMEOUT,
         complete=_looks_complete,
     )
+
+
+def _time_of(modified_ns: int) -> datetime:
+    """A file's modification time (nanoseconds) as the time a memory without cairn's comment
+    is given."""
+    return datetime.fromtimestamp(modified_ns / 1e9, tz=UTC)
 
 
 def _remnant(data: bytes, landed: int, unit: bytes) -> int | None:
