@@ -26,6 +26,12 @@ class InvalidLocationError(CairnError):
     """Raised when a location id is not an integer or names no known location."""
 
 
+class InvalidMemoryError(CairnError, ValueError):
+    """Raised by the library API (`cairn.Memory`) when an argument cannot make a memory (empty
+    text, an importance outside 1..1000, an unknown category or scope); the message names the
+    method and the argument. A ValueError too, as the argument's value is what is wrong."""
+
+
 class StoreError(CairnError):
     """Raised when a memory store cannot be read or written."""
 
@@ -105,3 +111,10 @@ class ScenarioError(CairnError):
 class ReportError(CairnError):
     """Raised when a report or comparison cannot be made: a workdir without report.json, an
     unreadable or malformed report.json, a baseline folder that is missing; names the file."""
+
+
+class WorkdirError(CairnError):
+    """Raised by the command line before anything is written or read when a workdir cannot be
+    used: a folder a command would write into that is neither new, empty nor made by cairn
+    (`/`, a home folder), a folder holding another game's run, or a missing folder given to a
+    command that reads. Names the folder and how to choose another."""

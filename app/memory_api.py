@@ -8,7 +8,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from cairn.errors import MemoryNotFoundError
+from pydantic import ValidationError
+
+from cairn.errors import InvalidMemoryError, MemoryNotFoundError
 from cairn.events import events
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.clock import IClock
@@ -32,14 +34,47 @@ if TYPE_CHECKING:
 __all__ = ["Memory", "SearchHit"]
 
 
-def _scope(scope: MemoryScope | str | None) -> MemoryScope | None:
+_ARGUMENT_OF_FIELD = {"npc_ids": "npc_id"}
+"""A MemoryEntry field -> the API argument that sets it, where their names differ."""
+
+
+def _scope(scope: MemoryScope | str | None, method: str = "Memory.list") -> MemoryScope | None:
     if scope is None:
         return None
-    return MemoryScope(scope.lower() if isinstance(scope, str) else scope)
+    try:
+        return MemoryScope(scope.lower() if isinstance(scope, str) else scope)
+    except ValueError:
+        known = ", ".join(s.value for s in MemoryScope)
+        raise InvalidMemoryError(f"{method}: scope: {scope!r} is not one of {known}") from None
 
 
-def _category(category: MemoryCategory | str) -> MemoryCategory:
-    return MemoryCategory(category.upper() if isinstance(category, str) else category)
+def _category(category: MemoryCategory | str, method: str) -> MemoryCategory:
+    try:
+        return MemoryCategory(category.upper() if isinstance(category, str) else category)
+    except ValueError:
+        known = ", ".join(c.value for c in MemoryCategory)
+        raise InvalidMemoryError(
+            f"{method}: category: {category!r} is not one of {known}"
+        ) from None
+
+
+def _source(source: MemorySource | str, method: str) -> MemorySource:
+    try:
+        return MemorySource(source)
+    except ValueError:
+        known = ", ".join(s.value for s in MemorySource)
+        raise InvalidMemoryError(f"{method}: source: {source!r} is not one of {known}") from None
+
+
+def _validated(method: str, fields: dict[str, Any]) -> MemoryEntry:
+    """A MemoryEntry of `fields`; InvalidMemoryError naming the argument pydantic refused."""
+    try:
+        return MemoryEntry.model_validate(fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "?"
+        argument = _ARGUMENT_OF_FIELD.get(field, field)
+        raise InvalidMemoryError(f"{method}: {argument}: {first['msg']}") from None
 
 
 def _tags(tags: Iterable[str]) -> list[str]:
@@ -52,9 +87,9 @@ class Memory:
     Every change is one unit of work (`store.transaction()`); called inside a bus command it
     joins the command's unit of work. `add` announces `memory_recorded` and `forget` announces
     `memory_superseded` after commit, with this object as the sender. Searches are ranked by
-    BM25 (see `cairn.services.search_index`). Invalid fields (an empty title and text, an
-    importance outside 1..1000, an unknown category) raise pydantic's ValidationError or a
-    ValueError; an unknown id raises MemoryNotFoundError.
+    BM25 (see `cairn.services.search_index`). Invalid arguments (an empty text, an importance
+    outside 1..1000, an unknown category or scope) raise InvalidMemoryError (a CairnError and a
+    ValueError) naming the method and the argument; an unknown id raises MemoryNotFoundError.
     """
 
     def __init__(self, container: Container, *, owns_store: bool = False) -> None:
@@ -109,9 +144,11 @@ class Memory:
         `npc_id` an NPC memory, neither a world memory. The title defaults to the first words
         of the text; a location's name defaults to the one the store already knows.
         """
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidMemoryError(f"Memory.add: text: must be a non-empty string, got {text!r}")
         text = text.strip()
         title = (title or "").strip() or short_title(text)
-        resolved = _scope(scope) or (
+        resolved = _scope(scope, "Memory.add") or (
             MemoryScope.LOCATION
             if location_id is not None
             else MemoryScope.NPC
@@ -121,19 +158,22 @@ class Memory:
         if location_id is not None and not location_name:
             record = self._store.location(location_id)
             location_name = record.name if record is not None and record.name else None
-        entry = MemoryEntry(
-            id=self._clock.new_id(title),
-            created_at=self._clock.now(),
-            scope=resolved,
-            category=_category(category),
-            title=title,
-            text=text,
-            importance=importance,
-            tags=_tags(tags),
-            location_id=location_id,
-            location_name=location_name,
-            npc_ids=[npc_id] if npc_id else [],
-            source=MemorySource(source),
+        entry = _validated(
+            "Memory.add",
+            {
+                "id": self._clock.new_id(title),
+                "created_at": self._clock.now(),
+                "scope": resolved,
+                "category": _category(category, "Memory.add"),
+                "title": title,
+                "text": text,
+                "importance": importance,
+                "tags": _tags(tags),
+                "location_id": location_id,
+                "location_name": location_name,
+                "npc_ids": [npc_id] if npc_id else [],
+                "source": _source(source, "Memory.add"),
+            },
         )
         with self._store.transaction() as tx:
             tx.add(entry)
@@ -163,14 +203,14 @@ class Memory:
         if importance is not None:
             changes["importance"] = importance
         if category is not None:
-            changes["category"] = _category(category)
+            changes["category"] = _category(category, "Memory.update")
         if tags is not None:
             changes["tags"] = _tags(tags)
         with self._store.transaction() as tx:
             current = self._require(memory_id)
             if not changes:
                 return current
-            updated = MemoryEntry.model_validate({**current.model_dump(), **changes})
+            updated = _validated("Memory.update", {**current.model_dump(), **changes})
             tx.update(updated)
         return self._as_stored(updated)
 
@@ -207,7 +247,7 @@ class Memory:
     ) -> builtins.list[MemoryEntry]:
         """Memories matching every given filter, in store order (visible ones unless asked)."""
         return self._store.entries(
-            scope=_scope(scope),
+            scope=_scope(scope, "Memory.list"),
             location_id=location_id,
             npc_id=npc_id,
             statuses=None if include_superseded else VISIBLE,
@@ -231,7 +271,7 @@ class Memory:
         return self._index.search(
             query,
             k=k,
-            scope=_scope(scope),
+            scope=_scope(scope, "Memory.search"),
             location_id=location_id,
             npc_id=npc_id,
             include_superseded=include_superseded,

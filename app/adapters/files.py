@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -25,6 +26,9 @@ def atomic_write_text(path: Path, text: str) -> None:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            # mkstemp makes the file 0600: the file written follows the umask (as a file the
+            # shell writes does), or keeps the permissions of the file it replaces
+            os.fchmod(handle.fileno(), file_mode(path))
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
@@ -32,3 +36,14 @@ def atomic_write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def file_mode(path: Path) -> int:
+    """The permissions a rewrite of `path` keeps: the file's own, else what a new file gets
+    under the process's umask (0666 & ~umask)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -8,6 +8,10 @@ The class (or any callable) is called with no arguments and must return an objec
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 from cairn.errors import ConfigError
@@ -32,13 +36,29 @@ class _Adapted(IAgent):
             hook(episode)
 
 
+@contextmanager
+def _current_folder_importable() -> Iterator[None]:
+    """The current folder first on the import path while the agent's module is imported, as
+    `python -m cairn` has it: the `cairn` script and `python -m cairn` find the same modules."""
+    here = os.getcwd()
+    added = here not in sys.path and "" not in sys.path
+    if added:
+        sys.path.insert(0, here)
+    try:
+        yield
+    finally:
+        if added and here in sys.path:
+            sys.path.remove(here)
+
+
 def load_agent(spec: str) -> IAgent:
     """The agent `module:Class` names; ConfigError naming what is wrong."""
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise ConfigError(f"--agent: expected module:Class, got {spec!r}")
     try:
-        module = importlib.import_module(module_name)
+        with _current_folder_importable():
+            module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"--agent: cannot import {module_name!r}: {exc}") from exc
     factory = getattr(module, attribute, None)

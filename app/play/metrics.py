@@ -15,6 +15,9 @@ class EpisodeStats(BaseModel):
     turns: int = 0
     score: int | None = None
     max_score: int | None = None
+    best_score: int | None = None
+    """The highest score the episode reached: a death can take `score` (the final one) below
+    it."""
     won: bool = False
     died: bool = False
     locations_visited: int = 0
@@ -74,7 +77,7 @@ def totals(
     turns = sum(e.turns for e in episodes)
     actions = sum(e.actions for e in episodes)
     tokens = [t for e in episodes for t in e.context_tokens]
-    scores = [e.score for e in episodes if e.score is not None]
+    scores = [s for e in episodes for s in (e.best_score, e.score) if s is not None]
     first = [e.turns_to_first_score for e in episodes if e.turns_to_first_score is not None]
     return {
         "episodes": len(episodes),

@@ -1,13 +1,13 @@
 """run_play: build everything from the container, play the episodes, write the run's files.
 
 Files written into the workdir: the memory store, `map.json` and `map.mmd`, `knowledgebase.md`,
-`report.json`, `report.html`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`.
+`report.json`, `report.html`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`. The
+workdir is claimed first (`cairn.workdir`): new, empty, or cairn's own of the same game.
 """
 
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 import logging
 import signal
@@ -27,6 +27,14 @@ from cairn.interfaces.metrics import SummarizerCounts
 from cairn.play.metrics import EpisodeStats, totals
 from cairn.play.session import PlayOptions, PlaySession, transcript_path
 from cairn.settings import CairnSettings
+from cairn.workdir import (
+    GameIdentity,
+    claim_workdir,
+    demo_identity,
+    game_workdir,
+    named_identity,
+    story_identity,
+)
 
 TurnCallback = Callable[[int, int, GameObservation], None]
 
@@ -50,15 +58,22 @@ def open_play_game(settings: CairnSettings, game_path: Path | None, seed: int) -
     return open_game(game_path, npc_names=npcs, seed=seed, demo_seed=settings.demo_seed)
 
 
+def game_identity(
+    settings: CairnSettings, game_path: Path | None, game: IGame | None = None
+) -> GameIdentity:
+    """Which game a run plays: the story file (its stem and hash), else a given game (its
+    name), else the demo world (its seed). It names the workdir's game and the memory space."""
+    if game_path is not None:
+        return story_identity(game_path)
+    if game is not None:
+        return named_identity(game.name)
+    return demo_identity(settings.demo_seed)
+
+
 def default_space(settings: CairnSettings, game_path: Path | None, game: IGame | None) -> str:
     """The memory space of a game (the postgres store's default): the story file's stem and
     hash, a given game's name, or the demo world and its seed."""
-    if game_path is not None:
-        digest = hashlib.sha256(game_path.read_bytes()).hexdigest()[:16]
-        return f"{game_path.stem}-{digest}"
-    if game is not None:
-        return game.name
-    return f"demo-world-{settings.demo_seed}"
+    return game_identity(settings, game_path, game).key
 
 
 def run_play(
@@ -78,13 +93,14 @@ def run_play(
 
     # every part of the run comes from the composition root; the run's own choices (memory
     # or the baseline, the player's seed) are settings, so its Selectors see them
-    space = settings.memory_space or default_space(settings, game_path, game)
-    settings = settings.model_copy(
+    identity = game_identity(settings, game_path, game)
+    space = settings.memory_space or identity.key
+    settings = game_workdir(settings, identity).model_copy(
         update={"use_memory": use_memory, "play_seed": seed, "memory_space": space}
     )
-    container = build_container(settings)
     workdir = settings.workdir
-    ensure_folder(workdir)
+    claim_workdir(workdir, identity, settings)  # before anything is written: see cairn.workdir
+    container = build_container(settings)
     game = game or open_play_game(settings, game_path, seed)
     memory = container.memory_service()
     counts: SummarizerCounts = memory
@@ -125,11 +141,18 @@ def run_play(
                     on_turn=on_turn,
                     should_stop=stop.requested,
                 )
-                for number in range(1, options.episodes + 1):
-                    stats.append(session.play_episode(number))
+                try:
+                    for number in range(1, options.episodes + 1):
+                        stats.append(session.play_episode(number))
+                        _save_map(map_graph, workdir, settings)
+                        if stop.requested():
+                            break
+                except KeyboardInterrupt:
+                    # a second Ctrl-C: the episode in play stops where it stood (its last unit
+                    # of work committed or rolled back whole); the episodes before it, the map
+                    # and the memories are written as after the first
+                    stop.abort()
                     _save_map(map_graph, workdir, settings)
-                    if stop.requested():
-                        break
             remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
         finally:
             game.close()
@@ -168,7 +191,8 @@ def run_play(
 class _StopOnInterrupt:
     """While active (main thread only), the first Ctrl-C asks the run to stop after the current
     turn: the episode ends cleanly and the map, knowledge base and report are written. A second
-    Ctrl-C interrupts at once, as usual."""
+    Ctrl-C raises KeyboardInterrupt in the turn, as usual; `run_play` then stops at once and
+    still writes the report of the episodes before it (the CLI exits 130 either way)."""
 
     def __init__(self) -> None:
         self._stop = False
@@ -176,6 +200,10 @@ class _StopOnInterrupt:
 
     def requested(self) -> bool:
         return self._stop
+
+    def abort(self) -> None:
+        """The second Ctrl-C came: the run stops now."""
+        self._stop = True
 
     def _handle(self, signum: int, frame: Any) -> None:
         self._stop = True
@@ -204,6 +232,7 @@ def episode_table(report: dict[str, Any]) -> str:
         "ep",
         "turns",
         "score",
+        "best",
         "won",
         "died",
         "visited",
@@ -225,6 +254,7 @@ def episode_table(report: dict[str, Any]) -> str:
                 str(e["episode"]),
                 str(e["turns"]),
                 score,
+                _best(e),
                 "yes" if e["won"] else "no",
                 "yes" if e["died"] else "no",
                 str(e["locations_visited"]),
@@ -241,6 +271,13 @@ def episode_table(report: dict[str, Any]) -> str:
     return "\n".join(
         "  ".join(cell.rjust(w) for cell, w in zip(r, widths, strict=True)) for r in rows
     )
+
+
+def _best(episode: dict[str, Any]) -> str:
+    """The table's best score: the highest the episode reached ("-" when the game cannot tell;
+    a report.json from before the field has only the final score)."""
+    best = episode.get("best_score", episode["score"])
+    return "-" if best is None else str(best)
 
 
 def _circuit(container: Any) -> dict[str, object] | None:

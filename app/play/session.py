@@ -127,6 +127,8 @@ class PlaySession:
             # store looks for others' writes once a turn, not once a read (a unit is `steady`)
             with self._bus.unit():
                 obs = self._turn(ep, obs, turn)
+            if obs.score is not None:
+                ep.stats.best_score = max(obs.score, ep.stats.best_score or obs.score)
             if self._on_turn is not None:
                 self._on_turn(number, turn, obs)
             if obs.done or self._should_stop():

@@ -16,7 +16,7 @@ from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.adapters.storage.memory_store import InMemoryStore
 from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.container import build_container
-from cairn.errors import MemoryNotFoundError
+from cairn.errors import CairnError, InvalidMemoryError, MemoryNotFoundError
 from cairn.events import events
 from cairn.interfaces.store import IMemoryStore
 from cairn.memory_api import Memory
@@ -123,11 +123,35 @@ def test_update_rejects_unknown_ids_and_invalid_values(memory: Memory) -> None:
     entry = memory.add("A note.")
     with pytest.raises(MemoryNotFoundError):
         memory.update("m-unknown", text="x")
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidMemoryError, match=r"^Memory.update: importance: .*1000"):
         memory.update(entry.id, importance=5000)
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidMemoryError, match=r"^Memory.update: title: "):
         memory.update(entry.id, title="   ")
     assert memory.get(entry.id) == entry
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda m: m.add(""), r"^Memory.add: text: must be a non-empty string"),
+        (lambda m: m.add("   \n"), r"^Memory.add: text: "),
+        (lambda m: m.add("A note.", importance=0), r"^Memory.add: importance: "),
+        (lambda m: m.add("A note.", category="RUMOUR"), r"^Memory.add: category: 'RUMOUR'"),
+        (lambda m: m.add("A note.", scope="galaxy"), r"^Memory.add: scope: 'galaxy'"),
+        (lambda m: m.add("A note.", source="dream"), r"^Memory.add: source: 'dream'"),
+        (lambda m: m.list(scope="galaxy"), r"^Memory.list: scope: 'galaxy'"),
+    ],
+)
+def test_a_bad_argument_is_cairns_error_naming_it_and_stores_nothing(
+    memory: Memory, call: Any, message: str
+) -> None:
+    """A new user's first call, `Memory.add("")`, raised pydantic's ValidationError about a
+    "title" they never gave."""
+    with pytest.raises(InvalidMemoryError, match=message) as caught:
+        call(memory)
+    assert isinstance(caught.value, CairnError) and isinstance(caught.value, ValueError)
+    assert not isinstance(caught.value, ValidationError)
+    assert memory.list() == []
 
 
 def test_forget_supersedes_and_never_deletes(memory: Memory) -> None:
