@@ -15,6 +15,7 @@ from cairn import defaults
 from cairn.cli_memories import memories
 from cairn.cli_options import (
     format_entry,
+    play_workdir_option,
     settings_for,
     space_option,
     store_option,
@@ -103,7 +104,8 @@ DEMO_WORKDIR = Path(defaults.WORKDIR) / "narrative-demo"
     "--workdir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help=f"Folder for the demo's memories (default: {DEMO_WORKDIR}).",
+    help="Folder for the demo's memories: new, empty, or the demo's own"
+    f" (default: {DEMO_WORKDIR}).",
 )
 @store_option
 def demo(workdir: Path | None, store: str | None) -> None:
@@ -113,6 +115,10 @@ def demo(workdir: Path | None, store: str | None) -> None:
     from cairn.services.context import ContextRequest
 
     settings = settings_for(workdir or DEMO_WORKDIR, store)
+    if settings.store != "postgres":  # the postgres store writes nothing into the workdir
+        from cairn.workdir import NARRATIVE_DEMO, claim_workdir
+
+        claim_workdir(settings.workdir, NARRATIVE_DEMO, settings)
     container = build_container(settings)
     gs = run_demo_session(container.bus(), build_state())
     mem_store = container.store()
@@ -190,7 +196,7 @@ def run() -> None:
     metavar="MODULE:CLASS",
     help="Play with your own agent: a class with decide(view) (default: the built-in agent).",
 )
-@workdir_option
+@play_workdir_option
 @store_option
 @space_option
 def play(
@@ -226,7 +232,8 @@ def _play(
 ) -> None:
     from cairn.play.agent_loader import load_agent
     from cairn.play.fresh import set_aside_run_files
-    from cairn.play.runner import episode_table, run_play
+    from cairn.play.runner import episode_table, game_identity, run_play
+    from cairn.workdir import check_ours, claim_workdir, game_workdir, mark_workdir
 
     agent = load_agent(agent_spec) if agent_spec else None
     if fresh and settings.store == "postgres":
@@ -234,10 +241,16 @@ def _play(
             "--fresh cannot set aside a postgres memory space (other agents may share it);"
             " give --space a new name to start from no memories"
         )
-    if fresh:
+    identity = game_identity(settings, game_path)
+    settings = game_workdir(settings, identity)  # the default: one folder per game
+    if fresh:  # a folder cairn did not make is refused before anything moves
+        check_ours(settings.workdir, settings)
         aside = set_aside_run_files(settings)
+        mark_workdir(settings.workdir, identity)  # run_play then finds the folder its game's
         if aside is not None:
             click.echo(f"--fresh: the previous run's files are in {aside}", err=True)
+    else:  # refused before the progress bar starts (run_play claims it too)
+        claim_workdir(settings.workdir, identity, settings)
     total = (episodes or settings.play_episodes) * (max_turns or settings.play_max_turns)
     with click.progressbar(
         length=total, label="playing", item_show_func=lambda s: s, file=sys.stderr
@@ -253,16 +266,20 @@ def _play(
             bar.update(done - state["last"])
             state["last"] = done
 
-        result = run_play(
-            settings,
-            game_path=game_path,
-            episodes=episodes,
-            max_turns=max_turns,
-            use_memory=not no_memory,
-            seed=seed,
-            on_turn=on_turn,
-            agent=agent,
-        )
+        try:
+            result = run_play(
+                settings,
+                game_path=game_path,
+                episodes=episodes,
+                max_turns=max_turns,
+                use_memory=not no_memory,
+                seed=seed,
+                on_turn=on_turn,
+                agent=agent,
+            )
+        except KeyboardInterrupt:  # a third Ctrl-C, while the run's files were being written
+            click.echo("\ninterrupted: stopped at once; the memories stored are kept", err=True)
+            sys.exit(130)
     report = result.report
     click.echo(
         f"{report['game']} ({'memory' if report['memory'] else 'no memory'}), llm {report['llm']}"
@@ -290,9 +307,8 @@ def map_command(fmt: str, workdir: Path | None) -> None:
     SVG drawing: redirect it into a .svg file)."""
 
     from cairn.adapters.storage.map_repository import load_map
-    from cairn.settings import load_settings
 
-    settings = load_settings(workdir=workdir)
+    settings = settings_for(workdir, None, reading=True)
     path = settings.workdir / settings.map_file
     graph = load_map(path)
     if not graph.location_ids():
@@ -300,7 +316,7 @@ def map_command(fmt: str, workdir: Path | None) -> None:
     if fmt == "svg":
         from cairn.report.writer import workdir_map_svg
 
-        click.echo(workdir_map_svg(settings_for(workdir, None), graph))
+        click.echo(workdir_map_svg(settings, graph))
         return
     click.echo(graph.render_mermaid() if fmt == "mermaid" else graph.render_dot())
 

@@ -81,7 +81,7 @@ def show(
     from cairn.adapters.storage.opening import open_store
     from cairn.adapters.storage.ops import MemoryCache
 
-    mem_store = open_store(settings_for(workdir, store, space))
+    mem_store = open_store(settings_for(workdir, store, space, reading=True))
     try:
         entries = mem_store.entries(scope=scope, location_id=location_id, npc_id=npc_id)
         if not show_all:
@@ -156,7 +156,8 @@ def search(
     from cairn.memory_api import Memory
 
     text = " ".join(query)
-    with Memory(build_container(settings_for(workdir, store, space)), owns_store=True) as memory:
+    settings = settings_for(workdir, store, space, reading=True)
+    with Memory(build_container(settings), owns_store=True) as memory:
         hits = memory.search(
             text,
             k=k,
@@ -220,7 +221,7 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
     from cairn.adapters.storage.opening import open_store
     from cairn.adapters.storage.transfer import export_lines
 
-    mem_store = open_store(settings_for(workdir, store, space))
+    mem_store = open_store(settings_for(workdir, store, space, reading=True))
     try:
         if fmt == "jsonl":
             click.echo("".join(line + "\n" for line in export_lines(mem_store)), nl=False)
@@ -246,7 +247,12 @@ def import_command(file: Path, workdir: Path | None, store: str | None, space: s
     from cairn.adapters.storage.transfer import import_into, read_export
 
     records, entries = read_export(file)
-    mem_store = open_store(settings_for(workdir, store, space))
+    settings = settings_for(workdir, store, space)
+    if settings.store != "postgres":  # the postgres store writes nothing into the workdir
+        from cairn.workdir import claim_workdir
+
+        claim_workdir(settings.workdir, None, settings)
+    mem_store = open_store(settings)
     try:
         warnings = import_into(mem_store, records, entries)
     finally:

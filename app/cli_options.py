@@ -16,7 +16,15 @@ workdir_option = click.option(
     "--workdir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Folder holding the memory store (default: [tool.cairn] workdir, else ./cairn-runs).",
+    help="Folder holding the memory store (default: [tool.cairn] workdir, else ./cairn-runs, or"
+    " the one game's folder in it).",
+)
+play_workdir_option = click.option(
+    "--workdir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for the run's files: new, empty, or one cairn made for the same game (default:"
+    " [tool.cairn] workdir, else ./cairn-runs/GAME, one folder per game).",
 )
 store_option = click.option(
     "--store",
@@ -34,16 +42,25 @@ space_option = click.option(
 
 
 def settings_for(
-    workdir: Path | None, store: str | None, space: str | None = None
+    workdir: Path | None, store: str | None, space: str | None = None, *, reading: bool = False
 ) -> CairnSettings:
     """Settings for a command's `--workdir`, `--store` and `--space`.
 
-    When no `--store` was given and neither `CAIRN_STORE` nor `[tool.cairn] store` chose one,
-    the store is the one whose file the workdir holds (see `detect_store`).
+    `reading`: the command only reads, so the workdir must exist (nothing is created; a
+    postgres store needs none); by default it is `cairn-runs` or the one game folder in it
+    (see `cairn.workdir.reading_workdir`). When no `--store` was given and neither
+    `CAIRN_STORE` nor `[tool.cairn] store` chose one, the store is the one whose file the
+    workdir holds (see `detect_store`).
     """
     from cairn.settings import load_settings
 
     settings = load_settings(workdir=workdir, store=store, memory_space=space)
+    if reading and settings.store != "postgres":
+        from cairn.workdir import reading_workdir
+
+        folder = reading_workdir(settings)
+        if folder != settings.workdir:
+            settings = settings.model_copy(update={"workdir": folder})
     if store is None and "store" not in settings.model_fields_set:
         found = detect_store(settings)
         if found is not None and found != settings.store:  # as if --store had said it

@@ -33,7 +33,8 @@ def report(
     """Write one self-contained HTML page: the map, the memories, the curves and LLM use."""
     from cairn.report.writer import write_report
 
-    path = write_report(settings_for(workdir, store), output=output, baseline=baseline)
+    settings = settings_for(workdir, store, reading=True)
+    path = write_report(settings, output=output, baseline=baseline)
     click.echo(f"report: {path}")
 
 

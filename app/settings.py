@@ -34,7 +34,8 @@ class CairnSettings(BaseSettings):
 
     workdir: Path = Path(defaults.WORKDIR)
     """Where memories, map, knowledge base and reports go: a named folder, never the current
-    folder itself."""
+    folder itself. When it is not set, `cairn play` uses one folder per game under it
+    (`cairn-runs/<game>`, see `cairn.workdir`)."""
     store: Literal["markdown", "sqlite", "postgres"] = "markdown"
     memory_file: str = "Memories.md"
     sqlite_file: str = "memories.sqlite3"

@@ -1,9 +1,11 @@
 """`--fresh`: start a run from no memories without destroying the previous ones.
 
 The files cairn made in the workdir (by exact name: the store and its session backups, SQLite's
--wal/-shm, the map, the knowledge base, the report) move into `backups/YYYYMMDD-HHMMSS/` in the
-workdir. Nothing else is touched: never a user's `Memories.md.bak`, never a pattern that an
-empty name would turn into "everything". The lock file stays (another process may hold it).
+-wal/-shm, the map, the knowledge base, the report, and the `.cairn` marker naming their game)
+move into `backups/YYYYMMDD-HHMMSS/` in the workdir. Nothing else is touched: never a user's
+`Memories.md.bak`, never a pattern that an empty name would turn into "everything". The lock
+file stays (another process may hold it). The command line refuses a folder cairn did not make
+before anything moves, and marks the folder as the new run's game after (`cairn.workdir`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from cairn.adapters.storage.companions import archive_name, snapshot_name
 from cairn.errors import StoreError
 from cairn.settings import CairnSettings
+from cairn.workdir import MARKER
 
 BACKUPS_FOLDER = "backups"
 
@@ -35,6 +38,7 @@ def run_file_names(settings: CairnSettings) -> list[str]:
         settings.knowledge_file,
         settings.report_file,
         "report.html",
+        MARKER,  # which game the files set aside are of
     ]
     return list(dict.fromkeys(names))
 
