@@ -98,6 +98,8 @@ class Container(containers.DeclarativeContainer):
 
     publisher = providers.Singleton(EventPublisher)
 
+    clock = providers.Singleton(make_clock, config.deterministic_seed)
+
     store = providers.Selector(
         config.store,
         markdown=providers.Singleton(
@@ -106,6 +108,7 @@ class Container(containers.DeclarativeContainer):
             config.memory_file,
             config.backup_count,
             config.lock_timeout,
+            clock,
         ),
         sqlite=providers.Singleton(opening.sqlite_store, config.workdir, config.sqlite_file),
         postgres=providers.Singleton(
@@ -131,8 +134,6 @@ class Container(containers.DeclarativeContainer):
     )
 
     summarizer = providers.Singleton(build_summarizer, llm_client)
-
-    clock = providers.Singleton(make_clock, config.deterministic_seed)
 
     map_graph = providers.Singleton(
         load_map, providers.Callable(_file_in, config.workdir, config.map_file)

@@ -8,15 +8,16 @@ rewrites them), `coverage_min` and `memory_locations_reported`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from cairn.models.game import GameState
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
+from cairn.replay.limits import ScenarioLocationId
 from cairn.services.context.context_service import PROMPT_KINDS
 
 LineOf = Callable[..., int]
@@ -61,7 +62,7 @@ class MemoryExpectation(_Model):
     """
 
     scope: MemoryScope | None = None
-    location: StrictInt | None = None
+    location: ScenarioLocationId | None = None
     npc: str | None = None
     category: MemoryCategory | None = None
     status: MemoryStatus | Literal["visible", "any"] = "visible"
@@ -118,7 +119,7 @@ class CursorExpectation(_Model):
     """The scenario cursors at the end: world, per location id, per NPC id."""
 
     world: int | None = None
-    locations: dict[StrictInt, int] = Field(default_factory=dict)
+    locations: dict[ScenarioLocationId, int] = Field(default_factory=dict)
     npcs: dict[str, int] = Field(default_factory=dict)
 
 
@@ -217,10 +218,13 @@ def evaluate(
     outcome: ReplayOutcome,
     *,
     line_of: LineOf,
-    base_dir: Path,
+    prompt_files: Sequence[Path],
     update_expected: bool = False,
 ) -> list[CheckResult]:
-    """Every check of `expect` against `outcome`, in the order they are written."""
+    """Every check of `expect` against `outcome`, in the order they are written.
+
+    `prompt_files` are the expected prompt files, one per `expect.prompts` (resolved and
+    checked to be inside the scenario's folder by `ScenarioDocument.prompt_paths`)."""
     results = [
         check_memory(exp, outcome.entries, f"memories[{i}]", line_of("expect", "memories", i))
         for i, exp in enumerate(expect.memories)
@@ -229,8 +233,7 @@ def evaluate(
         results += check_cursors(expect.cursors, outcome.game_state, line_of)
     if expect.counts is not None:
         results += check_counts(expect.counts, outcome, line_of)
-    for i, prompt in enumerate(expect.prompts):
-        path = Path(prompt.file) if Path(prompt.file).is_absolute() else base_dir / prompt.file
+    for i, path in enumerate(prompt_files):
         actual = outcome.prompts.get(i, "")
         line = line_of("expect", "prompts", i)
         results.append(check_prompt(f"prompts[{i}]", path, actual, update_expected, line))
@@ -336,14 +339,17 @@ def check_prompt(
 ) -> CheckResult:
     """Compare a prompt with its expected file (a trailing newline is ignored); with
     `update_expected` write the file instead when it is missing or differs."""
-    expected = path.read_text(encoding="utf-8") if path.is_file() else None
-    if expected is not None and expected.removesuffix("\n") == actual:
-        return CheckResult(name, True, f"prompt matches {path}", line=line)
-    if update_expected:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(actual + "\n", encoding="utf-8")
-        verb = "written" if expected is None else "updated"
-        return CheckResult(name, True, f"{verb} {path}", line=line)
+    try:
+        expected = path.read_text(encoding="utf-8") if path.is_file() else None
+        if expected is not None and expected.removesuffix("\n") == actual:
+            return CheckResult(name, True, f"prompt matches {path}", line=line)
+        if update_expected:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(actual + "\n", encoding="utf-8")
+            verb = "written" if expected is None else "updated"
+            return CheckResult(name, True, f"{verb} {path}", line=line)
+    except (OSError, UnicodeDecodeError) as exc:
+        return CheckResult(name, False, f"cannot use the prompt file {path}: {exc}", line=line)
     if expected is None:
         summary = f"missing expected prompt file {path} (run with --update-expected)"
         return CheckResult(name, False, summary, actual, line)

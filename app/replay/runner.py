@@ -47,6 +47,7 @@ from cairn.replay.scenario import (
     ScenarioDocument,
     TurnStep,
     load_scenario,
+    path_inside,
 )
 from cairn.services.clock import SystemClock
 from cairn.services.context import ContextRequest
@@ -149,8 +150,9 @@ def run_scenario(
 
     document = scenario if isinstance(scenario, ScenarioDocument) else load_scenario(scenario)
     spec = document.scenario
-    workdir.mkdir(parents=True, exist_ok=True)
+    prompt_files = document.prompt_paths()  # a document built in code is checked here
     settings = replay_settings(document, workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
     container = build_container(settings)
     started = time.perf_counter()
     unknown = 0
@@ -173,7 +175,7 @@ def run_scenario(
         spec.expect,
         outcome,
         line_of=document.line,
-        base_dir=document.base_dir,
+        prompt_files=prompt_files,
         update_expected=update_expected,
     )
     return ReplayReport(
@@ -219,6 +221,31 @@ def replay_files(
                 ReplayReport(name=name, path=path, kind="?", workdir=None, error=str(exc))
             )
     return reports
+
+
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+"""What a scenario file's name ends with, among a folder's files."""
+
+
+def scenario_files(paths: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+    """The scenario files `paths` name, in order: a file as given; for a folder, the scenario
+    files directly inside it (SCENARIO_SUFFIXES, not hidden), sorted by name. Also the folders
+    that hold none (`scenarios/cassettes` of a `scenarios/*` glob): skipped, for a note."""
+    files: list[Path] = []
+    empty: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        found = sorted(
+            p
+            for p in path.iterdir()
+            if p.suffix in SCENARIO_SUFFIXES and not p.name.startswith(".") and p.is_file()
+        )
+        files += found
+        if not found:
+            empty.append(path)
+    return files, empty
 
 
 def walkthrough_document(story: Path, episodes: int = 1) -> ScenarioDocument:
@@ -268,7 +295,7 @@ def find_story(document: ScenarioDocument, roms: Path | None = None) -> Path | N
         return None
     folder = roms_folder(roms)
     candidates = [document.resolve(spec.story)]
-    if folder is not None:
+    if folder is not None and path_inside(folder, spec.story, follow_symlinks=False):
         candidates.append(folder / spec.story)
     for candidate in candidates:
         if candidate.is_file():

@@ -8,17 +8,22 @@ Two kinds share one header (`name`, `description`, `seed`, `llm`, `settings`, `e
 - `jericho`: a `story` file, then `actions`, or `walkthrough: true` / `walkthrough_steps: N`,
   and `episodes`.
 
-YAML is read with PyYAML's safe loader; the composed node tree keeps each key's line, so a
-pydantic error location (`steps[3].present`) is mapped back to `file:line`. Anchors and
-aliases are rejected (a scenario needs none; they make billion-laughs and self-referencing
-documents), and so is nesting deeper than MAX_YAML_DEPTH.
+YAML is read with PyYAML's safe constructor over libyaml's parser (PyYAML's own when libyaml
+is absent); the composed node tree keeps each key's line, so a pydantic error location
+(`steps[3].present`) is mapped back to `file:line`. Anchors and aliases are rejected (a
+scenario needs none; they make billion-laughs and self-referencing documents), and so is a
+document past a bound of `cairn.replay.limits` (size, items per list, values, nesting), at the
+point it crosses it.
 
 Nothing a scenario names leaves its folder: `*_file` settings are plain file names (in the
-replay workdir) and `cassette:PATH` / `record:PATH` resolve inside the scenario's folder.
+replay workdir); `cassette:PATH` / `record:PATH`, expected prompt files and a story path
+resolve inside the scenario's folder (a story given by name is also looked up in the roms
+folder, and stays inside that).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,16 +35,24 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
-    StrictInt,
     Tag,
     ValidationError,
     field_validator,
     model_validator,
 )
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
 from cairn.errors import ScenarioError
 from cairn.replay.expectations import Expectations
+from cairn.replay.limits import (
+    MAX_ITEMS,
+    MAX_SCENARIO_BYTES,
+    MAX_YAML_DEPTH,
+    MAX_YAML_NODES,
+    ScenarioLocationId,
+)
 from cairn.settings import CairnSettings
 
 Loc = tuple[str | int, ...]
@@ -50,8 +63,6 @@ RESERVED_SETTINGS = frozenset({"workdir", "deterministic_seed", "llm"})
 """Settings a scenario sets through its own fields (`seed`, `llm`) or the replay decides."""
 FILE_SETTING_SUFFIX = "_file"
 """Settings named `*_file` (`memory_file`, `map_file`, ...) name a file in the replay workdir."""
-MAX_YAML_DEPTH = 64
-"""Deeper nesting is rejected while composing, before any recursive walk of the node tree."""
 
 
 class _Model(BaseModel):
@@ -81,9 +92,9 @@ class ReplaySettings(CairnSettings):
 
 
 class LocationSpec(_Model):
-    """A location of the narrative world (integer id, like Jericho's)."""
+    """A location of the narrative world (an integer id, like Jericho's: 0 to MAX_LOCATION_ID)."""
 
-    id: StrictInt
+    id: ScenarioLocationId
     name: str = ""
     danger_level: str | None = None
 
@@ -93,7 +104,7 @@ class NpcSpec(_Model):
 
     id: str = Field(min_length=1)
     name: str = ""
-    location: StrictInt | None = None
+    location: ScenarioLocationId | None = None
 
 
 class NamedSpec(_Model):
@@ -124,7 +135,7 @@ class EncounterSpec(_Model):
     """An encounter that can be completed at one location."""
 
     id: str = Field(min_length=1)
-    location: StrictInt
+    location: ScenarioLocationId
 
 
 # -- narrative steps --------------------------------------------------------------------------
@@ -138,7 +149,7 @@ class _Step(_Model):
 class MoveStep(_Step):
     """`ChangeLocation`: summarizes the visit being left, then moves (`via`: the exit taken)."""
 
-    move: StrictInt
+    move: ScenarioLocationId
     via: str | None = None
 
 
@@ -149,14 +160,14 @@ class SayStep(_Step):
     role: str = "narrator"
     present: list[str] = Field(default_factory=list)
     mentioned: list[str] = Field(default_factory=list)
-    location: StrictInt | None = None
+    location: ScenarioLocationId | None = None
 
 
 class NpcStep(_Step):
     """The engine moves an NPC (`to: null`: it leaves every location); no command is sent."""
 
     npc: str
-    to: StrictInt | None
+    to: ScenarioLocationId | None
 
 
 class NoteStep(_Step):
@@ -164,7 +175,7 @@ class NoteStep(_Step):
 
     note: str
     importance: int = Field(500, ge=1, le=1000)
-    location: StrictInt | None = None
+    location: ScenarioLocationId | None = None
     world: bool = False
 
 
@@ -173,7 +184,7 @@ class TurnStep(_Step):
 
     turn: str
     response: str
-    location_after: StrictInt | None = None
+    location_after: ScenarioLocationId | None = None
     score_before: int | None = None
     score_after: int | None = None
     inventory_before: list[str] = Field(default_factory=list)
@@ -208,7 +219,7 @@ class ActStep(_Step):
 class LocationStateStep(_Step):
     """`UpdateLocationState`: a danger level (`CLEARED` is a world event) and/or an encounter."""
 
-    update_location: StrictInt
+    update_location: ScenarioLocationId
     danger_level: str | None = None
     complete_encounter: str | None = None
 
@@ -398,12 +409,14 @@ class SourceMap:
 
 
 def format_loc(loc: Sequence[str | int]) -> str:
-    """`steps[3].present` from ("steps", 3, "step:say", "present")."""
+    """`steps[3].present` from ("steps", 3, "step:say", "present"); a mapping's key that is
+    wrong itself is `...locations[99] (key)` (before pydantic's "[key]" segment)."""
     out = ""
-    for seg in loc:
-        if isinstance(seg, int):
-            out += f"[{seg}]"
-        elif not seg.startswith(_TAG):
+    for i, seg in enumerate(loc):
+        key = i + 1 < len(loc) and loc[i + 1] == "[key]"
+        if isinstance(seg, int) or key:
+            out += f"[{seg}]" + (" (key)" if key else "")
+        elif seg != "[key]" and not seg.startswith(_TAG):
             out += f".{seg}" if out else seg
     return out or "(document)"
 
@@ -430,6 +443,21 @@ class ScenarioFileError(ScenarioError):
 def scenario_error(path: Path | None, problems: Sequence[Problem]) -> ScenarioFileError:
     """A ScenarioError listing each problem as `file:line: field: message`."""
     return ScenarioFileError(path, problems)
+
+
+def path_inside(folder: Path, relative: str, *, follow_symlinks: bool = True) -> bool:
+    """Whether `relative` names something inside `folder` (not the folder itself): the one
+    check every path a scenario names goes through. Symlinks are followed (a scenario's folder
+    comes with the scenario, links included), or not (`follow_symlinks=False`: the roms folder
+    is the user's own, and a link they put there is theirs)."""
+    if not relative or "\0" in relative or Path(relative).is_absolute():
+        return False
+    if follow_symlinks:
+        inside, target = folder.resolve(), (folder / relative).resolve()
+    else:
+        inside = Path(os.path.normpath(folder.absolute()))
+        target = Path(os.path.normpath(folder.absolute() / relative))
+    return target != inside and target.is_relative_to(inside)
 
 
 @dataclass
@@ -472,15 +500,9 @@ class ScenarioDocument:
     def resolve_inside(self, relative: str, loc: Sequence[str | int]) -> Path:
         """A path relative to the scenario's folder that stays inside it (symlinks followed);
         else a ScenarioError naming the field `loc`."""
-        path = Path(relative)
-        inside = (
-            bool(relative)
-            and not path.is_absolute()
-            and (self.base_dir / path).resolve().is_relative_to(self.base_dir.resolve())
-        )
-        if not inside:
+        if not path_inside(self.base_dir, relative):
             raise self.error(loc, f"must be a path inside the scenario's folder, got {relative!r}")
-        return self.base_dir / path
+        return self.base_dir / relative
 
     def llm_path(self) -> Path | None:
         """The `cassette:PATH` / `record:PATH` file, checked to be inside the scenario's folder."""
@@ -489,17 +511,71 @@ class ScenarioDocument:
             return None
         return self.resolve_inside(path, ("llm",))
 
+    def prompt_paths(self) -> list[Path]:
+        """The expected prompt files (`expect.prompts[i].file`), each checked to be inside the
+        scenario's folder: a replay reads them, and `--update-expected` writes them. Raises a
+        ScenarioError naming every one that is not."""
+        problems: list[Problem] = []
+        for i, prompt in enumerate(self.scenario.expect.prompts):
+            if not path_inside(self.base_dir, prompt.file):
+                loc = ("expect", "prompts", i, "file")
+                message = f"must be a path inside the scenario's folder, got {prompt.file!r}"
+                problems.append(Problem(self.line(*loc), format_loc(loc), message))
+        if problems:
+            raise scenario_error(self.path, problems)
+        return [self.base_dir / prompt.file for prompt in self.scenario.expect.prompts]
 
-class _ScenarioLoader(yaml.SafeLoader):
-    """The safe loader without anchors or aliases, and with nesting bounded while composing:
-    a billion-laughs or self-referencing document fails at its first anchor, in linear time."""
+    def check_story(self) -> None:
+        """A jericho scenario's story path stays inside the scenario's folder (it is looked up
+        there, then in the roms folder; `demo:SEED` names no file). Checked when a scenario
+        file is read: `walkthrough_document` names the --game file by its absolute path."""
+        spec = self.scenario
+        if isinstance(spec, JerichoScenario) and not spec.story.startswith("demo:"):
+            self.resolve_inside(spec.story, ("story",))
+
+
+if yaml.__with_libyaml__:
+    from yaml._yaml import CParser
+
+    _EventSource: type[Any] = CParser
+else:  # pragma: no cover - PyYAML built without libyaml
+
+    class _PyEventSource(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+        def __init__(self, stream: str) -> None:
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+
+    _EventSource = _PyEventSource
+
+
+class _TooLarge(Exception):
+    """A document past a bound of `cairn.replay.limits`, at the node that crossed it."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+class _ScenarioLoader(yaml.composer.Composer, _EventSource, SafeConstructor, Resolver):  # type: ignore[misc]
+    """PyYAML's composer and safe constructor over libyaml's events (PyYAML's own scanner and
+    parser took most of the 22 s a 200,000-step scenario took to load), without anchors or
+    aliases, and with nesting, items per list or mapping and values in all bounded while
+    composing: a billion-laughs, self-referencing or oversized document fails at the node
+    that crosses a bound, in linear time."""
 
     def __init__(self, stream: str) -> None:
-        super().__init__(stream)
+        _EventSource.__init__(self, stream)
+        yaml.composer.Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
         self._depth = 0
+        self._nodes = 0
+        self._path: list[tuple[str | int, int]] = []
+        """The field being composed, with the (0-based) line that names it."""
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        event = self.peek_event()  # type: ignore[no-untyped-call]
+        event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             message = "anchors and aliases (&name, *name) are not allowed in a scenario"
             raise yaml.composer.ComposerError(None, None, message, event.start_mark)
@@ -507,11 +583,46 @@ class _ScenarioLoader(yaml.SafeLoader):
             raise yaml.composer.ComposerError(
                 None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", event.start_mark
             )
+        self._check_items(parent, index)
+        segment: tuple[str | int, int] | None = None
+        if isinstance(parent, yaml.SequenceNode):
+            segment = (index, event.start_mark.line)
+        elif isinstance(parent, yaml.MappingNode) and isinstance(index, yaml.Node):
+            name = index.value if isinstance(index, yaml.ScalarNode) else "?"
+            segment = (str(name), index.start_mark.line)
+        if segment is not None:
+            self._path.append(segment)
         self._depth += 1
         try:
+            self._nodes += 1
+            if self._nodes > MAX_YAML_NODES:
+                message = f"more than {MAX_YAML_NODES:,} YAML values in the scenario"
+                raise _TooLarge(Problem(event.start_mark.line + 1, self._where(), message))
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+            if segment is not None:
+                self._path.pop()
+
+    def _where(self) -> str:
+        return format_loc([seg for seg, _ in self._path])
+
+    def _check_items(self, parent: yaml.Node | None, index: Any) -> None:
+        """Refuse an item past MAX_ITEMS in its list or mapping (`parent`), named by the field
+        that holds that list or mapping, at that field's line."""
+        if isinstance(parent, yaml.SequenceNode):
+            count = index
+        elif isinstance(parent, yaml.MappingNode) and index is None:
+            count = len(parent.value)  # a key: the pairs composed so far
+        else:
+            return
+        if count >= MAX_ITEMS:
+            line = self._path[-1][1] + 1 if self._path else 1
+            message = (
+                f"more than {MAX_ITEMS:,} items (a list or mapping in a scenario holds at most "
+                f"{MAX_ITEMS:,}; split the scenario)"
+            )
+            raise _TooLarge(Problem(line, self._where(), message))
 
 
 def _compose(text: str, path: Path) -> tuple[yaml.Node | None, Any]:
@@ -519,6 +630,8 @@ def _compose(text: str, path: Path) -> tuple[yaml.Node | None, Any]:
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
+    except _TooLarge as exc:
+        raise scenario_error(path, [exc.problem]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -563,6 +676,8 @@ def _problems(exc: ValidationError, source: SourceMap, prefix: Loc = ()) -> list
 
 def parse_scenario(text: str, path: Path) -> ScenarioDocument:
     """Validate scenario YAML text; raise ScenarioError naming `path`, line and field."""
+    if len(text) > MAX_SCENARIO_BYTES:  # characters: each is at least a byte
+        raise scenario_error(path, [_too_big()])
     node, data = _compose(text, path)
     source = SourceMap(node)
     duplicates = _duplicates(node)
@@ -583,6 +698,8 @@ def parse_scenario(text: str, path: Path) -> ScenarioDocument:
     document = ScenarioDocument(scenario, path, source)
     check_settings(document)
     document.llm_path()
+    document.prompt_paths()
+    document.check_story()
     if isinstance(scenario, NarrativeScenario):
         check_references(document, scenario)
     else:
@@ -594,13 +711,22 @@ def parse_scenario(text: str, path: Path) -> ScenarioDocument:
 
 
 def load_scenario(path: Path | str) -> ScenarioDocument:
-    """Read and validate a scenario file."""
+    """Read and validate a scenario file (at most MAX_SCENARIO_BYTES of it are read)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SCENARIO_BYTES + 1)
+        if len(data) > MAX_SCENARIO_BYTES:
+            raise scenario_error(path, [_too_big()])
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise scenario_error(path, [Problem(1, "(file)", f"cannot read: {exc}")]) from exc
     return parse_scenario(text, path)
+
+
+def _too_big() -> Problem:
+    message = f"larger than {MAX_SCENARIO_BYTES:,} bytes (the most a scenario may hold)"
+    return Problem(1, "(file)", message)
 
 
 def check_settings(document: ScenarioDocument) -> None:
@@ -650,10 +776,11 @@ def check_references(document: ScenarioDocument, scenario: NarrativeScenario) ->
         ("acts", scenario.acts),
         ("encounters", scenario.encounters),
     ):
-        ids = [item.id for item in items]
-        for i, item_id in enumerate(ids):
-            if item_id in ids[:i]:
+        declared: set[str | int] = set()
+        for i, item_id in enumerate([item.id for item in items]):
+            if item_id in declared:
                 bad((name, i, "id"), f"id {item_id!r} declared twice")
+            declared.add(item_id)
     for i, npc in enumerate(scenario.npcs):
         if npc.location is not None and npc.location not in locations:
             bad(("npcs", i, "location"), f"no location {npc.location} declared")

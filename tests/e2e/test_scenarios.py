@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from cairn.replay import (
     prepare_workdir,
     run_scenario,
 )
-from cairn.replay.runner import replay_settings
+from cairn.replay.runner import replay_settings, scenario_files
 from cairn.replay.scenario import JerichoScenario, ScenarioFileError
 from tests.conftest import SHARED_ROMS
 
@@ -103,6 +104,58 @@ def test_every_shipped_scenario_passes_through_the_cli(tmp_path: Path) -> None:
     assert "FAIL" not in result.output
     for name in playable:  # each in its own fresh subfolder
         assert (tmp_path / Path(name).stem / ".cairn-replay").is_file()
+
+
+def _all_playable() -> None:
+    """Skip unless every shipped scenario can be played here (Jericho and the story files)."""
+    for path in SCENARIOS:
+        _skip_unplayable(load_scenario(path))
+
+
+def _expect_every_shipped_scenario_passed(result: Result) -> None:
+    assert result.exit_code == 0, result.output
+    n = len(SCENARIOS)
+    assert f"{n} scenario(s): {n} passed, 0 failed" in result.output
+    for path in SCENARIOS:
+        assert f"({path}): " in result.output  # each replayed, once
+
+
+def test_a_glob_over_the_scenarios_folder_replays_its_scenarios(tmp_path: Path) -> None:
+    _all_playable()
+    argv = sorted(str(p) for p in (ROOT / "scenarios").glob("*"))  # `scenarios/*`, as a shell
+    assert any(Path(arg).is_dir() for arg in argv)  # cassettes/, expected/
+
+    result = invoke_replay([*argv, "--workdir", str(tmp_path)])
+
+    _expect_every_shipped_scenario_passed(result)
+    for folder in ("cassettes", "expected"):
+        note = f"{ROOT / 'scenarios' / folder} holds no scenario file (*.yaml, *.yml); skipped"
+        assert f"note: {note}" in result.stderr
+
+
+def test_a_folder_replays_the_scenarios_directly_in_it_in_name_order() -> None:
+    _all_playable()
+    result = invoke_replay([str(ROOT / "scenarios")])
+    _expect_every_shipped_scenario_passed(result)
+    order = [result.output.index(f"({path}): ") for path in SCENARIOS]
+    assert order == sorted(order)
+    assert result.stderr == ""  # the folder itself holds scenarios: no note
+
+
+def test_scenario_files_takes_a_folders_scenarios_only(tmp_path: Path) -> None:
+    for name in ("b.yaml", "a.yml", ".hidden.yaml", "notes.txt", "sub/c.yaml"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("kind: narrative\n")
+    (tmp_path / "empty").mkdir()
+    files, skipped = scenario_files([tmp_path, tmp_path / "notes.txt", tmp_path / "empty"])
+    assert files == [tmp_path / "a.yml", tmp_path / "b.yaml", tmp_path / "notes.txt"]
+    assert skipped == [tmp_path / "empty"]
+
+
+def test_a_folder_with_no_scenario_alone_is_a_usage_error(tmp_path: Path) -> None:
+    result = invoke_replay([str(ROOT / "scenarios" / "cassettes")])
+    assert result.exit_code == 2
+    assert "no scenario files in" in result.output
 
 
 def test_the_tavern_session_covers_seed_004(tmp_path: Path) -> None:
@@ -212,8 +265,9 @@ def test_malformed_yaml_names_the_file_and_line(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"{path}:7: (yaml): invalid YAML")
 
     result = invoke_replay([str(path), "--workdir", str(tmp_path / "run")])
-    assert result.exit_code == 1
-    assert f"ERROR {path}:7: (yaml): invalid YAML" in result.output
+    assert result.exit_code == 2  # refused: nothing replayed
+    assert result.stderr.startswith(f"{path}:7: (yaml): invalid YAML")
+    assert not (tmp_path / "run").exists()
 
 
 def test_an_unknown_field_names_the_file_line_and_field(tmp_path: Path) -> None:
@@ -307,6 +361,62 @@ def test_two_replays_are_byte_identical(tmp_path: Path) -> None:
     assert first.outcome is not None and second.outcome is not None
     assert first.outcome.prompts == second.outcome.prompts
     assert len(first.outcome.prompts) == 2
+
+
+ARCHIVING = """kind: narrative
+name: archiving
+settings: {cap_world: 1}
+locations:
+  - {id: 1, name: Hall}
+steps:
+  - move: 1
+  - {note: The lamp is lit., world: true}
+  - {note: The bell rang., world: true}
+  - {note: The door is shut., world: true}
+  - end_episode: {}
+  - {note: The well is dry., world: true}
+  - {note: The gate is open., world: true}
+  - end_episode: {}
+expect:
+  counts: {superseded: 0, world: 1}
+"""
+"""World memories past `cap_world` are retired, and each episode's end moves them to
+Memories.archive.md (twice: the second episode's memories are stamped after the first move)."""
+
+
+def _set_wall_clock(monkeypatch: pytest.MonkeyPatch, when: datetime) -> None:
+    """Every cairn module's `utc_now` (cairn's one reading of the wall clock) returns `when`."""
+    from cairn.models import memory
+
+    real = memory.utc_now
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] in ("cairn", "app") and getattr(module, "utc_now", None) is real:
+            monkeypatch.setattr(module, "utc_now", lambda: when)
+
+
+def _all_files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_replays_that_archive_are_byte_identical_whatever_the_wall_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario = tmp_path / "archiving.yaml"
+    scenario.write_text(ARCHIVING, encoding="utf-8")
+    for name, when in (
+        ("one", datetime(2030, 1, 1, 8, 0, 0, tzinfo=UTC)),
+        ("two", datetime(2031, 7, 15, 17, 45, 30, tzinfo=UTC)),
+    ):
+        _set_wall_clock(monkeypatch, when)
+        report = run_scenario(scenario, tmp_path / name)
+        assert report.passed, report.render()
+
+    one, two = _all_files(tmp_path / "one"), _all_files(tmp_path / "two")
+    assert "Memories.archive.md" in one
+    assert b"moved here 2026-01-01" in one["Memories.archive.md"]  # the replay's clock
+    assert one.keys() == two.keys()
+    for name, data in one.items():
+        assert data == two[name], name
 
 
 def test_a_replay_folder_is_cleared_but_a_foreign_one_is_not(tmp_path: Path) -> None:

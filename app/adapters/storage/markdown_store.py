@@ -65,6 +65,7 @@ from cairn.adapters.storage.snapshot import (
     write_snapshot,
 )
 from cairn.errors import StoreError, StoreLockedError
+from cairn.interfaces.clock import IClock
 from cairn.models.memory import MemoryEntry, MemoryStatus, utc_now
 
 log = logging.getLogger(__name__)
@@ -152,8 +153,11 @@ class MarkdownMemoryStore(CachedStore):
         backup_count: int = 3,
         lock_timeout: float = 30.0,
         recent_limit: int | None = None,
+        clock: IClock | None = None,
     ) -> None:
         super().__init__()
+        self._now = utc_now if clock is None else clock.now
+        """The time the archive's headers carry: the container's clock (a replay's is its own)."""
         self._recent_limit = RECENT_LIMIT if recent_limit is None else recent_limit
         self._recent_share = RECENT_SHARE if recent_limit is None else 0
         """An explicit `recent_limit` is a fixed bound; the default grows with the file."""
@@ -748,7 +752,7 @@ class MarkdownMemoryStore(CachedStore):
     def _archive(self, entries: list[MemoryEntry]) -> None:
         """Append `entries` to the archive file, durably (before the fold drops them: a crash
         between the two leaves them in both files, and readers take the live file's)."""
-        part = AppendedPart(f"{ARCHIVE_HEADER} (moved here {utc_now():%Y-%m-%d %H:%M:%S} UTC)")
+        part = AppendedPart(f"{ARCHIVE_HEADER} (moved here {self._now():%Y-%m-%d %H:%M:%S} UTC)")
         in_part = sorted(entries, key=lambda e: section_of(e)[0] != "location")
         for entry in in_part:
             part.add_memory(self._cache, entry)

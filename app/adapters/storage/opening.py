@@ -20,12 +20,14 @@ DEFAULT_SPACE = "default"
 """The postgres store's memory space when neither the settings nor a game name one."""
 
 
-def markdown_store(workdir: str | Path, name: str, backup_count: int, lock_timeout: float) -> Any:
-    """Memories.md in the workdir."""
+def markdown_store(
+    workdir: str | Path, name: str, backup_count: int, lock_timeout: float, clock: Any = None
+) -> Any:
+    """Memories.md in the workdir (`clock`: the container's, for the archive's times)."""
     from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 
     return MarkdownMemoryStore(
-        Path(workdir) / name, backup_count=backup_count, lock_timeout=lock_timeout
+        Path(workdir) / name, backup_count=backup_count, lock_timeout=lock_timeout, clock=clock
     )
 
 
