@@ -110,7 +110,9 @@ class Container(containers.DeclarativeContainer):
             config.lock_timeout,
             clock,
         ),
-        sqlite=providers.Singleton(opening.sqlite_store, config.workdir, config.sqlite_file),
+        sqlite=providers.Singleton(
+            opening.sqlite_store, config.workdir, config.sqlite_file, clock
+        ),
         postgres=providers.Singleton(
             opening.postgres_store,
             config.database_url,

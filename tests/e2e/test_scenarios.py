@@ -365,7 +365,7 @@ def test_two_replays_are_byte_identical(tmp_path: Path) -> None:
 
 ARCHIVING = """kind: narrative
 name: archiving
-settings: {cap_world: 1}
+settings: {cap_world: 1, store: STORE}
 locations:
   - {id: 1, name: Hall}
 steps:
@@ -398,11 +398,12 @@ def _all_files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
+@pytest.mark.parametrize("store", ["markdown", "sqlite"])
 def test_replays_that_archive_are_byte_identical_whatever_the_wall_clock(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store: str
 ) -> None:
     scenario = tmp_path / "archiving.yaml"
-    scenario.write_text(ARCHIVING, encoding="utf-8")
+    scenario.write_text(ARCHIVING.replace("STORE", store), encoding="utf-8")
     for name, when in (
         ("one", datetime(2030, 1, 1, 8, 0, 0, tzinfo=UTC)),
         ("two", datetime(2031, 7, 15, 17, 45, 30, tzinfo=UTC)),
@@ -412,8 +413,11 @@ def test_replays_that_archive_are_byte_identical_whatever_the_wall_clock(
         assert report.passed, report.render()
 
     one, two = _all_files(tmp_path / "one"), _all_files(tmp_path / "two")
-    assert "Memories.archive.md" in one
-    assert b"moved here 2026-01-01" in one["Memories.archive.md"]  # the replay's clock
+    if store == "markdown":
+        assert "Memories.archive.md" in one
+        assert b"moved here 2026-01-01" in one["Memories.archive.md"]  # the replay's clock
+    else:
+        assert "memories.sqlite3" in one and "Memories.archive.md" not in one
     assert one.keys() == two.keys()
     for name, data in one.items():
         assert data == two[name], name

@@ -31,11 +31,11 @@ def markdown_store(
     )
 
 
-def sqlite_store(workdir: str | Path, name: str) -> Any:
-    """memories.sqlite3 in the workdir."""
+def sqlite_store(workdir: str | Path, name: str, clock: Any = None) -> Any:
+    """memories.sqlite3 in the workdir (`clock`: the container's, for the archive's times)."""
     from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 
-    return SqliteMemoryStore(Path(workdir) / name)
+    return SqliteMemoryStore(Path(workdir) / name, clock=clock)
 
 
 def postgres_store(

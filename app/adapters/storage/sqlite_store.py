@@ -34,6 +34,7 @@ from cairn.adapters.storage.ops import (
     visits_only,
 )
 from cairn.errors import MemoryNotFoundError, StoreError, StoreLockedError
+from cairn.interfaces.clock import IClock
 from cairn.models.memory import (
     VISIBLE_STATUSES,
     LocationRecord,
@@ -213,8 +214,12 @@ class SqliteMemoryStore(CachedStore):
     Use one store object from one thread at a time; any number of processes may share the file.
     """
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int = 30000) -> None:
+    def __init__(
+        self, path: Path, *, busy_timeout_ms: int = 30000, clock: IClock | None = None
+    ) -> None:
         super().__init__()
+        self._now = utc_now if clock is None else clock.now
+        """The time archived rows carry: the container's clock (a replay's is its own)."""
         self._path = Path(path)
         self._busy_timeout_ms = int(busy_timeout_ms)
         self._data_version: int | None = None
@@ -584,7 +589,7 @@ class SqliteMemoryStore(CachedStore):
                         "INSERT OR REPLACE INTO memories_archive (id, location_id, archived_at,"
                         " entry) SELECT id, location_id, ?, entry FROM memories WHERE status = ?"
                         " ORDER BY seq",
-                        (utc_now().isoformat(), MemoryStatus.SUPERSEDED.value),
+                        (self._now().isoformat(), MemoryStatus.SUPERSEDED.value),
                     )
                     conn.execute(
                         "DELETE FROM memories WHERE status = ?", (MemoryStatus.SUPERSEDED.value,)
