@@ -1,45 +1,52 @@
-"""Where each room of a map is drawn: a compass grid (north up), then one edge per connection.
+"""Where each room of a map is drawn: a compass grid (north up), then one edge per connection,
+its label, and a stub per unexplored exit.
 
-Rooms are placed breadth-first from the start room: a room reached by `north` goes one cell
-up, `east` one cell right, the diagonals diagonally; a move with no compass word (`enter
-window`, `up`) takes the nearest free cell. When the wanted cell is taken, the nearest free cell
-to it is used, so every room has a cell of its own and no two boxes can overlap (boxes are
-smaller than cells). Empty rows and columns are then removed, and separate parts of the map are
-packed side by side. Edges are straight between box borders, or bent (a quadratic curve) when a
-straight line would cross another room's box.
+Rooms get grid cells from `placement` (each on its moves' bearings as far as the map allows;
+one room per cell, and boxes are smaller than cells, so no two boxes overlap). Edges are
+straight between box borders, or bent (a quadratic curve) when a straight line would cross
+another room's box. Labels go where `edge_labels` finds them room: on or beside their edge,
+over no room box, no stub's circle and no other label (the drawing grows if one must go
+outside it).
 """
 
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
+from cairn.report.edge_labels import EdgeLabel, LabelRequest, Rect, place_labels
+from cairn.report.placement import COMPASS, Cell, place_rooms
 from cairn.services.map import Connection, MapGraph, connections
 
 CELL_W, CELL_H = 236, 100
 BOX_W, BOX_H = 160, 48
 MARGIN = 48
-WRAP_COLUMNS = 14
-"""Separate parts of the map are packed left to right, in bands at most this wide."""
-
-Cell = tuple[int, int]
 Point = tuple[float, float]
 
-COMPASS: dict[str, Cell] = {
-    "north": (0, -1),
-    "south": (0, 1),
-    "east": (1, 0),
-    "west": (-1, 0),
-    "northeast": (1, -1),
-    "northwest": (-1, -1),
-    "southeast": (1, 1),
-    "southwest": (-1, 1),
+_ACROSS_COLUMN = (BOX_W / 2, (BOX_W + CELL_W) / 2)
+"""Where a curve may be pulled across a column: its boxes' middle, the gap after them."""
+_ACROSS_ROW = (BOX_H / 2, (BOX_H + CELL_H) / 2)
+"""... and across a row."""
+_FIRST_X, _FIRST_Y = MARGIN + BOX_W / 2, MARGIN + BOX_H / 2
+"""The centre of the box in the top-left cell."""
+_GAP_POINTS = 80
+"""At most this many gap points are tried for one edge."""
+CURVE_POINTS = 40
+"""Points sampled along each edge (plus one) to place its label."""
+STUB_DIRECTIONS: dict[str, tuple[float, float]] = {
+    **COMPASS,
+    "up": (0.45, -1),
+    "down": (-0.45, 1),
+    "in": (1, 0.45),
+    "out": (-1, -0.45),
 }
-_FREE_ORDER: tuple[Cell, ...] = ((1, 0), (0, 1), (1, 1), (1, -1), (0, -1), (-1, 1), (-1, 0))
-"""Where a room reached without a compass word goes, when free (east first, reading order)."""
-_BENDS = (48.0, -48.0, 96.0, -96.0, 150.0, -150.0)
+"""Which way an unexplored exit's stub points (up/down/in/out get slanted stubs of their own)."""
+STUB_LENGTH = 18.0
+STUB_RADIUS = 5.0
+"""The radius of the circle (holding a `?`) at a stub's end."""
+_BENDS = (48.0, -48.0, 96.0, -96.0, 150.0, -150.0, 210.0, -210.0, 280.0, -280.0)
+"""How far an edge's control point is pulled off its middle, in turn, to clear other boxes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +102,14 @@ class DrawnEdge:
     start: Point
     control: Point
     end: Point
+    label: EdgeLabel | None = None
+    """Where the edge's label is drawn (None: the edge has none)."""
 
     def point_at(self, t: float) -> Point:
         """The point of the curve at `t` (0: `start`, 1: `end`)."""
         u = 1 - t
         (x0, y0), (x1, y1), (x2, y2) = self.start, self.control, self.end
         return (u * u * x0 + 2 * u * t * x1 + t * t * x2, u * u * y0 + 2 * u * t * y1 + t * t * y2)
-
-    @property
-    def label_at(self) -> Point:
-        """The curve's middle (where its label goes)."""
-        return self.point_at(0.5)
 
     def path(self) -> str:
         """The SVG path data."""
@@ -114,20 +118,44 @@ class DrawnEdge:
 
 
 @dataclass(frozen=True, slots=True)
+class Stub:
+    """An unexplored exit as drawn: a short line from `start` on the room's box to `end`,
+    where a circle of `STUB_RADIUS` holds a `?`."""
+
+    room: int
+    direction: str
+    start: Point
+    end: Point
+
+
+@dataclass(frozen=True, slots=True)
 class MapLayout:
-    """Every room's box, every connection's drawn edge, and the drawing's size in pixels."""
+    """Every room's box, every connection's drawn edge, every unexplored exit's stub, and the
+    drawing's size in pixels."""
 
     boxes: dict[int, Box]
     edges: list[DrawnEdge]
     width: float
     height: float
+    stubs: list[Stub] = field(default_factory=list)
+
+
+def stub_of(box: Box, direction: str) -> Stub:
+    """Where the stub of an unexplored exit `direction` of `box`'s room goes (a word with no
+    bearing points east)."""
+    cx, cy = box.center
+    dx, dy = STUB_DIRECTIONS.get(direction, (1, 0))
+    norm = math.hypot(dx, dy)
+    x0, y0 = box.border_towards((cx + dx * 1000, cy + dy * 1000))
+    end = (x0 + dx / norm * STUB_LENGTH, y0 + dy / norm * STUB_LENGTH)
+    return Stub(box.room, direction, (x0, y0), end)
 
 
 def layout_map(
     graph: MapGraph, extra_rooms: Iterable[int] = (), start: int | None = None
 ) -> MapLayout:
-    """Lay out every room of `graph` plus `extra_rooms` (rooms known only from memories),
-    starting from `start` (default: the lowest id of the largest part)."""
+    """Lay out every room of `graph` plus `extra_rooms` (rooms known only from memories); the
+    part of the map holding `start` comes first (top left), else the largest."""
     links = connections(graph)
     rooms = sorted(set(graph.location_ids()) | set(extra_rooms))
     cells = place_rooms(rooms, links, start)
@@ -141,136 +169,55 @@ def layout_map(
     rows = max((row for _, row in cells.values()), default=-1) + 1
     width = 2 * MARGIN + max(columns - 1, 0) * CELL_W + BOX_W
     height = 2 * MARGIN + max(rows - 1, 0) * CELL_H + BOX_H
-    return MapLayout(boxes=boxes, edges=edges, width=width, height=height)
-
-
-def compass_vector(actions: Iterable[str]) -> Cell | None:
-    """The grid step of the first compass action among `actions`, else None."""
-    for action in actions:
-        if action in COMPASS:
-            return COMPASS[action]
-    return None
-
-
-def place_rooms(rooms: list[int], links: list[Connection], start: int | None) -> dict[int, Cell]:
-    """One distinct grid cell per room (see the module docstring)."""
-    adjacency: dict[int, list[tuple[int, Cell | None]]] = {room: [] for room in rooms}
-    for link in links:
-        step = compass_vector(link.forward)
-        if step is None and (back := compass_vector(link.back)) is not None:
-            step = (-back[0], -back[1])
-        adjacency.setdefault(link.a, []).append((link.b, step))
-        reverse = None if step is None else (-step[0], -step[1])
-        adjacency.setdefault(link.b, []).append((link.a, reverse))
-    parts = _components(adjacency)
-    parts.sort(key=lambda part: (start not in part, -len(part), min(part)))
-    placed: dict[int, Cell] = {}
-    band_top, band_height, left = 0, 0, 0
-    for part in parts:
-        root = start if start in part else min(part, key=lambda r: (-len(adjacency[r]), r))
-        cells = _compact(_place_part(root, adjacency))
-        width = max(c for c, _ in cells.values()) + 1
-        height = max(r for _, r in cells.values()) + 1
-        if left and left + width > WRAP_COLUMNS:
-            band_top, band_height, left = band_top + band_height + 1, 0, 0
-        for room, (col, row) in cells.items():
-            placed[room] = (left + col, band_top + row)
-        left += width + 1
-        band_height = max(band_height, height)
-    return placed
-
-
-def _components(adjacency: dict[int, list[tuple[int, Cell | None]]]) -> list[set[int]]:
-    seen: set[int] = set()
-    parts: list[set[int]] = []
-    for room in sorted(adjacency):
-        if room in seen:
-            continue
-        part, queue = {room}, deque([room])
-        while queue:
-            for neighbour, _ in adjacency[queue.popleft()]:
-                if neighbour not in part:
-                    part.add(neighbour)
-                    queue.append(neighbour)
-        seen |= part
-        parts.append(part)
-    return parts
-
-
-def _place_part(root: int, adjacency: dict[int, list[tuple[int, Cell | None]]]) -> dict[int, Cell]:
-    """Breadth-first from `root`: each room next to the room it was first reached from."""
-    cells: dict[int, Cell] = {root: (0, 0)}
-    taken: set[Cell] = {(0, 0)}
-    queue = deque([root])
-    while queue:
-        room = queue.popleft()
-        here = cells[room]
-        # compass moves first (they say where to go), then the others, each in a stable order
-        for neighbour, step in sorted(adjacency[room], key=lambda n: (n[1] is None, n[0])):
-            if neighbour in cells:
-                continue
-            cell = _free_cell(taken, here, step)
-            cells[neighbour] = cell
-            taken.add(cell)
-            queue.append(neighbour)
-    return cells
-
-
-def _free_cell(taken: set[Cell], parent: Cell, step: Cell | None) -> Cell:
-    """The wanted cell (parent + step) when free, else the nearest free cell to it."""
-    px, py = parent
-    if step is None:
-        for dx, dy in _FREE_ORDER:
-            if (px + dx, py + dy) not in taken:
-                return (px + dx, py + dy)
-        wanted = (px + 1, py)
-    else:
-        wanted = (px + step[0], py + step[1])
-    wx, wy = wanted
-    radius = 0
-    while True:
-        ring = [
-            (wx + dx, wy + dy)
-            for dx in range(-radius, radius + 1)
-            for dy in range(-radius, radius + 1)
-            if max(abs(dx), abs(dy)) == radius and (wx + dx, wy + dy) not in taken
-        ]
-        if ring:
-            return min(
-                ring,
-                key=lambda c: (
-                    math.dist(c, wanted),
-                    math.dist(c, parent),
-                    c[1],
-                    c[0],
-                ),
-            )
-        radius += 1
-
-
-def _compact(cells: dict[int, Cell]) -> dict[int, Cell]:
-    """Shift to (0, 0) and drop empty columns and rows (order kept, so cells stay distinct)."""
-    columns = {col: i for i, col in enumerate(sorted({c for c, _ in cells.values()}))}
-    rows = {row: i for i, row in enumerate(sorted({r for _, r in cells.values()}))}
-    return {room: (columns[c], rows[r]) for room, (c, r) in cells.items()}
+    requests = [
+        LabelRequest(
+            index,
+            edge.link.label,
+            [edge.point_at(i / CURVE_POINTS) for i in range(CURVE_POINTS + 1)],
+        )
+        for index, edge in enumerate(edges)
+        if edge.link.label
+    ]
+    stubs = [
+        stub_of(box, direction)
+        for room, box in sorted(boxes.items())
+        for direction in graph.unexplored_exits(room)
+    ]
+    rects = [Rect(box.x, box.y, box.x + box.w, box.y + box.h) for box in boxes.values()]
+    circles = [
+        Rect(x - STUB_RADIUS, y - STUB_RADIUS, x + STUB_RADIUS, y + STUB_RADIUS)
+        for x, y in (stub.end for stub in stubs)
+    ]
+    labels, bounds = place_labels(requests, rects, Rect(0, 0, width, height), circles)
+    edges = [replace(edge, label=labels.get(index)) for index, edge in enumerate(edges)]
+    return MapLayout(
+        boxes=boxes,
+        edges=edges,
+        width=math.ceil(bounds.right),
+        height=math.ceil(bounds.bottom),
+        stubs=stubs,
+    )
 
 
 def _draw_edge(link: Connection, boxes: dict[int, Box], occupied: dict[Cell, int]) -> DrawnEdge:
     """Straight when that crosses no other box, else the first bend that crosses none (or
-    the fewest)."""
+    the fewest): bulging to either side of the middle, a little then more, or round a corner
+    (the control point level with one end and plumb with the other); else through the gaps
+    between boxes near the edge, the shortest curve first."""
     first, second = boxes[link.a], boxes[link.b]
     (ax, ay), (bx, by) = first.center, second.center
     middle = ((ax + bx) / 2, (ay + by) / 2)
     length = math.dist((ax, ay), (bx, by)) or 1.0
     normal = (-(by - ay) / length, (bx - ax) / length)
+    bulges = [(middle[0] + normal[0] * bend, middle[1] + normal[1] * bend) for bend in _BENDS]
+    corners = [(ax, by), (bx, ay)] if ax != bx and ay != by else []
     best: DrawnEdge | None = None
     best_hits = math.inf
-    for bend in (0.0, *_BENDS):
-        control = (middle[0] + normal[0] * bend, middle[1] + normal[1] * bend)
+    for control in (middle, *bulges[:4], *corners, *bulges[4:], *_gap_points(first, second)):
         edge = DrawnEdge(
             link, first.border_towards(control), control, second.border_towards(control)
         )
-        hits = _crossings(edge, boxes, occupied)
+        hits = _crossings(edge, boxes, occupied, best_hits)
         if hits < best_hits:
             best, best_hits = edge, hits
         if hits == 0:
@@ -279,16 +226,43 @@ def _draw_edge(link: Connection, boxes: dict[int, Box], occupied: dict[Cell, int
     return best
 
 
-def _crossings(edge: DrawnEdge, boxes: dict[int, Box], occupied: dict[Cell, int]) -> int:
-    """How many other rooms' boxes the edge passes through (sampled every ~8 px)."""
+def _gap_points(first: Box, second: Box) -> list[Point]:
+    """Points in the gaps between rows and columns of boxes, around two boxes (two cells
+    further on every side), the nearest to both first."""
+    (ax, ay), (bx, by) = first.center, second.center
+    columns = range(
+        round((min(ax, bx) - MARGIN - BOX_W / 2) / CELL_W) - 2,
+        round((max(ax, bx) - MARGIN - BOX_W / 2) / CELL_W) + 2,
+    )
+    rows = range(
+        round((min(ay, by) - MARGIN - BOX_H / 2) / CELL_H) - 2,
+        round((max(ay, by) - MARGIN - BOX_H / 2) / CELL_H) + 2,
+    )
+    xs = [MARGIN + col * CELL_W + shift for col in columns for shift in _ACROSS_COLUMN]
+    ys = [MARGIN + row * CELL_H + shift for row in rows for shift in _ACROSS_ROW]
+    points = [(x, y) for x in xs for y in ys]
+    points.sort(key=lambda p: (math.dist(p, (ax, ay)) + math.dist(p, (bx, by)), p))
+    return points[:_GAP_POINTS]
+
+
+def _crossings(
+    edge: DrawnEdge, boxes: dict[int, Box], occupied: dict[Cell, int], enough: float = math.inf
+) -> int:
+    """How many other rooms' boxes the edge passes through (sampled every ~8 px), counting
+    no further than `enough`."""
     ends = {edge.link.a, edge.link.b}
+    (x0, y0), (x1, y1), (x2, y2) = edge.start, edge.control, edge.end
     length = math.dist(edge.start, edge.control) + math.dist(edge.control, edge.end)
     samples = max(int(length / 8), 2)
     crossed: set[int] = set()
     for i in range(1, samples):
-        x, y = edge.point_at(i / samples)
-        cell = (round((x - MARGIN - BOX_W / 2) / CELL_W), round((y - MARGIN - BOX_H / 2) / CELL_H))
-        room = occupied.get(cell)
+        t = i / samples
+        u = 1 - t
+        x = u * u * x0 + 2 * u * t * x1 + t * t * x2
+        y = u * u * y0 + 2 * u * t * y1 + t * t * y2
+        room = occupied.get((round((x - _FIRST_X) / CELL_W), round((y - _FIRST_Y) / CELL_H)))
         if room is not None and room not in ends and boxes[room].contains((x, y), pad=6):
             crossed.add(room)
+            if len(crossed) >= enough:
+                break
     return len(crossed)

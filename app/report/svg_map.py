@@ -6,25 +6,20 @@ import math
 from dataclasses import dataclass, field
 from html import escape
 
-from cairn.report.layout import COMPASS, Box, DrawnEdge, MapLayout, layout_map
+from cairn.report.edge_labels import LABEL_FONT_PX
+from cairn.report.layout import STUB_RADIUS, Box, DrawnEdge, MapLayout, Stub, layout_map
 from cairn.services.map import MapGraph, room_label
 
-STUB_DIRECTIONS: dict[str, tuple[float, float]] = {
-    **COMPASS,
-    "up": (0.45, -1),
-    "down": (-0.45, 1),
-    "in": (1, 0.45),
-    "out": (-1, -0.45),
-}
-"""Which way an unexplored exit's stub points (up/down/in/out get slanted stubs of their own)."""
-STUB_LENGTH = 18.0
 LABEL_CHARS = 25
 _LIGHT, _DARK = (255, 255, 255), (106, 165, 220)
-MAP_STYLE = """
+MAP_STYLE = (
+    """
 .map { font-family: system-ui, sans-serif; background: #fbfbf8; }
 .map .edge { fill: none; stroke: #777; stroke-width: 1.4; }
 .map .edge.one-way { stroke-dasharray: 5 3; }
-.map .edge-label { font-size: 10px; fill: #333; paint-order: stroke; stroke: #fbfbf8;
+"""
+    f".map .edge-label {{ font-size: {LABEL_FONT_PX}px; fill: #333; paint-order: stroke;"
+    """ stroke: #fbfbf8;
   stroke-width: 3px; }
 .map .unexplored line { stroke: #b7791f; stroke-width: 1.5; stroke-dasharray: 3 2; }
 .map .unexplored circle { fill: #fff7e6; stroke: #b7791f; }
@@ -41,6 +36,8 @@ MAP_STYLE = """
 .map .badge.here rect { fill: #111; }
 .map .badge text { font-size: 9px; fill: #fff; }
 """
+)
+"""The map's style; edge labels at `LABEL_FONT_PX`, the size the layout estimates them at."""
 
 
 @dataclass(frozen=True)
@@ -86,14 +83,10 @@ def render_layout(graph: MapGraph, layout: MapLayout, marks: MapMarks) -> str:
         *(_edge(edge) for edge in layout.edges),
         "</g>",
         '<g class="exits">',
-        *(
-            _stubs(box, graph.unexplored_exits(room))
-            for room, box in sorted(layout.boxes.items())
-            if graph.unexplored_exits(room)
-        ),
+        *(_stub(stub) for stub in layout.stubs),
         "</g>",
         '<g class="edge-labels">',
-        *(_edge_label(edge) for edge in layout.edges if edge.link.label),
+        *(_edge_label(edge) for edge in layout.edges if edge.label),
         "</g>",
         '<g class="rooms">',
         *(_room(graph, box, marks, most) for _, box in sorted(layout.boxes.items())),
@@ -122,29 +115,30 @@ def _edge(edge: DrawnEdge) -> str:
 
 
 def _edge_label(edge: DrawnEdge) -> str:
-    x, y = edge.label_at
-    return (
-        f'<text class="edge-label" x="{x:.1f}" y="{y + 3:.1f}" text-anchor="middle">'
-        f"{escape(edge.link.label)}</text>"
-    )
-
-
-def _stubs(box: Box, exits: list[str]) -> str:
-    cx, cy = box.center
-    lines = []
-    for direction in exits:
-        dx, dy = STUB_DIRECTIONS.get(direction, (1, 0))
-        norm = math.hypot(dx, dy)
-        x0, y0 = box.border_towards((cx + dx * 1000, cy + dy * 1000))
-        x1, y1 = x0 + dx / norm * STUB_LENGTH, y0 + dy / norm * STUB_LENGTH
-        lines.append(
-            f'<g class="unexplored" data-room="{box.room}" data-direction="{direction}">'
-            f"<title>unexplored exit: {direction}</title>"
-            f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}"/>'
-            f'<circle cx="{x1:.1f}" cy="{y1:.1f}" r="5"/>'
-            f'<text x="{x1:.1f}" y="{y1 + 3:.1f}" text-anchor="middle">?</text></g>'
+    label = edge.label
+    assert label is not None
+    baselines = label.baselines()
+    if len(label.lines) == 1:
+        return (
+            f'<text class="edge-label" x="{label.x:.1f}" y="{baselines[0]:.1f}" '
+            f'text-anchor="middle">{escape(label.lines[0])}</text>'
         )
-    return "".join(lines)
+    lines = "".join(
+        f'<tspan x="{label.x:.1f}" y="{y:.1f}">{escape(line)}</tspan>'
+        for line, y in zip(label.lines, baselines, strict=True)
+    )
+    return f'<text class="edge-label" text-anchor="middle">{lines}</text>'
+
+
+def _stub(stub: Stub) -> str:
+    (x0, y0), (x1, y1) = stub.start, stub.end
+    return (
+        f'<g class="unexplored" data-room="{stub.room}" data-direction="{stub.direction}">'
+        f"<title>unexplored exit: {stub.direction}</title>"
+        f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}"/>'
+        f'<circle cx="{x1:.1f}" cy="{y1:.1f}" r="{STUB_RADIUS:g}"/>'
+        f'<text x="{x1:.1f}" y="{y1 + 3:.1f}" text-anchor="middle">?</text></g>'
+    )
 
 
 def _room(graph: MapGraph, box: Box, marks: MapMarks, most: int) -> str:
