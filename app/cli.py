@@ -109,24 +109,25 @@ DEMO_WORKDIR = Path(defaults.WORKDIR) / "narrative-demo"
 )
 @store_option
 def demo(workdir: Path | None, store: str | None) -> None:
-    """Replay the built-in narrative session; print the memories and the narrative prompt."""
-    from cairn.container import build_container
-    from cairn.runtime.demo import build_state, run_demo_session
-    from cairn.services.context import ContextRequest
+    """Replay the built-in narrative session; print the memories and the narrative prompt.
+
+    Each run starts from the demo's own fresh state and shows the same: memories already the
+    demo's are left as they are, anything else in the store is first set aside into
+    WORKDIR/backups/DATE-TIME/."""
+    from cairn.runtime.demo import play_demo
 
     settings = settings_for(workdir or DEMO_WORKDIR, store)
     if settings.store != "postgres":  # the postgres store writes nothing into the workdir
         from cairn.workdir import NARRATIVE_DEMO, claim_workdir
 
         claim_workdir(settings.workdir, NARRATIVE_DEMO, settings)
-    container = build_container(settings)
-    gs = run_demo_session(container.bus(), build_state())
-    mem_store = container.store()
-    click.echo(f"# Memories written to {mem_store.path}\n")
-    for e in mem_store.entries():
+    result = play_demo(settings)
+    if result.set_aside is not None:
+        click.echo(f"demo: the store's previous memories are in {result.set_aside}", err=True)
+    gs, prompt = result.state, result.prompt
+    click.echo(f"# Memories written to {result.store_path}\n")
+    for e in result.memories:
         click.echo(f"({e.place}) {format_entry(e)}")
-    request = ContextRequest.from_game_state(gs)
-    prompt = container.context_service().assemble("narrative", request)
     click.echo("\n# Narrative prompt\n")
     click.echo(prompt.text)
     click.echo(

@@ -18,6 +18,40 @@ from cairn.models.memory import (
     cap_key,
 )
 
+RankingKey = tuple[int, int, int, float, str, str, float]
+"""What `ranking_key` gives: compared as a tuple, smallest first."""
+
+
+def ranking_key(entry: MemoryEntry) -> RankingKey:
+    """Where a memory stands in `IMemoryStore.ranked` (smallest first), from what it says, so
+    that the same history ranks the same in any workdir, store and file order, however fast
+    the machine ran and whatever ids it drew:
+
+    1. the most important first;
+    2. then the latest in game time: episode, then turn (the last turn the memory is about: a
+       failure ledger that failed again moves up). A memory with no game time (`Memory.add`)
+       comes after those, and among them the newest (`created_at`) first. Wall-clock time
+       does not order memories that have a game time: a run stamps two memories a second apart
+       or in the same second depending on the machine's speed;
+    3. then by title, then text (a memory's content: no id, no position);
+    4. then `created_at`, newest first; memories equal in all of this show the same text, and
+       a stable sort of the store keeps them in store order.
+    """
+    turn = entry.turn_end if entry.turn_end is not None else entry.turn_start
+    episode = entry.episode
+    if episode is None and turn is None:
+        untimed = -entry.created_at.timestamp()
+        return (-entry.importance, 1, 1, untimed, entry.title, entry.text, untimed)
+    return (
+        -entry.importance,
+        1 if episode is None else -episode,
+        1 if turn is None else -turn,
+        0.0,
+        entry.title,
+        entry.text,
+        -entry.created_at.timestamp(),
+    )
+
 
 class StoreTransaction(ABC):
     """Changes staged inside one unit of work; all are written together, once, on commit.
@@ -89,13 +123,10 @@ class IMemoryStore(ABC):
         """Return memories matching every given filter, oldest first (store order)."""
 
     def ranked(self, limit: int) -> list[MemoryEntry]:
-        """The visible (ACTIVE, TENTATIVE) memories, most important first, then newest, then in
-        store order; at most `limit`. Stores answer from an index, without a scan."""
-        ranked = sorted(
-            self.entries(statuses=VISIBLE_STATUSES),
-            key=lambda e: (e.importance, e.created_at.timestamp()),
-            reverse=True,
-        )
+        """The visible (ACTIVE, TENTATIVE) memories in `ranking_key` order (most important
+        first, then the latest in game time, then by title and text); at most `limit`. Stores
+        answer from an index, without a scan."""
+        ranked = sorted(self.entries(statuses=VISIBLE_STATUSES), key=ranking_key)
         return ranked[: max(0, limit)]
 
     def scope_counts(self) -> dict[CapKey, tuple[int, int]]:

@@ -89,14 +89,14 @@ def words(text: str) -> set[str]:
 
 
 def lexical_rank(question: str, memories: Sequence[MemoryEntry], limit: int) -> list[MemoryEntry]:
-    """Memories sharing the most content words with the question; importance breaks ties."""
+    """Memories sharing the most content words with the question; importance breaks ties, then
+    the order `memories` come in (the store's ranking: the latest in game time first)."""
     q = words(question)
     scored = [
-        (len(q & words(f"{m.title} {m.text}")), m.importance, i, m) for i, m in enumerate(memories)
+        (-len(q & words(f"{m.title} {m.text}")), -m.importance, i) for i, m in enumerate(memories)
     ]
-    scored = [s for s in scored if s[0] > 0]
-    scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
-    return [s[3] for s in scored[:limit]]
+    scored = sorted(s for s in scored if s[0] < 0)
+    return [memories[s[2]] for s in scored[:limit]]
 
 
 def candidate_pool(question: str, memories: Sequence[MemoryEntry], limit: int) -> list[MemoryEntry]:

@@ -45,6 +45,7 @@ from cairn.adapters.storage.ops import (
 )
 from cairn.adapters.storage.snapshot import snapshot_path
 from cairn.errors import StoreError
+from cairn.interfaces.store import ranking_key
 from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus
 from tests.contract.conftest import StoreFactory
 
@@ -328,11 +329,7 @@ def test_the_indexes_answer_as_a_scan_of_every_memory_does() -> None:
             {"statuses": visible},
         ):
             assert cache.select(**filters) == scan(in_order, **filters), filters  # type: ignore[arg-type]
-        ranked = sorted(
-            scan(in_order, statuses=visible),
-            key=lambda m: (m.importance, m.created_at),
-            reverse=True,
-        )
+        ranked = sorted(scan(in_order, statuses=visible), key=ranking_key)
         assert cache.ranked(10) == ranked[:10]
         assert cache.ranked(10_000) == ranked
 

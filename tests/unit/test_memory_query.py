@@ -252,6 +252,25 @@ def test_candidate_pool_puts_lexical_matches_first_then_importance() -> None:
     assert [m.title for m in candidate_pool("zzz", pool, 5)] == ["Mailbox", "Dark", "Lamp"]
 
 
+def test_a_question_two_memories_answer_alike_lists_them_as_the_ranking_does() -> None:
+    """The agent asks where the lamp is; two equally important memories name it: the answer
+    lists them in the order get_top_memories shows them (the latest in game time first), the
+    same in every run, not the other way round."""
+    earlier, later = (
+        loc(1, "Hall", f"Lamp {n}", "The brass lamp is here", importance=400).model_copy(
+            update={"episode": 1, "turn_start": turn, "turn_end": turn}
+        )
+        for n, turn in ((1, 3), (2, 9))
+    )
+    tools = tools_with([earlier, later])
+    assert tools.get_top_memories(2).splitlines()[1].endswith("Lamp 2: The brass lamp is here")
+    answer = tools.query_memories("where is the brass lamp?").splitlines()
+    assert answer[1:] == [
+        "1. [Location 1 | T9 | importance=400] Lamp 2: The brass lamp is here",
+        "2. [Location 1 | T3 | importance=400] Lamp 1: The brass lamp is here",
+    ]
+
+
 FOREST = [
     loc(10, "Forest Path", "Tree", "A climbable tree; a nest with an egg above"),
     loc(11, "Forest Path", "Bird", "A songbird chirps; nothing else here"),

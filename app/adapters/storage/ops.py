@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from cairn.errors import MemoryNotFoundError, StoreError
-from cairn.interfaces.store import StoreTransaction
+from cairn.interfaces.store import StoreTransaction, ranking_key
 from cairn.models.memory import (
     VISIBLE_STATUSES,
     CapKey,
@@ -152,13 +152,18 @@ def section_key(entry: MemoryEntry) -> tuple[int, int | str]:
 
 
 def _rank_key(entry: MemoryEntry, order: OrderKey) -> tuple[int, float, OrderKey]:
-    """Most important first, then newest, then store order (as a stable sort of the store by
-    (importance, created_at), reversed, gives)."""
+    """The index's ranking: most important first, then newest, then store order. Only its
+    importance levels are relied on: `MemoryCache.ranked` takes the levels it needs whole and
+    sorts them by `ranking_key` (time of writing and store order do not rank memories)."""
     return -entry.importance, -entry.created_at.timestamp(), order
 
 
 _Meta = tuple[int | None, tuple[str, ...], "tuple[tuple[int, float, OrderKey], str] | None"]
 """What the index keeps of a memory: its location id, NPC ids and ranked item (None: hidden)."""
+_LevelKey = tuple[int, int, float, str, str, float]
+"""A memory's `ranking_key` without its importance: its place in its importance level."""
+_LevelItem = tuple[_LevelKey, OrderKey, str]
+"""A memory in `MemoryIndex.levels`: its place in its level, then store order, then its id."""
 
 
 class MemoryIndex:
@@ -173,6 +178,11 @@ class MemoryIndex:
         self.by_section: dict[tuple[int, int | str], list[str]] = {}
         self.ranked: list[tuple[tuple[int, float, OrderKey], str]] = []
         """Visible memories by `_rank_key`."""
+        self.levels: dict[int, list[_LevelItem]] = {}
+        """Importance levels of `ranked` (by -importance) in `ranking_key` order, for the
+        levels a ranking has read (`MemoryCache.ranked` makes them from the memories, `add`
+        and `remove` keep them in step; a row indexed without its memory drops its level)."""
+        self._level_keys: dict[str, _LevelKey] = {}
         self.seq = 0
 
     def _insert(self, bucket: list[str], entry_id: str) -> None:
@@ -193,7 +203,10 @@ class MemoryIndex:
             self.seq += 1
             seq = self.seq
         order, entry_id, location_id, npcs, rank = entry_row(entry, seq)
-        self.add_row(entry_id, order, location_id, npcs, rank)
+        self._add_row(entry_id, order, location_id, npcs, rank)
+        if rank is not None and (level := self.levels.get(rank[0])) is not None:
+            key = self._level_keys[entry_id] = _level_key(entry)
+            bisect.insort(level, (key, order, entry_id))
 
     def add_row(
         self,
@@ -205,6 +218,18 @@ class MemoryIndex:
     ) -> None:
         """Index a memory given as its row (see `from_columns`): its order key, location id,
         NPC ids (no repeats) and (-importance, -created_at) when visible."""
+        self._add_row(entry_id, order, location_id, npcs, rank)
+        if rank is not None:
+            self.levels.pop(rank[0], None)  # its place in the level needs the memory
+
+    def _add_row(
+        self,
+        entry_id: str,
+        order: OrderKey,
+        location_id: int | None,
+        npcs: tuple[str, ...],
+        rank: tuple[int, float] | None,
+    ) -> None:
         self.order[entry_id] = order
         self.seq = max(self.seq, order[2])
         item = ((rank[0], rank[1], order), entry_id) if rank is not None else None
@@ -230,8 +255,44 @@ class MemoryIndex:
             at = bisect.bisect_left(self.ranked, item)
             if at < len(self.ranked) and self.ranked[at] == item:
                 del self.ranked[at]
+            self._leave_level(item[0][0], entry_id, order)
         del self.order[entry_id]
         return order[2]
+
+    def _leave_level(self, level_of: int, entry_id: str, order: OrderKey) -> None:
+        """Take a memory out of its level in `levels` (the level is dropped, to be made again,
+        when the memory is not found in it)."""
+        key = self._level_keys.pop(entry_id, None)
+        level = self.levels.get(level_of)
+        if level is None:
+            return
+        if key is not None:
+            item = (key, order, entry_id)
+            at = bisect.bisect_left(level, item)
+            if at < len(level) and level[at] == item:
+                del level[at]
+                return
+        del self.levels[level_of]
+
+    def level_ids(self, level_of: int) -> list[str]:
+        """The ids of the visible memories of an importance level (-importance), in `ranked`
+        order."""
+        ranked = self.ranked
+        start = bisect.bisect_left(ranked, level_of, key=_negated_importance)
+        end = bisect.bisect_right(ranked, level_of, lo=start, key=_negated_importance)
+        return [i for _, i in ranked[start:end]]
+
+    def set_level(self, level_of: int, entries: Iterable[MemoryEntry]) -> list[_LevelItem]:
+        """Put an importance level (-importance) into `levels`, in `ranking_key` order, from
+        its memories (as `level_ids` names them); return it."""
+        keys, order = self._level_keys, self.order
+        level = []
+        for entry in entries:
+            key = keys[entry.id] = _level_key(entry)
+            level.append((key, order[entry.id], entry.id))
+        level.sort()
+        self.levels[level_of] = level
+        return level
 
     def holds(self, entry: MemoryEntry) -> bool:
         """Whether the index holds `entry` as it is: its section, location, NPCs, visibility
@@ -317,6 +378,16 @@ second = operator.itemgetter(1)
 third = operator.itemgetter(2)
 """Column getters (C-level, for `map`) shared by the index and the snapshot."""
 _section_of = operator.itemgetter(slice(0, 2))
+
+
+def _negated_importance(item: tuple[tuple[int, float, OrderKey], str]) -> int:
+    """-importance of an item of `MemoryIndex.ranked` (the order's first key)."""
+    return item[0][0]
+
+
+def _level_key(entry: MemoryEntry) -> _LevelKey:
+    """A memory's `ranking_key` without its importance (its place in its level)."""
+    return ranking_key(entry)[1:]
 
 
 class LazySource(Protocol):
@@ -684,20 +755,43 @@ class MemoryCache:
         return self.select()
 
     def ranked(self, limit: int) -> list[MemoryEntry]:
-        """The visible memories, most important first, then newest, then in store order."""
+        """The visible memories in `ranking_key` order (`IMemoryStore.ranked`), at most
+        `limit`: the index's importance levels from the most important, each in `ranking_key`
+        order (`MemoryIndex.levels`, made from a level's memories the first time it is read)."""
         get = self.get
         while True:
-            if self._unread:
-                self._read_many(self._top_ids(limit))
-            ids = self._top_ids(limit)
+            ids = self._ranked_ids(limit)
             top = [get(i) for i in ids]
             # one that did not read left the index (take the next), or one read as it is now
             # moved in it (`current`): read the top again
-            if None not in top and (not self._current or ids == self._top_ids(limit)):
+            if None not in top and (not self._current or ids == self._ranked_ids(limit)):
                 return top  # type: ignore[return-value]
 
-    def _top_ids(self, limit: int) -> list[str]:
-        return [i for _, i in self.index.ranked[: max(0, limit)]]
+    def _ranked_ids(self, limit: int) -> list[str]:
+        index = self.index
+        ranked, ids, at = index.ranked, list[str](), 0
+        while at < len(ranked) and len(ids) < limit:
+            level_of = ranked[at][0][0]
+            level = index.levels.get(level_of) or self._level(level_of)
+            ids.extend(item[2] for item in level[: limit - len(ids)])
+            at = bisect.bisect_right(ranked, level_of, lo=at, key=_negated_importance)
+        return ids
+
+    def _level(self, level_of: int) -> list[_LevelItem]:
+        """An importance level (-importance) in `ranking_key` order, made from its memories
+        (read now when they were not: the place of each in its level depends on what it says)
+        and kept in the index. Its importance is the index's (a source that is not `current`
+        is trusted as it is)."""
+        index = self.index
+        while True:
+            ids = index.level_ids(level_of)
+            if self._unread:
+                self._read_many(ids)
+            entries = [self.get(i) for i in ids]
+            # one that did not read left the index, or one read as it is now moved in it
+            # (`current`): take the level again
+            if None not in entries and ids == index.level_ids(level_of):
+                return index.set_level(level_of, entries)  # type: ignore[arg-type]
 
     def scope_counts(self) -> dict[CapKey, tuple[int, int]]:
         """(visible, hidden) per scope key (`IMemoryStore.scope_counts`), from the index
