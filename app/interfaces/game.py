@@ -18,6 +18,10 @@ class GameObservation(BaseModel):
     boat", "in bed"): context, never a location of its own. `objects` are the visible things
     of the room in the game's own words, lower case (the nouns an agent can use).
     `score` and `max_score` are None when the game is not fully supported (unknown, not 0).
+    `world_changed` says whether the step that led here changed the game's world (an object
+    moved or changed state, the player's own flags aside): None after a reset or a restore,
+    and whenever the game cannot say (the outcome then rests on location, score, inventory
+    and the game's words).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -36,6 +40,7 @@ class GameObservation(BaseModel):
     won: bool = False
     npcs_present: list[str] = Field(default_factory=list)
     npcs_mentioned: list[str] = Field(default_factory=list)
+    world_changed: bool | None = None
 
 
 class IGame(ABC):
@@ -84,7 +89,8 @@ def turn_outcome(
     after: GameObservation,
     reasoning: str = "",
 ) -> TurnOutcome:
-    """The TurnOutcome of one step: the location, score and inventory before and after it."""
+    """The TurnOutcome of one step: the location, score and inventory before and after it, and
+    whether the step changed the world (the state an outcome is read from first)."""
     return TurnOutcome(
         episode=episode,
         turn=turn,
@@ -101,4 +107,5 @@ def turn_outcome(
         inventory_after=after.inventory,
         died=after.died,
         won=after.won,
+        world_changed=after.world_changed,
     )

@@ -99,6 +99,9 @@ class TurnOutcome(BaseModel):
     location_unknown: bool = False
     """The game could not say where the player was after this turn; the last known room
     stands in for it."""
+    world_changed: bool | None = None
+    """Whether the turn changed the game's world (an object moved or changed state, the
+    player's own flags aside); None when the game cannot say."""
 
     @property
     def score_delta(self) -> int:

@@ -25,7 +25,7 @@ from cairn.play.translator import StepTranslator
 from cairn.services.context.builders import ContextRequest
 from cairn.services.context.context_service import AssembledPrompt, ContextService
 from cairn.services.map import MapGraph, exits_in_text, normalize_direction
-from cairn.services.outcomes import is_failure
+from cairn.services.outcomes import Verdict, verdict
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +190,7 @@ class PlaySession:
         after, outcome = self._translator.step(
             ep.state, turn, action, before, raw, reasoning or decision.reasoning
         )
-        failed = self._is_failed(outcome, after)
+        failed = self._is_failed(outcome)
         if retried:
             ep.stats.retried_failed_actions += 1
             ep.stats.repeated_failed_actions += int(failed)
@@ -220,12 +220,12 @@ class PlaySession:
         return after
 
     @staticmethod
-    def _is_failed(outcome: TurnOutcome, after: GameObservation) -> bool:
-        """No progress (no move, score or inventory change) and a refusal, or a death."""
+    def _is_failed(outcome: TurnOutcome) -> bool:
+        """A death, or a turn that did nothing and was refused or had nothing left to do (a
+        polite "no need" or "already" is no success): `outcomes.verdict`, state first."""
         if outcome.died:
             return True
-        progress = outcome.moved or outcome.score_delta != 0 or outcome.inventory_changed
-        return not progress and is_failure(after.text)
+        return verdict(outcome) in (Verdict.FAILURE, Verdict.NO_OP)
 
     def _score_events(self, ep: _Episode, outcome: TurnOutcome, turn: int) -> None:
         gain = outcome.score_delta

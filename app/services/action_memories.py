@@ -21,18 +21,30 @@ from cairn.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_
 from cairn.services.memory_core import VISIBLE, MemoryCore, log
 from cairn.services.memory_rules import (
     adds_content,
+    ledger_of,
     location_name,
     move_of,
     plain_failure,
     prerequisites,
+    success_of,
 )
 from cairn.services.outcomes import (
+    Verdict,
+    action_key,
     failed_commands,
     failure_text,
     failure_title,
+    later_note,
+    ledger_answer,
     ledger_key,
     normalize_command,
+    said,
+    verdict,
+    why_not,
+    with_note,
+    with_steps,
 )
+from cairn.services.replies import is_junk
 from cairn.services.similarity import is_similar, short_title
 from cairn.services.supersession import resolve
 from cairn.services.triggers import LOCATION as LOCATION_TRIGGER
@@ -69,8 +81,28 @@ class ActionMemories(MemoryCore):
             return self._record_win_here(outcome)
         if outcome.died and death_cause(outcome.action, outcome.response) is not DeathCause.COMMAND:
             return None  # the world's ending, remembered by record_ending, not this command's
-        if plain_failure(outcome):
-            return self._record_failure(outcome)
+        existing = self.location_memories(source)
+        found = verdict(outcome)
+        if not outcome.died and found in (Verdict.FAILURE, Verdict.NO_OP):
+            # one truth per action: a success remembered here says when it did not work
+            worked = success_of(existing, outcome.action)
+            if worked is not None:
+                return self._qualify(worked, outcome)
+            if plain_failure(outcome):
+                return self._record_failure(outcome)
+            if found is Verdict.NO_OP:
+                return None  # it already was so: nothing learned about the place
+        entry = self._record_progress(outcome, history, existing)
+        if found is Verdict.CHANGED and not outcome.died:
+            entry = self._retire_failure(outcome, existing, history, entry)
+        return entry
+
+    def _record_progress(
+        self, outcome: TurnOutcome, history: list[TurnOutcome], existing: list[MemoryEntry]
+    ) -> MemoryEntry | None:
+        """A turn that was no plain failure: a move, a map fact or the summarizer's memory."""
+        source = outcome.location_before
+        assert source is not None
         record = (
             self._store.location(outcome.location_after)
             if outcome.location_after is not None
@@ -80,7 +112,6 @@ class ActionMemories(MemoryCore):
         triggers = detect_triggers(
             outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
         )
-        existing = self.location_memories(source)
         move = move_of(outcome)
         known = any(
             e.via == move.get("via") and e.leads_to == move.get("leads_to") for e in existing
@@ -106,6 +137,9 @@ class ActionMemories(MemoryCore):
         if not decision.should_remember or not decision.memory_title.strip():
             return None
         text = decision.memory_text.strip()
+        if is_junk(text):
+            log.info("synthesis kept only banners or stock replies (%r); skipped", text[:80])
+            return None
         if outcome.died:
             words = ending_text(outcome.response)
             if words and words not in text:
@@ -153,6 +187,104 @@ class ActionMemories(MemoryCore):
             self._announce(tx, entry)
         return entry
 
+    # -- one truth per action ----------------------------------------------------------------
+
+    def _qualify(self, earlier: MemoryEntry, outcome: TurnOutcome) -> MemoryEntry | None:
+        """A success remembered here that did nothing this time: superseded by itself with what
+        differed ("Later, take leaflet: already held (Ep2, T1: ...)"), so that a success and a
+        failure of one action never stand side by side. Each difference is said once: the same
+        one again changes nothing."""
+        command = normalize_command(outcome.action)
+        reason = why_not(outcome)
+        if f"Later, {command}: {reason} (" in earlier.text:
+            return None
+        note = later_note(
+            command, reason, said(outcome.response), outcome.episode, outcome.turn
+        )
+        entry = earlier.model_copy(
+            update={
+                "id": self._clock.new_id(earlier.title),
+                "created_at": self._clock.now(),
+                "text": with_note(earlier.text, note),
+                "superseded_by": None,
+            }
+        )
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            tx.supersede(earlier.id, entry.id)
+            tx.after_commit(self._superseded_callback(earlier.id, entry.id))
+            self._announce(tx, entry)
+        return entry
+
+    def _retire_failure(
+        self,
+        outcome: TurnOutcome,
+        existing: list[MemoryEntry],
+        history: list[TurnOutcome],
+        entry: MemoryEntry | None,
+    ) -> MemoryEntry | None:
+        """An action the failure ledger here lists has now changed the game's state: it leaves
+        the ledger (the ledger is superseded when it was its only command), and the memory of
+        this turn, or the success of this action already remembered here, says it failed
+        before; with neither, one is written ("'open door' worked here ...: "The door swings
+        open." 'open door' had failed here before (Ep1). Steps first: (1) unlock door...")."""
+        ledger = ledger_of(existing, outcome.action)
+        if ledger is None:
+            return entry
+        key = action_key(outcome.action)
+        listed = failed_commands(ledger.text)
+        left = [c for c in listed if action_key(c) != key]
+        answer = ledger_answer(ledger.text) if listed and action_key(listed[-1]) != key else ""
+        when = f" (Ep{ledger.episode})" if ledger.episode is not None else ""
+        before = f"'{normalize_command(outcome.action)}' had failed here before{when}."
+        entry = entry or success_of(existing, outcome.action)  # a move already remembered
+        if entry is None:
+            steps = [
+                t.action
+                for t in prerequisites(history)
+                if t.location_before == outcome.location_before
+                and action_key(t.action) != key
+            ]
+            action = normalize_command(outcome.action)
+            entry = self._new_entry(
+                scope=MemoryScope.LOCATION,
+                category=MemoryCategory.SUCCESS,
+                title=f"'{action}' worked",
+                text=with_steps(
+                    f"'{action}' worked here (Ep{outcome.episode}, T{outcome.turn}): "
+                    f'"{said(outcome.response)}" {before}',
+                    list(dict.fromkeys(steps)),
+                ),
+                importance=500,
+                episode=outcome.episode,
+                turn_start=outcome.turn,
+                turn_end=outcome.turn,
+                score_delta=outcome.score_delta,
+                location_id=outcome.location_before,
+                location_name=outcome.location_before_name or None,
+            )
+            added = True
+        else:
+            if before not in entry.text:
+                entry = entry.model_copy(update={"text": with_note(entry.text, before)})
+            added = False
+        with self._store.transaction() as tx:
+            if added:
+                tx.add(entry)
+                self._announce(tx, entry)
+            else:
+                tx.update(entry)
+            if left:
+                tx.update(
+                    ledger.model_copy(
+                        update={"title": failure_title(left), "text": failure_text(left, answer)}
+                    )
+                )
+            else:
+                tx.supersede(ledger.id, entry.id)
+                tx.after_commit(self._superseded_callback(ledger.id, entry.id))
+        return entry
+
     def _cover(self, game_state: GameState, outcome: TurnOutcome) -> None:
         """Mark the turn's own messages (its command and the game's answer) as read."""
         for message in reversed(game_state.conversation_history[-4:]):
@@ -163,13 +295,9 @@ class ActionMemories(MemoryCore):
 
     @staticmethod
     def _failed_here(existing: Sequence[MemoryEntry], action: str) -> bool:
-        command = normalize_command(action)
-        return any(
-            e.category is MemoryCategory.FAILURE and command in failed_commands(e.text)
-            for e in existing
-        )
+        return ledger_of(existing, action) is not None
 
-    def _record_move(self, outcome: TurnOutcome, move: dict[str, object]) -> MemoryEntry:
+    def _record_move(self, outcome: TurnOutcome, move: dict[str, object]) -> MemoryEntry | None:
         """A new way between rooms already seen: a fact of the map, remembered with no
         summarizer call (a first visit, a score or a way that failed before still asks)."""
         action = normalize_command(outcome.action)
@@ -187,8 +315,21 @@ class ActionMemories(MemoryCore):
             **move,
         )
 
-    def _add_at_source(self, outcome: TurnOutcome, **fields: Any) -> MemoryEntry:
-        """Store one memory of this turn at the room where it was taken, in its own unit."""
+    def _add_at_source(self, outcome: TurnOutcome, **fields: Any) -> MemoryEntry | None:
+        """Store one memory of this turn at the room where it was taken, in its own unit. The
+        same memory again (category, title and text) is merged into the one there: nothing is
+        added; the same title from the same source with other words (a win, later) supersedes
+        the old one."""
+        assert outcome.location_before is not None
+        same = [
+            e
+            for e in self.location_memories(outcome.location_before)
+            if e.category is fields.get("category")
+            and e.title == fields.get("title")
+            and e.source is fields.get("source", MemorySource.ACTION)
+        ]
+        if any(e.text == fields.get("text") for e in same):
+            return None
         entry = self._new_entry(
             scope=MemoryScope.LOCATION,
             episode=outcome.episode,
@@ -201,6 +342,9 @@ class ActionMemories(MemoryCore):
         )
         with self._store.transaction() as tx:
             tx.add(entry)
+            for old in same:
+                tx.supersede(old.id, entry.id)
+                tx.after_commit(self._superseded_callback(old.id, entry.id))
             self._announce(tx, entry)
         return entry
 
@@ -257,7 +401,7 @@ class ActionMemories(MemoryCore):
             self._announce(tx, entry)
         return entry
 
-    def _record_win_here(self, outcome: TurnOutcome) -> MemoryEntry:
+    def _record_win_here(self, outcome: TurnOutcome) -> MemoryEntry | None:
         """The winning command, at the room where it won, in the game's words."""
         words = ending_text(outcome.response)
         action = normalize_command(outcome.action)
@@ -290,6 +434,10 @@ class ActionMemories(MemoryCore):
             title = f"Died{where} at turn {final.turn} {how}"
             category = MemoryCategory.DANGER
             kind = WorldEvent.PLAYER_DIED
+        last = game_state.conversation_history[-1].index if game_state.conversation_history else -1
+        if any(e.title == title and e.text == words for e in self.world_memories()):
+            game_state.scenario.last_world_message_index = last  # the same ending, merged
+            return None
         entry = self._new_entry(
             scope=MemoryScope.WORLD,
             category=category,
@@ -305,7 +453,6 @@ class ActionMemories(MemoryCore):
             score_delta=final.score_delta,
             location_id=final.location_before,
         )
-        last = game_state.conversation_history[-1].index if game_state.conversation_history else -1
         with self._store.transaction() as tx:
             tx.add(entry)
             tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from cairn.services.outcomes import is_failure
+from cairn.services.outcomes import NEVER_FAIL_VERBS, READING_VERBS, Command, is_failure
 
 
 class DeathCause(StrEnum):
@@ -57,28 +57,8 @@ _CAUSE_PATTERNS = (
         ),
     ),
 )
-_PASSIVE = frozenset(
-    [
-        "look",
-        "l",
-        "wait",
-        "z",
-        "inventory",
-        "i",
-        "score",
-        "diagnose",
-        "examine",
-        "x",
-        "listen",
-        "smell",
-        "think",
-        "again",
-        "g",
-        "save",
-        "verbose",
-        "brief",
-    ]
-)
+_PASSIVE = NEVER_FAIL_VERBS | READING_VERBS | frozenset(["think", "again", "g"])
+"""Commands that do nothing to the world: a death after one is the world's (`outcomes`)."""
 _SHORT_ANSWER = 40
 
 
@@ -101,8 +81,7 @@ def death_cause(action: str, response: str) -> DeathCause:
     for cause, pattern in _CAUSE_PATTERNS:
         if pattern.search(words):
             return cause
-    verb = action.lower().split()[0] if action.strip() else ""
-    if verb in _PASSIVE:
+    if Command.parse(action).verb in _PASSIVE:
         return DeathCause.PLOT
     banner = _BANNER.search(response)
     lead = response[: banner.start()] if banner else response

@@ -8,7 +8,17 @@ from collections.abc import Mapping, Sequence
 
 from cairn.models.game import GameState, Message, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
-from cairn.services.outcomes import changes_state, is_failure, unknown_word
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
+from cairn.services.outcomes import (
+    Verdict,
+    action_key,
+    changes_state,
+    did_something,
+    failed_commands,
+    quoted_commands,
+    unknown_word,
+    verdict,
+)
 
 _MAX_PREREQUISITES = 5
 _NEW_WORDS = 3
@@ -158,13 +168,12 @@ def norm(text: str) -> str:
 
 
 def plain_failure(outcome: TurnOutcome) -> bool:
-    """A refusal that changed nothing (no move, score or inventory change, no ending), about
-    this room: "I don't know the word X" is about the game's vocabulary, not the room."""
-    if outcome.moved or outcome.score_delta != 0 or outcome.inventory_changed:
-        return False
+    """A refusal that changed nothing (`verdict` FAILURE: no move, score, inventory or world
+    change, no ending), about this room: "I don't know the word X" is about the game's
+    vocabulary, not the room, and "already so" is no failure of the room."""
     if outcome.died or outcome.won or "'" in outcome.action:
         return False
-    return is_failure(outcome.response) and unknown_word(outcome.response) is None
+    return verdict(outcome) is Verdict.FAILURE and unknown_word(outcome.response) is None
 
 
 def move_of(outcome: TurnOutcome) -> dict[str, object]:
@@ -175,13 +184,14 @@ def move_of(outcome: TurnOutcome) -> dict[str, object]:
 
 
 def prerequisites(turns: Sequence[TurnOutcome]) -> list[TurnOutcome]:
-    """Short state-changing answers ("Opened.") since the last move or death: candidate steps
-    for the next success here (at most the last five)."""
+    """Turns of state-changing verbs that did something ("Opened.", `did_something`: the world
+    changed, or, when the game cannot say, the words did not refuse) since the last move or
+    death: candidate steps for the next success here (at most the last five)."""
     found: list[TurnOutcome] = []
     for turn in reversed(turns):
         if turn.moved or turn.died:
             break
-        if changes_state(turn.action) and not is_failure(turn.response):
+        if changes_state(turn.action) and did_something(turn):
             found.insert(0, turn)
     return found[-_MAX_PREREQUISITES:]
 
@@ -212,3 +222,35 @@ class MessagesByLocation:
         self._read = len(history)
         self._last = history[-1] if history else None
         return list(self._at.get(location_id, ()))
+
+
+def action_of(entry: MemoryEntry) -> str | None:
+    """The command whose outcome a memory records: its move (`via`), or the first command a
+    success or discovery of an action quotes ("Got leaflet": "'take leaflet' got leaflet.");
+    None for visits, notes, endings, failures and the rest."""
+    if entry.via:
+        return entry.via
+    if entry.category not in (MemoryCategory.SUCCESS, MemoryCategory.DISCOVERY):
+        return None
+    if entry.source not in (MemorySource.ACTION, MemorySource.MOVE):
+        return None
+    quoted = quoted_commands(entry.title) or quoted_commands(entry.text)
+    return quoted[0] if quoted else None
+
+
+def success_of(existing: Sequence[MemoryEntry], action: str) -> MemoryEntry | None:
+    """The memory here of `action` having worked (see `action_of`), the most important first."""
+    key = action_key(action)
+    found = [e for e in existing if (a := action_of(e)) is not None and action_key(a) == key]
+    return max(found, key=lambda e: e.importance, default=None)
+
+
+def ledger_of(existing: Sequence[MemoryEntry], action: str) -> MemoryEntry | None:
+    """The failure ledger here that lists `action` (as the same action: `n` is `north`)."""
+    key = action_key(action)
+    for entry in existing:
+        if entry.category is MemoryCategory.FAILURE and any(
+            action_key(c) == key for c in failed_commands(entry.text)
+        ):
+            return entry
+    return None

@@ -1,25 +1,38 @@
-"""What a game's answer means, read by rules: refusals, commands' objects, and the failure ledger.
+"""What a turn did and what a game's answer means: the outcome (state first, words second),
+commands' objects, and the failure ledger.
 
-These are deterministic readings of the game's own words, shared by the play loop, the memory
-service and the offline stand-ins. The failure ledger's sentence format and its parser live here
-together, so a memory written by one is read back by the other (see `tests/unit/test_outcomes.py`).
+`verdict` decides an outcome from what changed first: the location, the score, the inventory and
+the game's world (the object tree, `TurnOutcome.world_changed`). Any change means the action did
+something: never a failure, whatever the words say. Only when nothing changed do the words decide
+between the outcomes the state leaves open: FAILURE (a refusal, plain or polite), NO_OP (it was
+already so: "You already have that!", or a `take` of a thing already held) and NEUTRAL (nothing
+refused). Commands that only observe or pass time (`look`, `wait`, `z`, `inventory`, `score`) are
+never failures; reading ones (`examine`, `read`, `look at`, `listen`) fail only when their thing
+is not there. When the game cannot say whether its world changed (`world_changed` None), the
+location, score and inventory are the state and the words decide the rest. The word classes are
+in `replies.py`.
+
+The failure ledger's sentence format and its parser live here together, so a memory written by
+one is read back by the other (see `tests/unit/test_outcomes.py`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
+from cairn.models.game import TurnOutcome
 from cairn.services.map import normalize_direction
-
-FAILURE_PATTERNS = re.compile(
-    r"\b(you can'?t|can not|cannot|i don'?t (understand|know)|doesn'?t (fit|work|seem)|"
-    r"won'?t budge|is locked|nothing happens|there is no|you don'?t see|not possible|"
-    r"that'?s not|isn'?t (open|possible)|you are empty-handed|too heavy|no verb|"
-    r"not something you can|beyond your|futile|have no effect|you fail|you have to|"
-    r"fixed in place|isn'?t something you can|you'?ll have to|first\.$)\b",
-    re.IGNORECASE,
+from cairn.services.replies import (
+    NO_NEED,
+    absent,
+    declined,
+    first_sentence,
+    refused,
+    reply,
 )
+
 UNKNOWN_WORD = re.compile(
     r"""\b(?:i don'?t know the word|that'?s not a word i know|i don'?t recognise the word)"""
     r"""\s*["'`]?(\w+)""",
@@ -51,6 +64,7 @@ _PARTICLE_VERBS = frozenset(
 )
 _QUOTED = re.compile(r"'([^'\n]{1,60})'")
 _LEDGER = re.compile(r"^Tried here, did not work: (.+?)\.(?: The game said: .*)?$", re.DOTALL)
+_LEDGER_ANSWER = re.compile(r' The game said: "(.*)"$', re.DOTALL)
 
 
 STATE_VERBS = frozenset(
@@ -72,8 +86,9 @@ def first_sentences(text: str, count: int = 1, limit: int = 220) -> str:
 
 
 def is_failure(response: str) -> bool:
-    """Whether a game response reads as a refusal or a failed action."""
-    return bool(FAILURE_PATTERNS.search(response))
+    """Whether a game response reads as a refusal, by its words alone (see `replies.refused`);
+    `verdict` reads the state first and should be preferred wherever a turn is known."""
+    return refused(reply(response))
 
 
 def unknown_word(response: str) -> str | None:
@@ -125,6 +140,115 @@ def normalize_command(command: str) -> str:
     return " ".join(command.lower().split())
 
 
+# -- the outcome of a turn: state first, words second (see the module docstring) -------------
+
+
+class Verdict(StrEnum):
+    """What a turn did."""
+
+    CHANGED = "changed"
+    """The location, score, inventory or world changed: the action did something."""
+    NEUTRAL = "neutral"
+    """Nothing changed and nothing was refused: an observation, a wait, an answer."""
+    NO_OP = "no_op"
+    """Nothing changed because it already was so: "You already have that!"."""
+    FAILURE = "failure"
+    """Nothing changed and the game refused: "You can't go that way.", "There's no need"."""
+
+
+NEVER_FAIL_VERBS = frozenset(
+    [
+        "look", "l", "wait", "z", "inventory", "i", "inv", "score", "fullscore", "full",
+        "diagnose", "verbose", "brief", "superbrief", "notify", "save", "restore", "help",
+        "hint", "hints", "about", "info", "credits", "version", "time",
+    ]
+)
+"""Commands that observe or pass time: never a failure (`look`/`l` with an object reads)."""
+READING_VERBS = frozenset(
+    [
+        "examine", "x", "read", "look at", "look in", "look under", "look", "l", "search",
+        "listen", "listen to", "smell", "check", "inspect", "watch", "describe",
+    ]
+)
+"""Commands that read a thing: they fail only when the thing is not there."""
+TAKE_VERBS = frozenset(["take", "get", "pick up", "grab", "carry", "steal"])
+
+
+def verdict(outcome: TurnOutcome) -> Verdict:
+    """What the turn did: the state decides first, the words only what it leaves open."""
+    if (
+        outcome.moved
+        or outcome.score_delta != 0
+        or outcome.inventory_changed
+        or outcome.world_changed
+    ):
+        return Verdict.CHANGED
+    command = Command.parse(outcome.action)
+    if command.verb in NEVER_FAIL_VERBS and not (command.verb in ("look", "l") and command.object):
+        return Verdict.NEUTRAL
+    words = reply(outcome.response)
+    unknown = unknown_word(outcome.response) is not None
+    if command.verb in READING_VERBS:
+        return Verdict.FAILURE if unknown or absent(words) else Verdict.NEUTRAL
+    if held_already(command, outcome.inventory_before) or (declined(words) and not unknown):
+        return Verdict.NO_OP
+    return Verdict.FAILURE if unknown or refused(words) else Verdict.NEUTRAL
+
+
+def did_something(outcome: TurnOutcome) -> bool:
+    """Whether a turn counts as a step that worked: its state changed, or, when the game cannot
+    say whether its world changed, its words did not refuse."""
+    found = verdict(outcome)
+    if outcome.world_changed is not None:
+        return found is Verdict.CHANGED
+    return found in (Verdict.CHANGED, Verdict.NEUTRAL)
+
+
+def held_already(command: Command, inventory: list[str]) -> bool:
+    """Whether `command` takes a thing the player already holds (by its words)."""
+    if command.verb not in TAKE_VERBS or not command.object:
+        return False
+    wanted = command.object.split()
+    return any(set(wanted) <= set(item.lower().split()) for item in inventory)
+
+
+def why_not(outcome: TurnOutcome) -> str:
+    """Why a turn did nothing, in a few words an agent can act on: "already held", "already
+    so", "no leaflet in sight", "locked", "no need", "unknown word 'xyzzy'", "refused"."""
+    command = Command.parse(outcome.action)
+    words = reply(outcome.response)
+    unknown = unknown_word(outcome.response)
+    if held_already(command, outcome.inventory_before):
+        return "already held"
+    if unknown is not None:
+        return f"unknown word '{unknown}'"
+    if declined(words):
+        return "already so"
+    if absent(words):
+        return f"no {command.object} in sight" if command.object else "nothing there"
+    if NO_NEED.search(words):
+        return "no need"
+    if re.search(r"\block(?:ed)?\b", words, re.IGNORECASE):
+        return "locked"
+    return "refused" if refused(words) else "nothing happened"
+
+
+def action_key(command: str) -> str:
+    """What makes two commands the same action: `n` is `north`, `get leaflet` is `take leaflet`."""
+    direction = normalize_direction(command)
+    if direction is not None:
+        return direction
+    parsed = Command.parse(command)
+    if parsed.verb in TAKE_VERBS and parsed.object:
+        return f"take {parsed.object}"
+    return normalize_command(command)
+
+
+def said(response: str) -> str:
+    """The game's reply in one sentence, for a memory ("You already have that!")."""
+    return first_sentences(first_sentence(reply(response)) or response, count=1, limit=160)
+
+
 def failure_title(commands: list[str]) -> str:
     """A player's title for failed commands on one object: "Take or break window".
 
@@ -156,6 +280,12 @@ def failed_commands(text: str) -> list[str]:
     return [m.group(1) for m in _QUOTED.finditer(found.group(1))]
 
 
+def ledger_answer(text: str) -> str:
+    """The game's last answer a ledger text quotes (`failure_text`), "" when none."""
+    found = _LEDGER_ANSWER.search(text.strip())
+    return found.group(1) if found else ""
+
+
 # -- the offline grammar of procedures and items: writers and their parsers, side by side ------
 
 _COMMAND_QUOTE = re.compile(r"'([a-z][a-z0-9 \-]{1,40})'")
@@ -175,6 +305,24 @@ def with_steps(text: str, steps: list[str]) -> str:
         return text
     numbered = ", ".join(f"({i}) {s}" for i, s in enumerate(steps, 1))
     return f"{text} Steps first: {numbered}."
+
+
+def with_note(text: str, note: str) -> str:
+    """`text` with `note` added as a sentence, before its steps (`with_steps` stay last)."""
+    note = note.strip()
+    if not note:
+        return text
+    found = _STEPS.search(text)
+    if found is None:
+        return f"{text.rstrip()} {note}"
+    return f"{text[: found.start()].rstrip()} {note} {text[found.start() :]}"
+
+
+def later_note(command: str, reason: str, answer: str, episode: int, turn: int) -> str:
+    """What differed when `command` later did nothing here: "Later, take leaflet: already held
+    (Ep2, T1: "You already have that!")."."""
+    where = f"Ep{episode}, T{turn}" + (f': "{answer}"' if answer else "")
+    return f"Later, {normalize_command(command)}: {reason} ({where})."
 
 
 def procedure_steps(text: str) -> list[str]:

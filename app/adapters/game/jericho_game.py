@@ -25,6 +25,18 @@
 - Inventory is read from the object tree, internal codes removed ("Brick_1" -> "brick"); only
   when the tree's objects have no names (TextWorld) is the `inventory` command sent, on a saved
   state that is then restored, so it costs no move.
+- `world_changed`: whether the command changed the world, from Jericho's cleaned object-tree
+  diff (objects moved, attributes set or cleared, the game's special memory), read right after
+  the step (the `look` asked for a name is a step of its own), with the player's own attribute
+  flags left out (parsers set them while reading a command: Zork I on a refused `take`, Lost Pig
+  on `look`) and without what time alone changes that turn: when the diff is not empty, a
+  second interpreter (loaded once, never the one played) steps `wait` from the state before the
+  command, and the changes it makes too are the world's, not the command's (Planetfall's
+  explosions shake the ship whatever the player types). The played interpreter never goes back
+  in time for this: Jericho keeps some of a game's figures outside its saved state (the demo
+  world's score lagged a turn when it did). Jericho's world-state hash is not used: it changes
+  with the player's flags. None after a reset or a restore, and for games Jericho does not
+  fully support.
 - `get_valid_actions()` is never used (it needs a spaCy model that cannot be downloaded).
 - Frotz ends the whole process on a malformed story file, so the file's Z-machine header is
   checked before Jericho sees it.
@@ -119,7 +131,10 @@ class JerichoGame(IGame):
         """Load `path`; `seed` None means the walkthrough's seed (so walkthroughs replay)."""
         self._path = Path(path)
         check_story_file(self._path)
+        self._seed = seed
         self._env: Any = _load(self._path, seed)
+        self._shadow: Any = None
+        """A second interpreter for what `wait` alone changes (see `world_changed`)."""
         self._supported = bool(getattr(self._env, "is_fully_supported", False))
         self._story = _story(self._path)
         self._npcs = list(npc_names or [])
@@ -158,12 +173,13 @@ class JerichoGame(IGame):
 
     def step(self, action: str) -> GameObservation:
         """Send one command."""
+        before = self._env.get_state() if self._supported else None
         try:
             text, _reward, done, _info = self._env.step(action)
         except Exception as exc:
             raise GameError(f"{self.name}: the interpreter failed on {action!r}: {exc}") from exc
         self._steps += 1
-        return self._observe(text, done=bool(done))
+        return self._observe(text, done=bool(done), world_changed=self._world_changed(before))
 
     def save(self) -> bytes:
         """The interpreter's full state, pickled."""
@@ -193,12 +209,35 @@ class JerichoGame(IGame):
                 return []
 
     def close(self) -> None:
-        """Release the interpreter."""
+        """Release the interpreters."""
         self._env.close()
+        if self._shadow is not None:
+            self._shadow.close()
 
     # -- observation -------------------------------------------------------------------------
 
-    def _observe(self, raw: str, done: bool) -> GameObservation:
+    def _world_changed(self, before: tuple[Any, ...] | None) -> bool | None:
+        """Whether the command just sent changed the world (see the module docstring); `before`
+        is the interpreter's state before it."""
+        if before is None:
+            return None
+        try:
+            own = _changes(self._env)
+            if not own:
+                return False
+            if self._shadow is None:
+                self._shadow = _load(self._path, self._seed)
+                self._shadow.reset()
+            self._shadow.set_state(before)
+            self._shadow.step("wait")
+            passing = _changes(self._shadow)
+        except Exception:  # an interpreter without the diff: the game cannot say
+            return None
+        return bool(own - passing)
+
+    def _observe(
+        self, raw: str, done: bool, world_changed: bool | None = None
+    ) -> GameObservation:
         """Read everything the observation reports from the interpreter, after `raw` text."""
         text = strip_status_line(raw)
         self._turn_look = None
@@ -224,6 +263,7 @@ class JerichoGame(IGame):
             won=won,
             npcs_present=present,
             npcs_mentioned=mentioned,
+            world_changed=world_changed,
         )
 
     def _view(self) -> _View | None:
@@ -362,6 +402,18 @@ class JerichoGame(IGame):
             if name not in known:
                 known[name] = clean(name, vocabulary, resolution)
         return [known[name] for name in raw]
+
+
+def _changes(env: Any) -> set[tuple[int, int, int]]:
+    """The last step's changes as (kind, object or address, parent, flag or value): kinds 0
+    moved, 1 flag set, 2 flag cleared, 3 special memory; the player's own flags left out."""
+    player = int(getattr(env, "player_obj_num", 0) or 0)
+    found: set[tuple[int, int, int]] = set()
+    for kind, pairs in enumerate(env._get_world_diff()):
+        for first, second in pairs:
+            if not (kind in (1, 2) and int(first) == player):
+                found.add((kind, int(first), int(second)))
+    return found
 
 
 def _story(path: Path) -> ZStory | None:

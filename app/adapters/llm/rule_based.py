@@ -20,21 +20,19 @@ from cairn.services.endings import ending_text
 from cairn.services.map import normalize_direction
 from cairn.services.memory_rules import named_in, story_line
 from cairn.services.outcomes import (
-    FAILURE_PATTERNS,
+    Verdict,
     changes_state,
     first_sentences,
     got_title,
     is_failure,
+    verdict,
     with_steps,
 )
+from cairn.services.replies import is_banner_line, is_stock, without_banners
 
 UNCERTAIN_PATTERNS = re.compile(r"\b(accepts?|graciously|seems? (pleased|satisfied))\b", re.I)
 _PROSE = re.compile(r"[a-z]{2,}.*\s.*[a-z]{2,}")
 _TITLE_LINE = re.compile(r"^[A-Z][\w'\-]*(?: [\w'\-]+){0,5}$|^-= .* =-$")
-_BANNER_WORDS = re.compile(
-    r"\b(copyright|\(c\)|release \d|serial (?:number|no)|inform v?\d|all rights reserved|"
-    r"interpreter|version \d)", re.I
-)
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SUMMARY_SENTENCES = 3
@@ -57,7 +55,6 @@ PROMISE_WORDS = (
 _KEY_SENTENCE = re.compile(rf"\b(?:{EXCHANGE_WORDS}|{PROMISE_WORDS})\b", re.I)
 
 __all__ = [
-    "FAILURE_PATTERNS",
     "RuleBasedSummarizer",
     "first_sentences",
     "is_failure",
@@ -107,8 +104,15 @@ def keep_key_sentences(
     return " ".join(sorted(kept, key=order.__getitem__))
 
 
+def news(text: str) -> str:
+    """`text` without banner lines and stock replies ("Taken.", "Time passes..."): what it says
+    of this place; "" when nothing is left."""
+    return " ".join(s for s in sentences(without_banners(text)) if not is_stock(s))
+
+
 def prose(text: str) -> str:
-    """`text` without what is not prose: title banners, room headers, ASCII art, commands."""
+    """`text` without what is not prose: banners and credits (`replies.is_banner_line`), title
+    lines, room headers, ASCII art, commands."""
     kept = []
     for line in text.splitlines():
         stripped = line.strip()
@@ -116,7 +120,7 @@ def prose(text: str) -> str:
             not stripped
             or stripped.startswith(">")
             or _TITLE_LINE.match(stripped)
-            or _BANNER_WORDS.search(stripped)
+            or is_banner_line(stripped)
         ):
             continue
         letters = sum(ch.isalpha() for ch in stripped)
@@ -131,7 +135,7 @@ class RuleBasedSummarizer(ISummarizer):
 
     def synthesize(self, request: SynthesisRequest) -> SynthesisDecision:
         o = request.outcome
-        gist = first_sentences(o.response)
+        gist = news(o.response) or first_sentences(o.response)
         tentative = [e.id for e in request.existing if e.status is MemoryStatus.TENTATIVE]
         if o.died:
             return SynthesisDecision(
@@ -180,8 +184,11 @@ class RuleBasedSummarizer(ISummarizer):
                 reasoning="a working exit; with its prerequisites when there were any",
             )
         if o.inventory_changed:
-            return _inventory_decision(o, gist)
-        if is_failure(o.response):
+            return _inventory_decision(o, news(o.response))
+        outcome = verdict(o)
+        if outcome is Verdict.NO_OP:
+            return SynthesisDecision(should_remember=False, reasoning="it already was so")
+        if outcome is Verdict.FAILURE:
             return SynthesisDecision(
                 should_remember=True,
                 category=MemoryCategory.FAILURE,
@@ -189,6 +196,10 @@ class RuleBasedSummarizer(ISummarizer):
                 memory_text=f"'{o.action}' does not work here: {gist}",
                 importance=400,
                 reasoning="remembering failures prevents repeating them",
+            )
+        if not news(o.response):
+            return SynthesisDecision(
+                should_remember=False, reasoning="only banners and stock replies: nothing learned"
             )
         return SynthesisDecision(
             should_remember=True,
@@ -202,7 +213,7 @@ class RuleBasedSummarizer(ISummarizer):
     def summarize_location_session(
         self, game_state: GameState, location_id: int, messages: Sequence[Message]
     ) -> str:
-        said = [text for m in messages if m.role != "player" and (text := prose(m.text))]
+        said = [text for m in messages if m.role != "player" and (text := news(prose(m.text)))]
         if not said:
             return ""
         first = first_sentences(said[0])
@@ -267,7 +278,7 @@ def _procedure(history: Sequence[TurnOutcome], outcome: TurnOutcome) -> list[str
     for turn in reversed(history):
         if turn.location_before != outcome.location_before or turn.moved:
             break
-        if is_failure(turn.response) or turn.action == outcome.action:
+        if verdict(turn) in (Verdict.FAILURE, Verdict.NO_OP) or turn.action == outcome.action:
             continue
         if plain_move and not failed_before:
             if outcome.score_delta <= 0:
@@ -286,7 +297,7 @@ def _inventory_decision(o: TurnOutcome, gist: str) -> SynthesisDecision:
             should_remember=True,
             category=MemoryCategory.SUCCESS,
             memory_title=got_title(gained),
-            memory_text=f"'{o.action}' got {', '.join(gained)}. {gist}",
+            memory_text=f"'{o.action}' got {', '.join(gained)}." + (f" {gist}" if gist else ""),
             importance=550,
             reasoning="items found here",
         )
@@ -296,7 +307,7 @@ def _inventory_decision(o: TurnOutcome, gist: str) -> SynthesisDecision:
         category=MemoryCategory.NOTE,
         status=MemoryStatus.TENTATIVE if uncertain else MemoryStatus.ACTIVE,
         memory_title=f"Gave up {', '.join(lost)}",
-        memory_text=f"'{o.action}' parted with {', '.join(lost)}: {gist}",
+        memory_text=f"'{o.action}' parted with {', '.join(lost)}" + (f": {gist}" if gist else "."),
         importance=450,
         reasoning="outcome unclear until a later turn confirms it" if uncertain else "item left",
     )

@@ -114,8 +114,11 @@ def remembered_procedures(memories: list[MemoryEntry], inventory: list[str]) -> 
             commands.extend(f"take {item}" for item in missing)
             continue
         quoted = quoted_commands(memory.text)
-        if quoted and ((memory.score_delta or 0) > 0 or procedure_steps(memory.text)):
-            commands.extend([*procedure_steps(memory.text), quoted[0]])
+        steps = procedure_steps(memory.text)
+        if any((tool := tool_of(s)) is not None and not holding(tool, inventory) for s in steps):
+            continue  # a step needs an item not held: the action would fail before it
+        if quoted and ((memory.score_delta or 0) > 0 or steps):
+            commands.extend([*steps, quoted[0]])
     return list(dict.fromkeys(c for command in commands if (c := normalize(command))))
 
 
