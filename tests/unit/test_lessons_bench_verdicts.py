@@ -1,0 +1,135 @@
+"""bench/lessons_bench.py's acceptance verdicts, computed from report.json-shaped figures."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "lessons_bench.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("lessons_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lessons_bench"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(bench: ModuleType, memory: bool, *episodes: tuple[bool, int | None, int, int]) -> object:
+    """A run whose episodes 1.. are (died, best score, actions, repeated failures)."""
+    figures = bench.RunFigures(game="g", memory=memory, episodes_asked=len(episodes), turns_asked=9)
+    for number, (died, best, actions, repeated) in enumerate(episodes, start=1):
+        figures.episodes.append(
+            bench.EpisodeFigures(number, actions, died, best, actions, repeated)
+        )
+    return figures
+
+
+def test_episode_one_is_not_counted(bench: ModuleType) -> None:
+    # the first episode has nothing to remember: its death, score and failures stay out
+    w = bench.window(run(bench, True, (True, 50, 100, 100), (False, 10, 100, 2), (True, 0, 100, 0)))
+    assert (w.episodes, w.deaths, w.scoring) == (2, 1, 1)
+    assert w.mean_score == 5.0
+    assert w.repeated_failure_rate == 0.01
+
+
+def test_missing_best_score_counts_as_zero(bench: ModuleType) -> None:
+    w = bench.window(run(bench, True, (False, 5, 10, 0), (False, None, 10, 0), (False, 4, 10, 0)))
+    assert (w.scoring, w.mean_score) == (1, 2.0)
+
+
+def test_memory_that_dies_more_misses_even_when_it_scores(bench: ModuleType) -> None:
+    mem = bench.Window(episodes=4, deaths=4, scoring=4, mean_score=10.0, repeated_failure_rate=0.01)
+    base = bench.Window(episodes=4, deaths=0, scoring=4, mean_score=10.0, repeated_failure_rate=0.4)
+    points = bench.game_points(mem, base)
+    assert [p.name for p in points if not p.ok] == ["deaths"]
+    assert bench.verdict_line("zork1 5x200", points).startswith("zork1 5x200: MISS deaths (")
+
+
+def test_repeated_failures_must_be_under_five_percent_and_the_baseline(
+    bench: ModuleType,
+) -> None:
+    base = bench.Window(episodes=4, deaths=1, scoring=0, mean_score=0.0, repeated_failure_rate=0.3)
+    high = bench.Window(episodes=4, deaths=1, scoring=0, mean_score=0.0, repeated_failure_rate=0.06)
+    assert [p.name for p in bench.game_points(high, base) if not p.ok] == ["rep.fail < 5%"]
+    low_base = bench.Window(4, 1, 0, 0.0, 0.02)
+    equal = bench.Window(4, 1, 0, 0.0, 0.02)
+    assert [p.name for p in bench.game_points(equal, low_base) if not p.ok] == [
+        "rep.fail < baseline"
+    ]
+
+
+def test_no_repeated_failures_in_either_mode_passes(bench: ModuleType) -> None:
+    zero = bench.Window(episodes=4, deaths=0, scoring=0, mean_score=0.0, repeated_failure_rate=0.0)
+    assert all(p.ok for p in bench.game_points(zero, zero))
+
+
+def test_zork_points_and_the_summary_count_the_long_run(bench: ModuleType) -> None:
+    mem = bench.Window(episodes=19, deaths=19, scoring=0, mean_score=0.0, repeated_failure_rate=0)
+    base = bench.Window(episodes=19, deaths=7, scoring=12, mean_score=6.3, repeated_failure_rate=0)
+    long = {"zork1": bench.zork_points(mem, base)}
+    assert [p.ok for p in long["zork1"]] == [False, False]
+    ok = [bench.Point("deaths", True, "")]
+    # zork1's short run meets every point, its long run does not: the game misses
+    assert bench.summary({"zork1": ok, "905": ok}, long) == (1, 2)
+
+
+def test_a_broken_run_misses_its_game(bench: ModuleType) -> None:
+    good = run(bench, False, (False, 0, 10, 0), (False, 0, 10, 0))
+    broken = bench.RunFigures(game="g", memory=True, episodes_asked=2, turns_asked=9, error="boom")
+    points = bench.judged(bench.pair_up([broken, good]), bench.game_points)
+    assert [(p.name, p.ok, p.detail) for p in points["g"]] == [("run", False, "boom")]
+
+
+def test_death_text_is_the_games_last_words_before_the_banner(bench: ModuleType) -> None:
+    response = (
+        "It is pitch black.\n\nOh, no! You have walked into the slavering fangs of a lurking"
+        " grue!\n\n    ****  You have died  ****\n\nNow, let's take a look here..."
+    )
+    assert bench.death_text(response) == (
+        "It is pitch black. Oh, no! You have walked into the slavering fangs of a lurking grue!"
+    )
+
+
+def test_a_death_told_the_turn_before_is_read_from_that_turn(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    # hhgg prints the death, then asks for RETURN: the dying turn shows only the score
+    rows = [
+        {
+            "episode": 1,
+            "turn": 1,
+            "location_before": 7,
+            "location_after": 168,
+            "location_after_name": "Bedroom",
+            "action": "south",
+            "response": "Bedroom\n\nThe Earth is demolished.\n\nWe are about to give you your"
+            " score. (Hit RETURN or ENTER when ready.)",
+            "died": False,
+        },
+        {
+            "episode": 1,
+            "turn": 2,
+            "location_before": 168,
+            "location_after": 7,
+            "location_after_name": "Dark",
+            "action": "take washbasin",
+            "response": "\nYour score is 0 of a possible 400, in 19 turns.\n\nWould you like"
+            " to start over?",
+            "died": True,
+        },
+    ]
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    [death] = bench.transcript_deaths(transcript)
+    assert death.room == "Bedroom (L168)"
+    assert death.text.startswith("(turn before) Bedroom The Earth is demolished. We are about")
+    assert bench.death_text(rows[1]["response"]) is None
