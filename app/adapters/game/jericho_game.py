@@ -5,14 +5,18 @@
   abbreviations in names ("West House" for "West of House").
 - Location ids are the room around the player (`rooms.place_player`): vehicles, furniture and
   containers are climbed out of (Zork's magic boat 156 and 9:05's bed 27 are never locations);
-  what holds the player is `location_context` ("in the magic boat"). None when the game cannot
-  say where the player is, and always for games Jericho does not fully support (it knows no
-  player object for them). An id is never invented.
+  what holds the player is `location_context` ("in the magic boat"). Rooms that all sit in one
+  top-level object stay distinct rooms once that object is known to hold them (`rooms`: the
+  game's location variable names its child, or a compass move, tried on the second interpreter,
+  walks between two of its children). None when the game cannot say where the player is, and
+  always for games Jericho does not fully support (it knows no player object for them). An id
+  is never invented.
 - Names (`room_names`): the header that `look` prints in the room, read once per room id on a
   saved state that is restored (no move is spent), vehicle suffix removed; dark rooms fall back
-  to the cleaned object-tree name until a real header is read. No location, no name: "" (a
-  parser reply is never a name). Unsupported games have no ids: a header in the turn's text
-  names the room, else "".
+  to the cleaned object-tree name until a real header is read; a room with neither (a game
+  that prints no room names) is named from its description (`names.described_name`). No
+  location, no name: "" (a parser reply is never a name). Unsupported games have no ids: a
+  header in the turn's text names the room, else "".
 - `objects`: the things directly in the room and in what holds the player, lower case, internal
   codes removed. Games whose tree has no names (TextWorld, Snack Time) get the runs of words of
   the room's `look` text that the game's dictionary knows ("oak chest"), read again whenever
@@ -65,10 +69,13 @@ from cairn.adapters.game.names import (
 from cairn.adapters.game.npcs import match_npcs
 from cairn.adapters.game.room_names import RoomNames
 from cairn.adapters.game.rooms import (
+    PROBE_MOVES,
     Placement,
     find_rooms_root,
     place_player,
     room_state,
+    root_from_location,
+    root_from_move,
     visible_things,
 )
 from cairn.adapters.game.ztree import ObjectTree, ZStory
@@ -141,6 +148,8 @@ class JerichoGame(IGame):
         self._names = RoomNames()
         self._player: int | None = None
         self._rooms_root: int | None = None
+        self._probed: set[tuple[int, int]] = set()
+        """(top's child, top) pairs whose moves were tried (see `_find_rooms_root`)."""
         self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
         self._text_objects: dict[tuple[object, ...], list[str]] = {}
         self._ram_buffer: ctypes.Array[ctypes.c_uint8] | None = None
@@ -241,7 +250,7 @@ class JerichoGame(IGame):
         """Read everything the observation reports from the interpreter, after `raw` text."""
         text = strip_status_line(raw)
         self._turn_look = None
-        view = self._view()
+        view = self._view(done)
         room = view.placement.room if view is not None else None
         name, context = self._room_name(view, text, done)
         objects = self._objects(view, name, done)
@@ -266,7 +275,7 @@ class JerichoGame(IGame):
             world_changed=world_changed,
         )
 
-    def _view(self) -> _View | None:
+    def _view(self, done: bool = False) -> _View | None:
         """The object tree and the player's room; None when the game cannot say (unsupported)."""
         if not self._supported or self._story is None:
             return None
@@ -279,8 +288,43 @@ class JerichoGame(IGame):
             self._rooms_root = find_rooms_root(tree, self._player)
         if not 0 < self._player <= tree.count:
             return None
+        if self._rooms_root is None:
+            self._rooms_root = self._find_rooms_root(self._story, tree, self._player, done)
         status = tree.global_variable(0) if self._story.version == 3 else 0
         return _View(tree, place_player(tree, self._player, self._rooms_root, status))
+
+    def _find_rooms_root(
+        self, story: ZStory, tree: ObjectTree, player: int, done: bool
+    ) -> int | None:
+        """The top of the player's chain when it turns out to hold rooms (`rooms` module rules 2
+        and 3): the game's location variable names the object under it, or a compass move,
+        tried on the second interpreter once per (top's child, top), takes the player from
+        one of its children straight into another. Kept for the game once found."""
+        chain = tree.ancestors(player)
+        found = root_from_location(chain, tree.global_variable(0))
+        if found is not None or done or len(chain) < 2 or (chain[-2], chain[-1]) in self._probed:
+            return found
+        self._probed.add((chain[-2], chain[-1]))
+        try:
+            state = self._env.get_state()
+            second = self._second()
+            for move in PROBE_MOVES:
+                second.set_state(state)
+                second.step(move)
+                after = story.tree(bytes(second.get_state()[0])).ancestors(player)
+                found = root_from_move(chain, after)
+                if found is not None:
+                    return found
+        except Exception:  # a second interpreter that cannot follow: no evidence
+            return None
+        return None
+
+    def _second(self) -> Any:
+        """The second interpreter (loaded once, never the one played; see `world_changed`)."""
+        if self._shadow is None:
+            self._shadow = _load(self._path, self._seed)
+            self._shadow.reset()
+        return self._shadow
 
     def _ram(self) -> bytes:
         """The interpreter's dynamic memory: copied into a buffer kept for it (Jericho's

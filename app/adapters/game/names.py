@@ -6,6 +6,11 @@ capital, ends without sentence punctuation, is no parser reply ("I don't underst
 "Release 3 / Serial number ..." or a copyright notice). Headers printed in a vehicle carry a
 suffix ("Frigid River, in the magic boat", "Bedroom (in bed)"): it is context, not the name.
 Darkness headers ("Darkness", "It is pitch black.") name no room.
+
+A game that prints no header gets a name from its room description (`described_name`): the
+first noun phrase of the description's first sentence, "You are standing in a small clearing,
+..." -> "Small clearing". It is read from the answer to `look`, never from the game's opening
+(its title and welcome text), and dark answers name nothing.
 """
 
 from __future__ import annotations
@@ -71,6 +76,43 @@ _DIRECTIONS = _word_set(
     "nw se sw u d fore aft port starboard"
 )
 _LEADS_TO = frozenset(["to", "onto", "into"])
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s")
+_PLACE_WORDS = (
+    r"in|on|at|inside|outside|under|beneath|below|above|atop|upon|within|beside|by|near|"
+    r"before|among|amid|amidst|between|along|across|behind|over|into|onto"
+)
+_LEAD_IN = re.compile(
+    r"^(?:(?:you(?:'re|\s+are|\s+find\s+yourself|\s+stand|\s+(?:can\s+)?see|"
+    r"\s+have\s+(?:come|arrived)\s+(?:to|at))"
+    r"|i(?:'m|\s+am)|this\s+is|here\s+is)\s+)?"
+    r"(?:(?:now|still)\s+)?"
+    r"(?:(?:standing|sitting|lying|floating|crouching|kneeling|perched|hanging|walking|stuck|"
+    r"trapped|somewhere)\s+)?"
+    rf"(?:(?:{_PLACE_WORDS})\s+)?"
+    r"(?:(?:the|a|an)\s+(?:middle|midst|centre|center|edge|corner|side|end|top|bottom)\s+of\s+)?"
+    r"(?:(?:a|an|the|some|this|your)\s+)?",
+    re.IGNORECASE,
+)
+_PHRASE_STOP = (
+    _word_set(
+        f"{_PLACE_WORDS.replace('|', ' ')} to from with without through around against toward "
+        "towards beyond past here there which that where who whose whom while and but or nor "
+        "so as if is are was were be been being has have had seems can could will would may "
+        "might must shall should"
+    )
+    | _DIRECTIONS
+)
+_VERB_STOP = _word_set(
+    "looks look stands stand lies lie leads lead runs run opens open rises rise stretches "
+    "stretch sits sit hangs hang fills fill seem"
+)
+"""Verbs that end a noun phrase, except as its first word ("Open field", "Cobbles lie ...")."""
+_DARK_TEXT = re.compile(
+    r"pitch[- ](?:black|dark)|too dark|\b(?:is|it's|very|so) dark\b|^darkness\b|"
+    r"can(?:no|')t see|unable to see",
+    re.IGNORECASE,
+)
+_MAX_DESCRIBED_WORDS = 5
 
 
 # -- headers ---------------------------------------------------------------------------------
@@ -168,6 +210,8 @@ class LookReading:
     context: str
     found: bool
     confirmed: bool = False
+    described: str = ""
+    """When no header was found: the name the description gives (`described_name`), or ""."""
 
 
 def tree_name_words(tree_name: str) -> str:
@@ -200,10 +244,46 @@ def read_look(text: str, tree_name: str, in_something: bool) -> LookReading:
     if tree_name and name.casefold() == " ".join(tree_name.split()).casefold():
         return LookReading(name, context, True, confirmed=True)
     dark = first.casefold().rstrip(".") in DARK_NAMES or name.casefold() in DARK_NAMES
-    if dark or not is_title(lines[0]) or len(lines) < 2:
+    if dark or (len(lines) < 2 and is_title(lines[0])):
         return LookReading("", "", False)
+    if not is_title(lines[0]):
+        return LookReading("", "", False, described=described_name(" ".join(lines)))
     confirmed = bool(tree_name) and name.casefold() == tree_name_words(tree_name)
     return LookReading(name, context, True, confirmed)
+
+
+def described_name(description: str) -> str:
+    """A room's name from its description, for games that print none (see the module
+    docstring): "A cramped study that smells of ink." -> "Cramped study". "" for a dark
+    answer, a title banner or a sentence with no noun phrase up front.
+    """
+    text = " ".join(description.split())
+    sentence = _SENTENCE_END.split(text, maxsplit=1)[0].strip()
+    if not sentence or _DARK_TEXT.search(sentence) or _BANNER_NEAR.search(sentence):
+        return ""
+    rest = _LEAD_IN.sub("", sentence, count=1)
+    words: list[str] = []
+    for token in rest.split():
+        word = token.strip("\"'()[]")
+        folded = word.casefold().rstrip(".,;:!?-")
+        if not word or folded in _PHRASE_STOP or (words and folded in _VERB_STOP):
+            break
+        clause_ends = word[-1] in ".,;:!?-" or token[-1] in ",;:"
+        word = word.rstrip(".,;:!?-")
+        if word:
+            words.append(word)
+        if clause_ends or len(words) == _MAX_DESCRIBED_WORDS:
+            break
+    while words and words[-1].casefold() in {"of", "a", "an", "the"}:
+        words.pop()
+    if not words or not any(c.isalpha() for c in words[0]):
+        return ""
+    name = " ".join(words)
+    name = name[0].upper() + name[1:]
+    folded = name.casefold()
+    if is_parser_reply(name) or folded in _STOP_WORDS or folded in _VERB_STOP:
+        return ""
+    return name
 
 
 # -- object and item names -------------------------------------------------------------------

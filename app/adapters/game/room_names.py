@@ -8,7 +8,10 @@ not rename the bedroom the player sleeps in). Until then `look` is read on every
 the room and its latest header is the name: a dark room keeps its cleaned tree name until a
 real header is printed, Lost Pig's dark "Closet" becomes "Gnome Room" once lit, and rooms whose
 tree names are empty or abbreviated (TextWorld, Snack Time, Curses's "CR") follow the headers
-the game prints. The context ("in the magic boat") is read once per (room, holder) pair.
+the game prints. A room with neither a header nor a tree name is named from its description
+(`names.described_name`), read from the first `look` that gives one and kept: a description
+that changes later does not rename it, a header printed later does. The context ("in the magic
+boat") is read once per (room, holder) pair.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class RoomNames:
         self._names: dict[int, str] = {}
         self._confirmed: set[int] = set()
         self._contexts: dict[tuple[int, int], str] = {}
+        self._described: dict[int, str] = {}
 
     def needs_look(self, room: int, holder: int) -> bool:
         """Whether `look` should be read now (see the module docstring)."""
@@ -44,6 +48,8 @@ class RoomNames:
             self._names[room] = reading.name
             if reading.confirmed:
                 self._confirmed.add(room)
+        if reading.described:
+            self._described.setdefault(room, reading.described)
         if holder and (reading.context or key not in self._contexts):
             self._contexts[key] = reading.context or default_context(holder_name)
 
@@ -52,8 +58,8 @@ class RoomNames:
         return list(self._names.values())
 
     def name(self, room: int, tree_name: str) -> str:
-        """The name read from `look`, else the cleaned tree name."""
-        return self._names.get(room) or clean_room_name(tree_name)
+        """The name read from `look`, else the cleaned tree name, else the description's."""
+        return self._names.get(room) or clean_room_name(tree_name) or self._described.get(room, "")
 
     def context(self, room: int, holder: int, holder_name: str) -> str:
         """Where the player is in the room ("in the magic boat"), "" when not in anything."""

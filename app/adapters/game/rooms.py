@@ -1,32 +1,57 @@
 """Where the player is: the room around them, climbing out of vehicles, furniture and containers.
 
-The rule, checked on all 18 games of the suite (see `tests/integration/test_jericho_rooms.py`):
+The rule, checked on all 18 games of the suite (see `tests/integration/test_jericho_rooms.py`)
+and on games whose rooms sit in one container (`tests/integration/test_unusual_trees.py`):
 
 - Walk up the object tree from the player: parent, grandparent... to an object whose parent
   is 0 (the top).
-- Infocom games (ZIL: zork1, hhgg, planetfall) keep every room inside one unnamed `rooms`
-  pseudo-object whose parent is 0. It is recognised at the start of the game: the top of the
-  player's chain has no name and the object under it does (the start room). The room is then
-  the ancestor whose parent is that object: `West of House` (180) under `rooms` (82), and
-  `White Cliffs Beach` (33) when the player sits in the magic boat (156) there.
-- Inform and TextWorld games keep rooms at the top: the room is the top of the chain (9:05's
-  `Bedroom` 25 around the `bed` 27; Snack Time's and TextWorld's rooms have no names, and still
-  are the top).
+- Some games keep every room inside one top-level container (the rooms root): Infocom's
+  `rooms` object, a game that moves its rooms into a region. The room is then the ancestor
+  just under that container: `West of House` (180) under `rooms` (82), and `White Cliffs Beach`
+  (33) when the player sits in the magic boat (156) there. Distinct rooms that share the
+  container stay distinct.
+- Other games (Inform, TextWorld) keep rooms at the top: the room is the top of the chain
+  (9:05's `Bedroom` 25 around the `bed` 27; Snack Time's and TextWorld's rooms have no names,
+  and still are the top).
+- The top is known to be a rooms root, never by its name or a game's words, when:
+  1. at the start it has no name and the object under it has one (Zork I's `rooms`);
+  2. the game's own location variable (global 0: the status line's location in version 3,
+     Z-machine standard §8.2.2, and the first global of the Inform and ZIL libraries) names the
+     object just under it (Plundered Hearts' `rooms` is called "it");
+  3. one compass move takes the player from one of its children straight into another
+     (`root_from_move`): a room holds furniture, never a room one walks into. The adapter
+     tries the moves on a second interpreter, so the played game never moves.
+  Until one of these holds the top is the room.
 - What lies between the player and the room (boat, bed, chair, dumbwaiter) is context, never a
   location.
 - Planetfall puts the player in a bed that lives in the unnamed `local-globals` object, outside
   every room: the chain never reaches `rooms`. Version 3 story files keep the location in global
-  variable 0 (the status line shows it, Z-machine standard §8.2.2): it is used when it names a
-  room. Otherwise the location is unknown (None), never invented.
+  variable 0: it is used when it names a room. Otherwise the location is unknown (None), never
+  invented.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.adapters.game.ztree import ObjectTree
 
 _MAX_STATE = 2000  # objects x 2: a bound on a malformed (cyclic) tree
+
+PROBE_MOVES = (
+    "north",
+    "south",
+    "east",
+    "west",
+    "northeast",
+    "northwest",
+    "southeast",
+    "southwest",
+    "up",
+    "down",
+)
+"""The moves tried to tell a rooms root from a room (`in` and `out` enter and leave furniture)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +80,25 @@ def find_rooms_root(tree: ObjectTree, player: int) -> int | None:
     if len(chain) >= 2 and not tree.name(chain[-1]).strip() and tree.name(chain[-2]).strip():
         return chain[-1]
     return None
+
+
+def root_from_location(chain: Sequence[int], location: int) -> int | None:
+    """The top of the player's `chain` when the game's location variable (`location`) names
+    the object just under it: that top holds rooms. None otherwise."""
+    if len(chain) >= 2 and location == chain[-2]:
+        return chain[-1]
+    return None
+
+
+def root_from_move(before: Sequence[int], after: Sequence[int]) -> int | None:
+    """The top of the tree when a compass move took the player from under one of its children
+    (`before`, the chain before the move) straight into another (`after` is [child, top]):
+    that top holds rooms. None otherwise."""
+    if len(before) < 2 or len(after) != 2:
+        return None
+    if before[-1] != after[-1] or before[-2] == after[-2]:
+        return None
+    return after[-1]
 
 
 def place_player(
