@@ -181,7 +181,10 @@ def search(
 @memories.command("check")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def check(file: Path) -> None:
-    """Validate a memory file: exit 0 when valid, 1 listing each problem with its line."""
+    """Validate a memory file: exit 0 when cairn reads all of it, 1 listing each problem (what
+    it cannot read or would lose) with its line. A person's notes (prose) are kept, not
+    problems: listed with their lines."""
+    notes: list[int] = []
     if file.suffix in {".sqlite3", ".sqlite", ".db"}:
         from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 
@@ -190,18 +193,31 @@ def check(file: Path) -> None:
         count = len(sql.entries())
         sql.close()
     else:
-        from cairn.adapters.storage.markdown_format import check_memory_file, parse, read_text
+        from cairn.adapters.storage.markdown_format import check_file
 
-        problems = check_memory_file(file)
-        # counted by the parser, not a store: a store would log each problem a second time
-        text = read_text(file).removeprefix("\ufeff").replace("\r\n", "\n")
-        count = len(parse(text, str(file)).cache.memories)
-    for problem in problems:
-        click.echo(str(problem))
+        # one parse, not a store: a store would log each problem a second time
+        found = check_file(file)
+        problems, notes, count = found.problems, found.notes, found.memories
+    lines = [str(problem) for problem in problems]
+    if notes:
+        lines.append(f"{file}: kept {_notes_kept(file, notes)}")
+    if lines:
+        click.echo("\n".join(lines))
     if problems:
         click.echo(f"{file}: {len(problems)} problem(s); {count} memories parsed", err=True)
         sys.exit(1)
     click.echo(f"{file}: OK, {count} memories")
+
+
+_NOTES_LISTED = 20
+
+
+def _notes_kept(file: Path, notes: list[int]) -> str:
+    """`2 hand-written notes: FILE:3, FILE:17` (the first `_NOTES_LISTED` of them)."""
+    listed = ", ".join(f"{file}:{line}" for line in notes[:_NOTES_LISTED])
+    more = f" and {len(notes) - _NOTES_LISTED} more" if len(notes) > _NOTES_LISTED else ""
+    plural = "s" if len(notes) != 1 else ""
+    return f"{len(notes)} hand-written note{plural}: {listed}{more}"
 
 
 @memories.command("export")

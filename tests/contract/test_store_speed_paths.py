@@ -29,6 +29,7 @@ from cairn.adapters.storage.markdown_format import (
     RECENT_TITLE,
     UNIT_END,
     UNIT_START,
+    check_file,
     check_memory_file,
     parse,
 )
@@ -572,7 +573,7 @@ def test_an_editors_copy_torn_at_any_byte_of_a_unit_keeps_the_persons_note(
 
 def test_a_persons_block_at_the_end_of_a_cut_unit_is_kept(tmp_path: Path) -> None:
     """Only what a cut leaves of cairn's own lines is dropped: a block a person wrote there
-    stays, reported as a block that does not parse."""
+    stays (prose: a note, kept with no problem; a header that is not cairn's: a problem)."""
     path = tmp_path / "Memories.md"
     store = MarkdownMemoryStore(path)
     for n in range(2):
@@ -580,8 +581,8 @@ def test_a_persons_block_at_the_end_of_a_cut_unit_is_kept(tmp_path: Path) -> Non
             tx.add(memory(n))
     assert path.read_text().endswith(UNIT_END + "\n")
     path.write_text(path.read_text() + f"\n{UNIT_START}\n\nThe cellar door sticks.\n")
-    problems = check_memory_file(path)
-    assert len(problems) == 1 and "not a memory header" in problems[0].message
+    found = check_file(path)
+    assert found.problems == [] and found.notes == [len(path.read_text().splitlines())]
     # a memory a person wrote there (a header with text), a section of their own, a section
     # header followed by more lines
     store = MarkdownMemoryStore(path)
@@ -591,10 +592,12 @@ def test_a_persons_block_at_the_end_of_a_cut_unit_is_kept(tmp_path: Path) -> Non
     again = MarkdownMemoryStore(path)
     assert [e.title for e in again.entries()] == [*kept, "Mine"]
     again.close()
-    for tail in ("## Dungeon notes\n", "## Location 9\nThe cellar.\n"):
-        path.write_text(path.read_text() + f"\n{UNIT_START}\n\n{tail}")
-        problems = check_memory_file(path)
-        assert "not understood here" in problems[-1].message, tail
+    path.write_text(path.read_text() + f"\n{UNIT_START}\n\n## Dungeon notes\n")
+    found = check_file(path)
+    assert found.problems == [] and found.notes[-1] == len(path.read_text().splitlines())
+    path.write_text(path.read_text() + f"\n{UNIT_START}\n\n## Location 9\nThe cellar.\n")
+    problems = check_memory_file(path)
+    assert "not understood here" in problems[-1].message
 
 
 def test_an_editors_copy_taken_mid_append_loses_and_truncates_nothing(tmp_path: Path) -> None:

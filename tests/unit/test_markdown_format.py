@@ -414,8 +414,7 @@ def test_a_block_after_a_rule_with_no_blank_line_is_read_at_its_own_line() -> No
         '**[NOTE] After** *(Ep1)*\n<!-- cairn {"id": "m-after"} -->\ntext\n'
     )
     parsed = parse(text)
-    [problem] = parsed.problems
-    assert problem.line == 4 and "not a memory header" in problem.message
+    assert parsed.problems == [] and parsed.notes == [4]  # a person's note: kept, no problem
     assert [raw.lines for raw in parsed.raw] == [["A paragraph someone typed."]]
     assert [(m.id, m.text) for m in parsed.cache.memories.values()] == [("m-after", "text")]
 
@@ -438,14 +437,13 @@ def test_a_rule_inside_a_kept_section_is_kept_and_its_closing_rule_is_not_double
         "## Location 2: Cellar\n\n### Memories\n\n---\n"
     )
     parsed = parse(text)
-    [problem] = parsed.problems
-    assert "'## Dungeon notes'" in problem.message
+    assert parsed.problems == [] and parsed.notes == [line_of(text, "## Dungeon notes")]
     [raw] = parsed.raw
     assert raw.lines == ["## Dungeon notes", "written by hand", "", "---", "", "more notes"]
     rewritten = render(parsed.cache, parsed.raw)
     assert "more notes\n\n---\n\n## Location 2: Cellar" in rewritten
     again = parse(rewritten)
-    assert [p.message for p in again.problems] == [problem.message]
+    assert again.problems == [] and again.notes == [line_of(rewritten, "## Dungeon notes")]
     assert render(again.cache, again.raw) == rewritten
 
 
@@ -703,7 +701,7 @@ BAD_BLOCKS = {
         '**[NOTE] A**\n<!-- cairn {"turn_start": 5, "turn_end": 2} -->',
         "turn_end",
     ),
-    "not a header": ("Just a paragraph someone typed.", "not a memory header"),
+    "not a header": ('<!-- cairn {"id": "m-x"} -->\ntext', "not a memory header"),
     "empty title": ("**[NOTE] ** *(Ep1)*", "not a memory header"),
 }
 
@@ -753,11 +751,11 @@ def test_structure_problems_are_reported_with_their_lines(tmp_path: Path) -> Non
     path = tmp_path / "Memories.md"
     path.write_text(text, encoding="utf-8")
     problems = parse(text, str(path)).problems
+    assert parse(text).notes == [10]  # `# Odd Memories` and prose: a person's note
     assert [(p.line, p.message.split(";")[0]) for p in problems] == [
         (1, "memory outside a location, NPC or world section"),
         (6, "episodes: 'two' is not an episode number"),
         (8, "location 1 appears twice"),
-        (10, "unknown top-level header '# Odd Memories'"),
         (15, "section header '## Location 2: In the NPC part' not understood here"),
         (23, "duplicate memory id 'm-d'"),
     ]
@@ -774,7 +772,7 @@ def test_rendered_problems_match_a_reparse_of_the_rendered_file() -> None:
     extra = entry("New", location_id=3, location_name="Cellar")
     parsed.cache.memories[extra.id] = extra
     rendered = render_file(parsed.cache, parsed.raw)
-    assert len(rendered.problems("M.md")) == 3
+    assert len(rendered.problems("M.md")) == 2  # (`## Notes` and prose: a note)
     assert rendered.problems("M.md") == parse(rendered.text, "M.md").problems
     assert "## Notes\nby hand\n\nmore\n" in rendered.text
 
@@ -782,7 +780,7 @@ def test_rendered_problems_match_a_reparse_of_the_rendered_file() -> None:
 def test_a_bad_section_at_the_end_of_the_file_is_kept() -> None:
     text = "# World Memories\n\n## Notes\nwritten by hand\n"
     parsed = parse(text)
-    assert [p.line for p in parsed.problems] == [3]
+    assert parsed.problems == [] and parsed.notes == [3]  # a person's note
     assert "## Notes\nwritten by hand" in render(parsed.cache, parsed.raw)
 
 

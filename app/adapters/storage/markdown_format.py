@@ -52,7 +52,9 @@ store order, which is file order (within a section, the order they were added). 
 with microseconds, load exactly; their memories are written to the second on the next write.
 
 Rule lines (`---`, `***`, `___`) between blocks are layout: skipped on reading (kept inside a
-section kept verbatim), written after each location section.
+section kept verbatim), written after each location section. A bare location (never visited,
+with no memory and no kept block in its section) is written as its header line alone, as a
+person may write it (`## Location 5: Kitchen`): it reads back the same record.
 
 Escaping, so any text round-trips exactly and never creates structure (PITFALLS 4-6):
 - titles, names and NPC ids: `\\` for a backslash, `\\*` for `*`, `\\uXXXX` for control and
@@ -62,17 +64,22 @@ Escaping, so any text round-trips exactly and never creates structure (PITFALLS 
   `=`, `>`, `|`, `+`, a backtick, `~`, `_` or a digit is written with a `\\` prefix. No text
   line can then look like a header, a memory, a comment or a rule.
 
-Blocks that do not parse (an unknown category, a cairn comment that is not closed, not JSON or
-not an object, a field that fails validation, a duplicate id, ...) and sections that are not
-understood are kept verbatim (re-emitted in their section on the next write, even at the end of
-the file) and reported as ParseProblems with their line numbers; after a rewrite the problems
-are reported at the lines the kept blocks moved to (`RenderedFile.problems`).
+Blocks that do not parse (an unknown category, a cairn comment that is not closed, not JSON,
+nested more than 32 levels deep or not an object, a field that fails validation, a duplicate
+id, ...) and sections that are not understood are kept verbatim (re-emitted in their section on
+the next write, even at the end of the file) and reported as ParseProblems with their line
+numbers; after a rewrite the problems are reported at the lines the kept blocks moved to
+(`RenderedFile.problems`). A person's notes are kept verbatim the same way, but are content,
+not problems (`ParsedFile.notes`): blocks of prose (no memory header, no cairn comment, nothing
+a cut leaves of cairn's lines) and sections of a person's own holding only prose (`## Dungeon
+notes`, under a header that is not cairn's).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import json.scanner
 import re
@@ -87,6 +94,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
+from cairn.adapters.storage.base import gc_paused
 from cairn.adapters.storage.ops import MemoryCache
 from cairn.models.memory import (
     LocationRecord,
@@ -613,15 +621,25 @@ class _Renderer:
         sections = _Sections.of(self.cache)
         self.emit_raw(("preamble", ""))
         self.chunks.append(LOCATIONS_HEADER)
-        records = self.cache.locations
+        records, by_location = self.cache.locations, sections.by_location
         raw_locations = {int(name) for kind, name in self.raw if kind == "location"}
-        for loc_id in sorted(set(records) | set(sections.by_location) | raw_locations):
+        bare: list[str] = []  # the headers of a run of bare sections (see `_is_bare`)
+        for loc_id in sorted(set(records) | set(by_location) | raw_locations):
             record = records.get(loc_id) or LocationRecord(id=loc_id)
+            if _is_bare(record) and loc_id not in by_location and loc_id not in raw_locations:
+                bare.append(_section_line(record))
+                continue
+            if bare:
+                self.chunks.append("\n\n".join(bare))
+                bare = []
+            key = ("location", str(loc_id))
             self.chunks.append(_location_header(record))
             self.chunks.append(MEMORIES_SUBHEADER)
-            self.emit(("location", str(loc_id)), sections.by_location.get(loc_id, []), record.name)
-            self.emit_raw(("location", str(loc_id)))
+            self.emit(key, by_location.get(loc_id, []), record.name)
+            self.emit_raw(key)
             self.chunks.append(RULE)
+        if bare:
+            self.chunks.append("\n\n".join(bare))
         self.chunks.append(NPCS_HEADER)
         raw_npcs = {name for kind, name in self.raw if kind == "npc"}
         for npc_id in sorted(set(sections.by_npc) | raw_npcs):
@@ -638,13 +656,11 @@ class _Renderer:
 
     def spans(self) -> dict[str, Span]:
         """Where each memory's block lies in the text (characters), with its section."""
-        starts, at = [], 0
-        for chunk in self.chunks:
-            starts.append(at)
-            at += len(chunk) + 2
+        # chunk n starts after the n chunks before it and their separators ("\n\n")
+        before = list(itertools.accumulate(map(len, self.chunks), initial=0))
         found: dict[str, Span] = {}
         for index, ids, (kind, key), name, lengths in self.runs:
-            at = starts[index]
+            at = before[index] + 2 * index
             for entry_id, length in zip(ids, lengths, strict=True):
                 found[entry_id] = (at, at + length, kind, key, name or "")
                 at += length + 2
@@ -676,12 +692,24 @@ def render(cache: MemoryCache, raw: list[RawBlock], blocks: EntryRenderCache | N
 
 
 def _location_header(record: LocationRecord) -> str:
-    name = escape_inline(record.name)
-    episodes = ", ".join(str(e) for e in record.episodes) or "-"
-    return (
-        f"## Location {record.id}:{' ' + name if name else ''}\n"
-        f"**Visits:** {record.visits} | **Episodes:** {episodes}"
-    )
+    episodes = ", ".join(map(str, record.episodes)) if record.episodes else "-"
+    return f"{_section_line(record)}\n**Visits:** {record.visits} | **Episodes:** {episodes}"
+
+
+def _section_line(record: LocationRecord) -> str:
+    """`## Location 5: Kitchen` (`## Location 5:` with no name)."""
+    name = record.name
+    if not name:
+        return f"## Location {record.id}:"
+    return f"## Location {record.id}: {escape_inline(name)}"
+
+
+def _is_bare(record: LocationRecord) -> bool:
+    """A location that holds nothing but its id and name (never visited): when no memory or
+    kept block stands in its section, the section is written as its header line alone (a
+    person's `## Location 5: Kitchen`, with nothing under it, is written back as it was,
+    not grown by a visits line, a `### Memories` line and a rule: it reads back the same)."""
+    return not record.visits and not record.episodes
 
 
 Section = tuple[str, str]
@@ -798,6 +826,11 @@ class ParsedFile:
     """Memories read without a `created_at` in cairn's comment (written by a person): they
     take the time given to `parse` (the file's modification time) at every read, until a
     write gives them a comment."""
+    notes: list[int] = field(default_factory=list)
+    """Where a person's notes start (line numbers): blocks of prose, and sections of their
+    own holding only prose (`## Dungeon notes`), which README invites. They are content,
+    not problems: kept verbatim (in `raw`, with no problems) and written back where they
+    stood."""
 
 
 _MEMORY_MODES = frozenset({"location", "npc", "world"})
@@ -812,6 +845,25 @@ def _cut_opening(line: str, appended: bool) -> bool:
     header, written after the file's folded part) or, in one, a unit of work."""
     openings = (RECENT_HEADER, ARCHIVE_HEADER, UNIT_START) if appended else _APPENDED_HEADERS
     return any(o.startswith(line) and o != line for o in openings)
+
+
+_CAIRN_HEADERS: tuple[str, ...] = ("# Location", "# NPC", "# World", "# Recent", "# Archived")
+_CAIRN_HEADERS += ("## Location", "## NPC", "## World")
+"""How the headers of cairn's parts and sections begin: a section under a header that begins
+so is never a person's note (it is cairn's, misplaced or mistyped)."""
+_CAIRN_PREFIXES = (*_CAIRN_LINE_STARTS, *_CAIRN_HEADERS, RECENT_HEADER, ARCHIVE_HEADER, UNIT_START)
+_LONGEST_PREFIX = max(map(len, _CAIRN_PREFIXES))
+
+
+def _prose_line(line: str) -> bool:
+    """Whether `line` can be a line of a person's note: not a memory's header, visits line or
+    cairn comment, nor what a cut leaves of one of cairn's lines or headers (a line that
+    stops before one is complete, such as `<!-- cai` or `## Loc`). A blank line is."""
+    if line.startswith(_CAIRN_LINE_STARTS) or _COMMENT_START in line:
+        return False
+    if not line or len(line) >= _LONGEST_PREFIX:
+        return True
+    return not any(p.startswith(line) for p in _CAIRN_PREFIXES)
 
 
 def _cut_cairn_line(line: str) -> bool:
@@ -871,6 +923,8 @@ class _Parser:
         self.section_name: str | None = None
         self.bad: RawBlock | None = None  # the section being kept verbatim
         self.bad_gap = False  # whether blank lines came since its last line
+        self.bad_start = 0  # the line its header is on
+        self.bad_problem: ParseProblem | None = None  # and the problem reported there
         self.after_bad = "bad"  # the mode a section header after it is read in
         self.pending_successor_titles: dict[str, str] = {}
         self.derived_ids: dict[str, int] = {}
@@ -981,24 +1035,33 @@ class _Parser:
                 self.opening = (self.bad, self.out.problems[-1], number)
 
     def section_header(self, number: int, line: str) -> None:
-        self.end_bad()
-        location = _LOCATION_RE.match(line)
-        npc = _NPC_RE.match(line)
+        if self.bad is not None:
+            self.end_bad()
         appended = self.appended and self.mode != "bad"
         if self.unit is not None:
             self.unit.read_past()
+        location = _LOCATION_RE.match(line) if line.startswith("## L") else None
+        npc = _NPC_RE.match(line) if location is None else None
         if location and (appended or self.mode in ("location_top", "location")):
-            loc_id = int(location.group(1))
-            name = unescape_inline(location.group(2) or "")
-            record = self.out.cache.locations.get(loc_id)
-            self.keep_record(loc_id)
+            loc_id = _location_id(location.group(1))
+            if loc_id is None:
+                digits = location.group(1)[:30]
+                self.start_bad(number, line, f"location id {digits!r} is out of range")
+                return
+            name = location.group(2) or ""
+            if "\\" in name:
+                name = unescape_inline(name)
+            locations = self.out.cache.locations
+            record = locations.get(loc_id)
+            if self.unit is not None:
+                self.keep_record(loc_id)
             if record is None:
-                self.out.cache.locations[loc_id] = LocationRecord(id=loc_id, name=name)
+                record = locations[loc_id] = _new_record({"id": loc_id, "name": name})
             elif appended:
                 record.name = name  # the newest record
             else:
                 self.problem(number, f"location {loc_id} appears twice; its sections are merged")
-            self.enter("location", ("location", str(loc_id)), self.out.cache.locations[loc_id].name)
+            self.enter("location", ("location", str(loc_id)), record.name, loc_id)
         elif npc and (appended or self.mode in ("npc_top", "npc")):
             npc_id = unescape_inline(npc.group(1))
             self.enter("npc", ("npc", npc_id), npc_id)
@@ -1014,6 +1077,7 @@ class _Parser:
         message = f"{message}; the section is kept verbatim"
         self.problem(number, message)
         self.bad = RawBlock(self.section, [line], [(0, message)])
+        self.bad_start, self.bad_problem = number, self.out.problems[-1]
         self.after_bad = "bad" if top else self.mode
         self.mode = "bad"
         self.bad_gap = False
@@ -1037,6 +1101,13 @@ class _Parser:
             lines = self.bad.lines
             while len(lines) > 1 and (not lines[-1] or _RULE_RE.match(lines[-1])):
                 lines.pop()
+            if not lines[0].startswith(_CAIRN_HEADERS) and all(map(_prose_line, lines)):
+                # a section of a person's own (`## Dungeon notes`, prose only): a note
+                _drop_read_last(self.out.problems, [self.bad_problem])
+                self.bad.problems = []
+                if self.unit is not None and self.unit.tail and self.unit.tail[0] is self.bad:
+                    self.unit.tail = None
+                self.out.notes.append(self.bad_start)
             self.out.raw.append(self.bad)
             self.bad = None
             self.mode = self.after_bad
@@ -1080,6 +1151,9 @@ class _Parser:
                 if len(chunk) > 1:
                     self.flush(start + 1, chunk[1:])
                 return
+            if error == _NOT_A_HEADER and all(map(_prose_line, chunk)):
+                self.note(start, RawBlock(self.section, chunk, [], self.last_id))
+                return
             message = f"{error}; the block is kept verbatim"
             self.problem(start, message)
             block = RawBlock(self.section, chunk, [(0, message)], self.last_id)
@@ -1097,6 +1171,15 @@ class _Parser:
             if len(chunk) == 1 or (len(chunk) == 2 and _COMMENT_START.startswith(chunk[1])):
                 self.unit.cut_memory = self.last_id  # a header alone, or with its comment cut
 
+    def note(self, start: int, block: RawBlock) -> None:
+        """Keep a person's note (a block of prose, at line `start`) verbatim: content, not a
+        problem. It is no memory, and nothing a cut leaves of cairn's lines (see
+        `_prose_line`)."""
+        self.out.raw.append(block)
+        self.out.notes.append(start)
+        if self.unit is not None:
+            self.unit.read_past()
+
     def keep_record(self, loc_id: int) -> None:
         """Remember a location record as it was before the open unit changes it."""
         if self.unit is not None and loc_id not in self.unit.records:
@@ -1113,8 +1196,8 @@ class _Parser:
         block, problem, at = opening
         if len(block.lines) != 1 or any(line.strip() for line in self.lines[at : number - 1]):
             return  # more was read after it: a block of its own
-        self.out.raw.remove(block)
-        self.out.problems.remove(problem)
+        _drop_read_last(self.out.raw, [block])
+        _drop_read_last(self.out.problems, [problem])
         self.cut_short += 1
 
     def undo_unit(self) -> None:
@@ -1137,9 +1220,9 @@ class _Parser:
         cut = list(unit.raw)
         if unit.tail is not None and all(map(_cut_cairn_line, unit.tail[0].lines)):
             cut.append(unit.tail)  # the cut fell inside a block's first line or its comment's
-        for block, problem in cut:
-            self.out.raw.remove(block)
-            self.out.problems.remove(problem)
+        if cut:
+            _drop_read_last(self.out.raw, [block for block, _ in cut])
+            _drop_read_last(self.out.problems, [problem for _, problem in cut])
         if unit.cut_memory is not None:  # the cut fell right after a header's line
             memories.pop(unit.cut_memory, None)
             self.cut_short += 1
@@ -1207,22 +1290,24 @@ class _Parser:
             self.pending_successor_titles[entry.id] = unescape_inline(display_title)
         return None
 
-    def enter(self, mode: str, section: tuple[str, str], section_name: str | None) -> None:
-        """Start a section: what its memories get by default and what they always get."""
+    def enter(
+        self,
+        mode: str,
+        section: tuple[str, str],
+        section_name: str | None,
+        location_id: int | None = None,
+    ) -> None:
+        """Start a section: what its memories get by default and what they always get (a
+        location's section: `location_id` is its id)."""
         self.mode, self.section, self.section_name = mode, section, section_name
         self.last_id = ""
         self.in_memory_section = mode in _MEMORY_MODES
-        self.scope_defaults = {"created_at": self.created_at}
         if mode == "location":
-            self.scope_defaults["location_name"] = section_name
-            self.scope_fixed = {
-                "scope": MemoryScope.LOCATION.value,
-                "location_id": int(section[1]),
-            }
-        elif mode == "npc":
-            self.scope_fixed = {"scope": MemoryScope.NPC.value}
+            self.scope_defaults = {"created_at": self.created_at, "location_name": section_name}
+            self.scope_fixed = {"scope": _LOCATION_SCOPE, "location_id": location_id}
         else:
-            self.scope_fixed = {"scope": MemoryScope.WORLD.value}
+            self.scope_defaults = {"created_at": self.created_at}
+            self.scope_fixed = {"scope": _NPC_SCOPE if mode == "npc" else _WORLD_SCOPE}
 
     def derived_id(self, lines: list[str]) -> str:
         """An id from the block's section and text (numbered when the same block repeats)."""
@@ -1245,6 +1330,40 @@ class _Parser:
                 memories[entry_id] = memories[entry_id].model_copy(
                     update={"superseded_by": matches[0]}
                 )
+
+
+_LOCATION_SCOPE, _NPC_SCOPE, _WORLD_SCOPE = (
+    MemoryScope.LOCATION.value,
+    MemoryScope.NPC.value,
+    MemoryScope.WORLD.value,
+)
+_new_record = LocationRecord.__pydantic_validator__.validate_python
+"""A location record from a section header's id (in range) and name: always valid."""
+_ID_LIMIT = 2**63
+"""Location ids are 64-bit signed integers (what SQLite and PostgreSQL keep)."""
+
+
+def _location_id(digits: str) -> int | None:
+    """The location id a header's digits give, None when out of range (or too long to be
+    a number Python converts)."""
+    if len(digits) > 20:
+        return None
+    value = int(digits)
+    return value if -_ID_LIMIT <= value < _ID_LIMIT else None
+
+
+def _drop_read_last(items: list[Any], drop: list[Any]) -> None:
+    """Remove these very objects from `items`, where they were read last (what a cut left of
+    a unit, or of an opening line): looked for from the end, so undoing a unit costs what it
+    added, not the file read so far (`list.remove` looks from the start, comparing with each
+    problem's `__eq__`: quadratic in a file of many cut units)."""
+    gone = set(map(id, drop))
+    left, at = len(gone), len(items)
+    while left and at:
+        at -= 1
+        if id(items[at]) in gone:
+            left -= 1
+    items[at:] = [item for item in items[at:] if id(item) not in gone]
 
 
 def _is_location_line(line: str) -> bool:
@@ -1276,18 +1395,49 @@ def _comment_object(line: str) -> dict[str, Any] | str:
     if not line.endswith(_COMMENT_END):
         return f"the cairn comment does not end with {_COMMENT_END.strip()!r}"
     body = line[len(_COMMENT_START) : -len(_COMMENT_END)]
+    if _nesting(body) > _MAX_NESTING:
+        return f"the cairn comment nests more than {_MAX_NESTING} levels deep"
     try:
         value, end = _scan_json(body, 0)
         if end != len(body):
             raise ValueError(body)
-    except (ValueError, StopIteration):  # json.loads explains what is wrong
+    except (ValueError, StopIteration, RecursionError):  # json.loads explains what is wrong
         try:
             value = json.loads(body)
         except ValueError as e:
             return f"the cairn comment is not valid JSON ({e})"
+        except RecursionError:  # (only with the interpreter's stack nearly used up)
+            return "the cairn comment nests too deeply to read"
     if not isinstance(value, dict):
         return "the cairn comment is not a JSON object"
     return value
+
+
+_MAX_NESTING = 32
+"""How deep the JSON of a cairn comment may nest (cairn writes two levels: an object of lists).
+A deeper one is a problem on its line, not a RecursionError from the JSON reader."""
+_JSON_MARKS = re.compile(r'\\.|["\[\]{}]')
+
+
+def _nesting(body: str) -> int:
+    """How deep the JSON text `body` nests its arrays and objects (brackets inside strings do
+    not count); measured only when it has more opening brackets than `_MAX_NESTING`."""
+    if body.count("[") + body.count("{") <= _MAX_NESTING:
+        return 0
+    depth = deepest = 0
+    in_string = False
+    for mark in _JSON_MARKS.finditer(body):
+        char = mark.group()
+        if char == '"':
+            in_string = not in_string
+        elif in_string or len(char) == 2:
+            continue  # (an escape: `\"` does not end a string)
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1367,13 +1517,43 @@ def read_text(path: Path) -> str:
     return path.read_bytes().decode("utf-8", errors="surrogateescape")
 
 
+@dataclass
+class FileCheck:
+    """What `cairn memories check` finds in a memory file."""
+
+    problems: list[ParseProblem]
+    """What cairn cannot read or would lose, by line."""
+    notes: list[int]
+    """Where a person's notes start (kept verbatim: content, not problems)."""
+    memories: int
+    """The memories read."""
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+"""The characters `read_text` keeps bytes that are not UTF-8 as."""
+
+
+def check_file(path: Path) -> FileCheck:
+    """Every problem in a memory file, with line numbers, its notes and its memories (one
+    parse, in time linear in the file's size)."""
+    text = read_text(path).removeprefix("\ufeff").replace("\r\n", "\n")
+    with gc_paused():  # (as a store's load: the objects made all stay alive until the end)
+        parsed = parse(text, str(path))
+    problems = parsed.problems
+    line, at = 1, 0
+    for match in _UNDECODABLE.finditer(text):
+        start = match.start()
+        line += text.count("\n", at, start)
+        at = start
+        if not problems or problems[-1].line != line or problems[-1].message != _NOT_UTF8:
+            problems.append(ParseProblem(path=str(path), line=line, message=_NOT_UTF8))
+    problems.sort(key=lambda p: p.line)
+    return FileCheck(problems, parsed.notes, len(parsed.cache.memories))
+
+
+_NOT_UTF8 = "bytes that are not UTF-8"
+
+
 def check_memory_file(path: Path) -> list[ParseProblem]:
     """Every problem in a memory file, with line numbers (empty when the file is valid)."""
-    text = read_text(path).removeprefix("\ufeff").replace("\r\n", "\n")
-    problems = parse(text, str(path)).problems
-    for number, line in enumerate(text.split("\n"), start=1):
-        if any(0xDC80 <= ord(c) <= 0xDCFF for c in line):
-            problems.append(
-                ParseProblem(path=str(path), line=number, message="bytes that are not UTF-8")
-            )
-    return sorted(problems, key=lambda p: p.line)
+    return check_file(path).problems

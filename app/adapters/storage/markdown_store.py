@@ -678,7 +678,8 @@ class MarkdownMemoryStore(CachedStore):
         what it lacks instead."""
         rounds: Counter[str] = Counter()
         for _ in range(_MAX_ROUNDS):
-            rendered = render_file(self._cache, self._raw, self._blocks)
+            with gc_paused():  # (as a load: what it makes stays alive, or is freed at once)
+                rendered = render_file(self._cache, self._raw, self._blocks)
             displaced = self._replace(rendered.text)
             self._close_tail()  # (the file it was open on is replaced)
             held = self._cache.memories  # (every memory is read: the fold rendered them)
@@ -714,15 +715,16 @@ class MarkdownMemoryStore(CachedStore):
             remove_snapshot(self._path)
             return
         data = rendered.text.encode("utf-8", errors="surrogateescape")
-        self._journal = write_snapshot(
-            self._path,
-            data,
-            self._cache,
-            rendered.spans,
-            self._raw,
-            self._problems,
-            len(rendered.text),
-        )
+        with gc_paused():  # (its rows, a million for a million rooms, are no garbage)
+            self._journal = write_snapshot(
+                self._path,
+                data,
+                self._cache,
+                rendered.spans,
+                self._raw,
+                self._problems,
+                len(rendered.text),
+            )
 
     def fold(self) -> None:
         """Fold the recent part into the sections now (and write what a merge kept)."""
