@@ -202,3 +202,18 @@ def test_play_on_a_file_of_empty_sections_adds_only_what_play_adds(tmp_path: Pat
     after = (tmp_path / "sections" / "Memories.md").read_text().split("\n")
     kept = [s for s in sections if s in after]
     assert len(kept) >= 2990 and all(after.count(s) == 1 for s in kept)
+
+
+def test_import_of_a_line_nested_thousands_deep_is_one_error_naming_it(tmp_path: Path) -> None:
+    """The attack of issue 28 on the export reader: json.loads raised RecursionError, a
+    traceback instead of `file:line: reason`."""
+    path = tmp_path / "export.jsonl"
+    deep = '{"memory": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path.write_text('{"cairn_export": 1}\n' + deep + "\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["memories", "import", str(path), "--workdir", str(tmp_path / "work")]
+    )
+    assert result.exit_code != 0
+    assert not isinstance(result.exception, RecursionError), result.exception
+    assert f"{path}:2: nested too deeply" in str(result.exception)
+    assert not (tmp_path / "work" / "Memories.md").exists()

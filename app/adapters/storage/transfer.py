@@ -67,6 +67,8 @@ def read_export(path: Path) -> tuple[list[LocationRecord], list[MemoryEntry]]:
                 entries.append(MemoryEntry.model_validate(item["memory"]))
             else:
                 raise ValueError("expected a 'location' or a 'memory' object")
+        except RecursionError:  # json.loads on brackets nested thousands deep
+            raise StoreError(f"{path}:{number}: nested too deeply to be an export line") from None
         except (ValueError, TypeError, ValidationError) as e:
             problem = " ".join(str(e).split())
             raise StoreError(f"{path}:{number}: {problem}") from e
