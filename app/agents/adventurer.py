@@ -2,7 +2,8 @@
 
 The answer is an `AgentDecision` through forced tool use (validated, one repair). Reasoning may
 carry `<thinking>`/`<think>`/`<reflection>` blocks; the session keeps them for the reasoning
-history. With a toolbox, a research step first lets the model call the memory query tools.
+history. With a toolbox, a research step first lets the model call the memory query tools;
+what it found (the model's words and every tool answer) goes into the decision call.
 An LLM failure never stops play: that turn falls back to the offline ExplorerAgent and the
 failure is counted (the usage meter counts it too).
 """
@@ -57,9 +58,9 @@ class AdventurerAgent(IAgent):
         try:
             notes = ""
             if self._toolbox is not None:
-                notes = research(self._client, system, user, self._toolbox).text
+                notes = research(self._client, system, user, self._toolbox).notes()
             if notes:
-                user = f"{user}\n\n## What your research found\n{notes}"
+                user = f"{user}\n\n{render('adventurer_research', findings=notes)}"
             decision, _ = complete_structured(
                 self._client,
                 LLMRequest(

@@ -6,6 +6,10 @@ summarizes those messages on its next call. But while the circuit breaker refuse
 model failed repeatedly, for minutes), waiting would leave a whole stretch of play without
 memories; then the rule-based stand-in summarizes instead, and every such call is counted
 (`stand_in_calls`, in report.json under `llm_usage.circuit`).
+
+It is LLM-first when its primary is (`llm_first`): a turn the rules would write themselves
+reaches the stand-in with the rules' memory as its hint, and the stand-in answers that memory,
+so while the circuit is open the rules write it as they do offline.
 """
 
 from __future__ import annotations
@@ -43,6 +47,10 @@ class StandInWhileDown(ISummarizer):
         self._primary = primary
         self._stand_in = stand_in
         self.stand_in_calls: Counter[str] = Counter()
+
+    @property
+    def llm_first(self) -> bool:
+        return self._primary.llm_first
 
     def _call(self, kind: str, primary: Callable[[], T], stand_in: Callable[[], T]) -> T:
         try:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from cairn.agents.prompt_files import render
 from cairn.errors import LLMError, SummarizerError
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
-from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
+from cairn.interfaces.summarizer import ISummarizer, RulesVerdict, SynthesisRequest
 from cairn.models.game import GameState, Message, NPCInstance, TurnOutcome
 from cairn.models.kinds import WorldEvent
 from cairn.models.memory import SynthesisDecision
@@ -28,14 +28,20 @@ class SummarizerAgent(ISummarizer):
 
     Synthesis: one structured call (validated, one repair attempt inside
     `complete_structured`); an LLM failure raises SummarizerError so the memory service
-    logs it, counts it and keeps what is stored. Summaries: up to `attempts` calls; an empty
-    answer is returned as '' (the caller skips with a warning).
+    logs it, counts it and keeps what is stored. It is LLM-first (`llm_first`): every
+    triggered turn comes here, failures and known moves included, with the rules' verdict shown
+    as a hint. Summaries: up to `attempts` calls; an empty answer is returned as '' (the caller
+    skips with a warning).
     """
 
     def __init__(self, client: ILLMClient, attempts: int = 2, max_tokens: int = 400) -> None:
         self._client = client
         self._attempts = max(1, attempts)
         self._max_tokens = max_tokens
+
+    @property
+    def llm_first(self) -> bool:
+        return True
 
     def synthesize(self, request: SynthesisRequest) -> SynthesisDecision:
         llm_request = LLMRequest(
@@ -166,6 +172,7 @@ def synthesis_prompt(request: SynthesisRequest) -> str:
         f"Reasoning: {h.reasoning or '(none)'}\nResponse: {h.response.strip()}"
         for h in request.history
     )
+    triggers = ", ".join(request.triggers)
     return render(
         "synthesis_turn",
         location_name=o.location_before_name or "(unnamed)",
@@ -173,7 +180,28 @@ def synthesis_prompt(request: SynthesisRequest) -> str:
         action=o.action,
         response=o.response.strip(),
         context=_context(o),
-        triggers=", ".join(request.triggers),
+        triggers=triggers or ("none" if request.hint else ""),
+        hint=hint_lines(request.hint),
         existing=existing or "(none yet)",
         history=history or "(none)",
     )
+
+
+def hint_lines(hint: RulesVerdict | None) -> str:
+    """The rules' verdict as the synthesis prompt shows it, after the triggers line: the
+    outcome and why, then the memory the rules alone would write; '' without a hint (the
+    prompt is then exactly as it was before hints)."""
+    if hint is None:
+        return ""
+    verdict = hint.outcome.upper().replace("_", "-")
+    why = f" ({hint.reason})" if hint.reason else ""
+    lines = [f"Rules' verdict (a hint; you decide): {verdict}{why}"]
+    if hint.writes and hint.category is not None:
+        replaces = ", ".join(f"'{t}'" for t in hint.replaces)
+        lines.append(
+            f"The rules alone would write: [{hint.category.value}] {hint.title}: {hint.text}"
+            + (f" (in place of {replaces})" if replaces else "")
+        )
+    else:
+        lines.append("The rules alone would write nothing themselves.")
+    return "\n" + "\n".join(lines)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from cairn.interfaces.map import IMapView
     from cairn.interfaces.memory_service import IMemoryService
     from cairn.interfaces.store import IMemoryStore, StoreTransaction
-    from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
+    from cairn.interfaces.summarizer import ISummarizer, RulesVerdict, SynthesisRequest
 
 _HOMES = {
     "IMapView": "map",
@@ -22,6 +22,7 @@ _HOMES = {
     "IMemoryStore": "store",
     "StoreTransaction": "store",
     "ISummarizer": "summarizer",
+    "RulesVerdict": "summarizer",
     "SynthesisRequest": "summarizer",
 }
 
@@ -32,6 +33,7 @@ __all__ = [
     "IMemoryService",
     "IMemoryStore",
     "ISummarizer",
+    "RulesVerdict",
     "StoreTransaction",
     "SynthesisRequest",
 ]

@@ -30,6 +30,8 @@ class AgentView(BaseModel):
     memories: list[MemoryEntry] = Field(default_factory=list)
     world_notes: list[MemoryEntry] = Field(default_factory=list)
     """World-scope notes (things true everywhere, e.g. words the game does not know)."""
+    nearby: list[MemoryEntry] = Field(default_factory=list)
+    """The memories of adjacent locations the prompt shows (a dark room next door)."""
     objectives: list[str] = Field(default_factory=list)
     tried_here: dict[str, bool] = Field(default_factory=dict)
     unexplored_exits: list[str] = Field(default_factory=list)

@@ -13,16 +13,23 @@ Two discoverers share one tracker:
   to the offline discoverer and counts the failure.
 
 Completion is tracked by the tracker: a scoring objective completes when its action scores at
-its location; an exploration or LLM objective with a target completes when the player reaches
-the target.
+its location; an exploration, fetch (`get`) or LLM objective with a target completes when the
+player reaches the target (where the "Got ..." memory has the player take the item).
 
 Safety (`RouteGuard`): no objective targets, and no route is followed into, a remembered death.
 A deadly move is a location DANGER memory's quoted command at that location (`'jump' here led
 to death`); a deadly room is one the map knows only through deadly moves. Deaths of the world
-(a clock, an event: WORLD memories tagged `ending`, with no command) make no room deadly. A step
-is blocked when it left the player in place this episode, or when the map's latest word on that
-exit is a refusal; the tracker then skips objectives whose route needs it, so the player resumes
-exploring instead of retrying it.
+(a clock, an event: WORLD memories tagged `ending`, with no command) make no room deadly, and
+neither does a lesson (`causes`): a room a darkness lesson says is dark is safe only with a
+light source carried (the offline player lights it before it enters), so without one no
+objective targets it and no route goes through it. A step is blocked when it left the player
+in place this episode, or when the map's latest word on that exit is a refusal; the tracker
+then skips objectives whose route needs it, so the player resumes exploring instead of
+retrying it.
+
+Preconditions (`preconditions`): a scoring memory that says which items had to be held is no
+objective while one is not; when memory knows where that item was got ("Got brass lantern" at a
+room), fetching it there comes first.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from abc import ABC, abstractmethod
 from pydantic import BaseModel, Field
 
 from cairn.agents.explorer import normalize, remembered_dangers
+from cairn.agents.explorer.words import dark_rooms, light_sources
 from cairn.errors import LLMError
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
 from cairn.interfaces.memory_service import IMemoryService
@@ -42,10 +50,13 @@ from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from cairn.services.context.builders import ContextRequest
 from cairn.services.context.context_service import ContextService
 from cairn.services.map import MapGraph
-from cairn.services.outcomes import quoted_commands
+from cairn.services.outcomes import got_items, quoted_commands
+from cairn.services.preconditions import holds, missing
 
 log = logging.getLogger(__name__)
 _LOCATION_REF = re.compile(r"\b(?:Location\s+|L)(\d+)\b")
+_TOP = 50
+"""The most important memories discovery reads (scores, and where needed items were got)."""
 
 
 class Objective(BaseModel):
@@ -102,6 +113,10 @@ class RouteGuard:
         self.deadly: set[tuple[int, str]] = set()
         self.deadly_rooms: set[int] = set()
         self.blocked: set[tuple[int, str]] = set()
+        self.dark_rooms: set[int] = set()
+        """Rooms a darkness lesson says are dark."""
+        self.light = False
+        """Whether the player carries a light source (as of the last discovery)."""
 
     def new_episode(self) -> None:
         """Blocks are per episode (a door may be open next time); deaths are remembered."""
@@ -115,6 +130,7 @@ class RouteGuard:
             m for loc in self._map.location_ids() for m in self._memory.location_memories(loc)
         ]
         self.deadly = deadly_moves(memories)
+        self.dark_rooms = set(dark_rooms(memories))
         entries: dict[int, list[tuple[int, str | None]]] = {}
         for edge in self._map.edges():
             entries.setdefault(edge.to_id, []).append((edge.from_id, edge.action))
@@ -141,15 +157,20 @@ class RouteGuard:
             or command in self._map.failed_exits(room)
         )
 
+    def unsafe_room(self, room: int) -> bool:
+        """Whether entering `room` is a remembered death: reached only through deadly moves,
+        or dark (a darkness lesson) with no light source carried."""
+        return room in self.deadly_rooms or (room in self.dark_rooms and not self.light)
+
     def safe_target(self, here: int, target: int) -> bool:
         """Whether the session's route from `here` to `target` may be followed to the end."""
-        if target in self.deadly_rooms:
+        if self.unsafe_room(target) and target != here:
             return False
         edges = self._map.route_edges(here, target)
         if edges is None:
             return True  # no route: nothing to follow, the player explores
         return not any(
-            e.to_id in self.deadly_rooms or (e.action and self.unsafe_step(e.from_id, e.action))
+            self.unsafe_room(e.to_id) or (e.action and self.unsafe_step(e.from_id, e.action))
             for e in edges
         )
 
@@ -195,11 +216,13 @@ class MemoryObjectiveDiscoverer(IObjectiveDiscoverer):
 
     def discover(self, data: ObjectiveInput) -> list[Objective]:
         objectives: list[Objective] = []
+        self._guard.light = bool(light_sources(data.inventory))
         self._guard.refresh()
         if self._memory is not None:
+            top = self._memory.top_memories(limit=_TOP)
             scoring = [
                 m
-                for m in self._memory.top_memories(limit=50)
+                for m in top
                 if m.category is MemoryCategory.SUCCESS and (m.score_delta or 0) > 0
             ]
             # in the order they were first achieved: earlier scores are often prerequisites
@@ -210,9 +233,14 @@ class MemoryObjectiveDiscoverer(IObjectiveDiscoverer):
                     continue
                 if (m.location_id, actions[0]) in data.done_here:
                     continue
-                if m.location_id in self._guard.deadly_rooms or self._guard.unsafe_step(
+                if self._guard.unsafe_room(m.location_id) or self._guard.unsafe_step(
                     m.location_id, actions[0]
                 ):
+                    continue
+                lacking = missing(m.text, data.inventory)
+                if lacking:
+                    # not before what it needed is held: fetch it where memory says it was got
+                    objectives.extend(self._fetch(lacking, top, objectives, data.turn))
                     continue
                 name = self._map.name_of(m.location_id) or m.location_name or "?"
                 objectives.append(
@@ -237,6 +265,44 @@ class MemoryObjectiveDiscoverer(IObjectiveDiscoverer):
                 )
             )
         return objectives
+
+    def _fetch(
+        self,
+        items: list[str],
+        memories: list[MemoryEntry],
+        planned: list[Objective],
+        turn: int,
+    ) -> list[Objective]:
+        """Objectives to get `items` where memory says they were got ("Got brass lantern" at
+        its room), each once; an item memory does not place adds none."""
+        found: list[Objective] = []
+        for item in items:
+            got = next(
+                (
+                    m
+                    for m in memories
+                    if m.location_id is not None
+                    and any(holds(item, [g]) for g in got_items(m.title))
+                    and not self._guard.unsafe_room(m.location_id)
+                ),
+                None,
+            )
+            if got is None or got.location_id is None:
+                continue
+            action = f"take {item}"
+            if any(o.action == action for o in [*planned, *found]):
+                continue
+            name = self._map.name_of(got.location_id) or got.location_name or "?"
+            found.append(
+                Objective(
+                    text=f"Get {item} at Location {got.location_id} ({name}): needed first",
+                    kind="get",
+                    target_location_id=got.location_id,
+                    action=action,
+                    created_turn=turn,
+                )
+            )
+        return found
 
 
 class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
@@ -303,7 +369,11 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
         ]
         # an objective whose place is reached only through a remembered death is no objective
         return [
-            o for o in objectives if guard is None or o.target_location_id not in guard.deadly_rooms
+            o
+            for o in objectives
+            if guard is None
+            or o.target_location_id is None
+            or not guard.unsafe_room(o.target_location_id)
         ]
 
 
@@ -353,7 +423,7 @@ class ObjectiveTracker:
             if target is None:
                 continue
             if self._guard is not None and (
-                target in self._guard.deadly_rooms
+                (self._guard.unsafe_room(target) and target != self._here)
                 or (self._here is not None and not self._guard.safe_target(self._here, target))
             ):
                 continue

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 LOCATION_SECTION = "location_memory"
 NOTES_SECTION = "top_notes"
+ADJACENT_SECTION = "adjacent_memory"
 
 
 @dataclass
@@ -297,7 +298,8 @@ class PlaySession:
         graph = self._map if self._options.use_memory else ep.local_map
         here = obs.location_id
         # The offline player reads what the prompt shows, in structured form: the memories of
-        # the location section and the notes of the top-notes section, nothing else.
+        # the location section, of the adjacent section and the notes of the top-notes
+        # section, nothing else.
         shown = prompt.memory_ids
         in_location = set(shown.get(LOCATION_SECTION, ()))
         memories = (
@@ -307,6 +309,17 @@ class PlaySession:
         )
         in_notes = set(shown.get(NOTES_SECTION, ()))
         world_notes = [m for m in self._memory.world_memories() if m.id in in_notes]
+        in_adjacent = set(shown.get(ADJACENT_SECTION, ()))
+        nearby = (
+            [
+                m
+                for room in self._memory.adjacent_memories(here).values()
+                for m in room
+                if m.id in in_adjacent
+            ]
+            if here is not None and in_adjacent
+            else []
+        )
         target = self._objectives.target()
         to_target = graph.route(here, target) if here is not None and target is not None else None
         nearest = graph.nearest_unexplored(here) if here is not None else None
@@ -318,6 +331,7 @@ class PlaySession:
             room_text=ep.room_text.get(here, "") if here is not None else "",
             memories=memories,
             world_notes=world_notes,
+            nearby=nearby,
             objectives=self._objectives.texts(),
             tried_here=dict(ep.tried.get(here, {})),
             unexplored_exits=graph.unexplored_exits(here) if here is not None else [],

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cairn.errors import SummarizerError
 from cairn.events import events
-from cairn.interfaces.summarizer import SynthesisRequest
+from cairn.interfaces.summarizer import RulesVerdict, SynthesisRequest
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import WorldEvent
 from cairn.models.memory import (
@@ -15,9 +15,28 @@ from cairn.models.memory import (
     MemoryEntry,
     MemoryScope,
     MemorySource,
+    SynthesisDecision,
 )
 from cairn.services import policy as pruning
-from cairn.services.endings import CAUSE_WORDS, DeathCause, death_cause, ending_text
+from cairn.services.causes import (
+    DARK_TAG,
+    LESSON_TAG,
+    Diagnosis,
+    attacker_lesson_text,
+    attacker_lesson_title,
+    blamed_command,
+    dark_arrival,
+    dark_lesson_text,
+    dark_lesson_title,
+    dark_words,
+    death_words,
+    diagnose,
+    ends_in_death,
+    is_move,
+    with_death,
+    with_ways_in,
+)
+from cairn.services.endings import CAUSE_WORDS, DeathCause, ending_text
 from cairn.services.memory_core import VISIBLE, MemoryCore, log
 from cairn.services.memory_rules import (
     adds_content,
@@ -38,13 +57,16 @@ from cairn.services.outcomes import (
     ledger_answer,
     ledger_key,
     normalize_command,
+    procedure_steps,
     said,
     verdict,
     why_not,
     with_note,
     with_steps,
 )
+from cairn.services.preconditions import needed_items, with_needs
 from cairn.services.replies import is_junk
+from cairn.services.rules_hint import failure_hint, move_hint, qualify_hint, turn_verdict
 from cairn.services.similarity import is_similar, short_title
 from cairn.services.supersession import resolve
 from cairn.services.triggers import LOCATION as LOCATION_TRIGGER
@@ -79,7 +101,21 @@ class ActionMemories(MemoryCore):
             return None
         if outcome.won:
             return self._record_win_here(outcome)
-        if outcome.died and death_cause(outcome.action, outcome.response) is not DeathCause.COMMAND:
+        dark = dark_arrival(outcome)
+        if dark is not None:
+            # a room the game shows dark is remembered so at once: light before coming back
+            self._record_dark_room(outcome, dark, died=False)
+        why = diagnose(outcome, earlier) if outcome.died else None
+        if why is not None and why.cause in (DeathCause.DARKNESS, DeathCause.LIGHT):
+            # the room is the cause, not the command taken there
+            return self._by_rules(
+                outcome,
+                history,
+                self.location_memories(source),
+                self._dark_hint(outcome, why),
+                lambda: self._record_dark_room(outcome, why),
+            )
+        if why is not None and why.cause is not DeathCause.COMBAT and not why.blames_command:
             return None  # the world's ending, remembered by record_ending, not this command's
         existing = self.location_memories(source)
         found = verdict(outcome)
@@ -87,15 +123,92 @@ class ActionMemories(MemoryCore):
             # one truth per action: a success remembered here says when it did not work
             worked = success_of(existing, outcome.action)
             if worked is not None:
-                return self._qualify(worked, outcome)
+                return self._by_rules(
+                    outcome,
+                    history,
+                    existing,
+                    qualify_hint(worked, outcome),
+                    lambda: self._qualify(worked, outcome),
+                )
             if plain_failure(outcome):
-                return self._record_failure(outcome)
-            if found is Verdict.NO_OP:
+                return self._by_rules(
+                    outcome,
+                    history,
+                    existing,
+                    failure_hint(outcome, existing),
+                    lambda: self._record_failure(outcome),
+                )
+            if found is Verdict.NO_OP and not self._summarizer.llm_first:
                 return None  # it already was so: nothing learned about the place
         entry = self._record_progress(outcome, history, existing)
+        if why is not None and why.cause is DeathCause.COMBAT:
+            return self._as_attacker_lesson(entry, outcome, why)
         if found is Verdict.CHANGED and not outcome.died:
+            if self._summarizer.llm_first:  # the model's answer may have replaced some
+                existing = self.location_memories(source)
             entry = self._retire_failure(outcome, existing, history, entry)
         return entry
+
+    # -- LLM-first: with a model, the rules' verdict is a hint --------------------------------
+
+    def _by_rules(
+        self,
+        outcome: TurnOutcome,
+        history: list[TurnOutcome],
+        existing: list[MemoryEntry],
+        hint: RulesVerdict | None,
+        write: Callable[[], MemoryEntry | None],
+        triggers: Sequence[str] = (),
+    ) -> MemoryEntry | None:
+        """A turn the rules write themselves (a failure, a success that did nothing this time,
+        a new way between known rooms). Offline, `write` does it. With a model
+        (`ISummarizer.llm_first`), the summarizer decides, `hint` (what the rules make of the
+        turn and the memory they would write) shown to it: an answer that repeats the rules'
+        memory word for word keeps `write`'s, plus what else it supersedes (a TENTATIVE guess
+        this turn contradicts); another answer is stored as synthesis stores it. When the model
+        fails, the rules decide alone (`write`)."""
+        if hint is None or not self._summarizer.llm_first:
+            return write()
+        fired = list(triggers) or detect_triggers(
+            outcome, first_visit=False, long_response_chars=self._policy.long_response_chars
+        )
+        request = SynthesisRequest(
+            outcome=outcome, triggers=fired, existing=existing, history=history, hint=hint
+        )
+        decision = self._synthesize(request)
+        if decision is None:
+            return write()
+        if not hint.agrees(decision):
+            return self._store_decision(outcome, history, existing, decision)
+        entry = write()
+        if entry is None:
+            return None
+        resolution = resolve(decision, existing, self._policy.max_supersessions)
+        assert outcome.location_before is not None
+        visible = {e.id for e in self.location_memories(outcome.location_before)} - {entry.id}
+        supersede = [i for i in resolution.supersede if i in visible]
+        invalidate = [i for i in resolution.invalidate if i in visible and i not in supersede]
+        if supersede or invalidate:
+            with self._store.transaction() as tx:
+                for old_id in supersede:
+                    tx.supersede(old_id, entry.id)
+                    tx.after_commit(self._superseded_callback(old_id, entry.id))
+                for old_id in invalidate:
+                    tx.supersede(old_id, None)
+        return entry
+
+    def _synthesize(self, request: SynthesisRequest) -> SynthesisDecision | None:
+        """The summarizer's decision on a turn, counted; None when it failed (logged, counted
+        and published as a summary failure)."""
+        self.summarizer_calls["synthesis"] += 1
+        log.debug(
+            "turn %s: synthesis for triggers %s", request.outcome.turn, ", ".join(request.triggers)
+        )
+        try:
+            return self._summarizer.synthesize(request)
+        except SummarizerError as exc:  # a programming error is not a summary that failed
+            self._failed("synthesis", exc)
+            return None
 
     def _record_progress(
         self, outcome: TurnOutcome, history: list[TurnOutcome], existing: list[MemoryEntry]
@@ -123,17 +236,34 @@ class ActionMemories(MemoryCore):
             return None
         plain_move = move and not first_visit and set(triggers) <= _MOVE_TRIGGERS
         if plain_move and not self._failed_here(existing, outcome.action):
-            return self._record_move(outcome, move)
+            return self._by_rules(
+                outcome,
+                history,
+                existing,
+                move_hint(outcome, record.name if record is not None else ""),
+                lambda: self._record_move(outcome, move),
+                triggers,
+            )
+        hint = turn_verdict(outcome, existing) if self._summarizer.llm_first else None
         request = SynthesisRequest(
-            outcome=outcome, triggers=triggers, existing=existing, history=history
+            outcome=outcome, triggers=triggers, existing=existing, history=history, hint=hint
         )
-        self.summarizer_calls["synthesis"] += 1
-        log.debug("turn %s: synthesis for triggers %s", outcome.turn, ", ".join(triggers))
-        try:
-            decision = self._summarizer.synthesize(request)
-        except SummarizerError as exc:  # a programming error is not a summary that failed
-            self._failed("synthesis", exc)
+        decision = self._synthesize(request)
+        if decision is None:
             return None
+        return self._store_decision(outcome, history, existing, decision)
+
+    def _store_decision(
+        self,
+        outcome: TurnOutcome,
+        history: list[TurnOutcome],
+        existing: list[MemoryEntry],
+        decision: SynthesisDecision,
+    ) -> MemoryEntry | None:
+        """The summarizer's memory of a turn, stored at its source with what it supersedes."""
+        source = outcome.location_before
+        assert source is not None
+        move = move_of(outcome)
         if not decision.should_remember or not decision.memory_title.strip():
             return None
         text = decision.memory_text.strip()
@@ -144,6 +274,11 @@ class ActionMemories(MemoryCore):
             words = ending_text(outcome.response)
             if words and words not in text:
                 text = f'{text} The game said: "{words}"'
+        if decision.category is MemoryCategory.SUCCESS and (
+            outcome.score_delta > 0 or procedure_steps(text)
+        ):
+            # a procedure or a score: what had to be held, so it is not replayed before
+            text = with_needs(text, needed_items(outcome, history))
         same = [
             e
             for e in existing
@@ -250,10 +385,13 @@ class ActionMemories(MemoryCore):
                 scope=MemoryScope.LOCATION,
                 category=MemoryCategory.SUCCESS,
                 title=f"'{action}' worked",
-                text=with_steps(
-                    f"'{action}' worked here (Ep{outcome.episode}, T{outcome.turn}): "
-                    f'"{said(outcome.response)}" {before}',
-                    list(dict.fromkeys(steps)),
+                text=with_needs(
+                    with_steps(
+                        f"'{action}' worked here (Ep{outcome.episode}, T{outcome.turn}): "
+                        f'"{said(outcome.response)}" {before}',
+                        list(dict.fromkeys(steps)),
+                    ),
+                    needed_items(outcome, history),
                 ),
                 importance=500,
                 episode=outcome.episode,
@@ -401,6 +539,114 @@ class ActionMemories(MemoryCore):
             self._announce(tx, entry)
         return entry
 
+    # -- causes, stored where they lie ----------------------------------------------------------
+
+    def _record_dark_room(
+        self, outcome: TurnOutcome, found: Diagnosis, *, died: bool = True
+    ) -> MemoryEntry | None:
+        """A room the game describes as dark: the lesson is the room's ("Attic (L201) is dark:
+        entering without a lit light ends in death (...). Ways in: 'up' from Kitchen (L203)."),
+        written when the player first finds it dark and told again when the dark kills, never
+        a danger of the move last taken there. The lesson already there gains the new ways in;
+        a danger here that blamed a move for the same death words is superseded by it."""
+        room = found.room
+        assert room is not None
+        here = self.location_memories(room)
+        words = death_words(outcome.response) if died else dark_words(outcome.response)
+        text = dark_lesson_text(found, outcome.episode, outcome.turn, words, died=died)
+        earlier = next((e for e in here if DARK_TAG in e.tags), None)
+        if earlier is not None:
+            if died and not ends_in_death(earlier.text):
+                text = with_death(earlier.text, text)
+            else:
+                text = with_ways_in(earlier.text, found.ways_in)
+            if text == earlier.text:
+                return None
+            update: dict[str, Any] = {"text": text}
+            if died:
+                update["importance"] = max(earlier.importance, 950)
+                update["source"] = MemorySource.ENDING
+            entry = earlier.model_copy(update=update)
+            with self._store.transaction() as tx:
+                tx.update(entry)
+                self._announce(tx, entry)
+            return entry
+        entry = self._new_entry(
+            scope=MemoryScope.LOCATION,
+            category=MemoryCategory.DANGER,
+            title=dark_lesson_title(),
+            text=text,
+            importance=950 if died else 800,
+            tags=[LESSON_TAG, DARK_TAG],
+            source=MemorySource.ENDING if died else MemorySource.ACTION,
+            episode=outcome.episode,
+            turn_start=outcome.turn,
+            turn_end=outcome.turn,
+            location_id=room,
+            location_name=found.room_name or None,
+        )
+        blamed = [
+            e
+            for e in here
+            if died
+            and e.category is MemoryCategory.DANGER
+            and LESSON_TAG not in e.tags
+            and (command := blamed_command(e.title)) is not None
+            and is_move(command)
+            and words
+            and words in e.text
+        ]
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            for old in blamed:
+                tx.supersede(old.id, entry.id)
+                tx.after_commit(self._superseded_callback(old.id, entry.id))
+            self._announce(tx, entry)
+        return entry
+
+    def _dark_hint(self, outcome: TurnOutcome, found: Diagnosis) -> RulesVerdict:
+        """The darkness lesson as the rules' hint to a model summarizer (`_by_rules`)."""
+        return RulesVerdict(
+            outcome=verdict(outcome).value,
+            reason=(
+                "died in a room last described as dark, with no light lit: the room is the"
+                " cause, not the command taken there"
+            ),
+            category=MemoryCategory.DANGER,
+            title=dark_lesson_title(),
+            text=dark_lesson_text(
+                found, outcome.episode, outcome.turn, death_words(outcome.response)
+            ),
+        )
+
+    def _as_attacker_lesson(
+        self, entry: MemoryEntry | None, outcome: TurnOutcome, found: Diagnosis
+    ) -> MemoryEntry | None:
+        """A death in a fight, as the summarizer remembered it (what it superseded stands): a
+        memory that blames the command ("Died by 'north'") becomes the attacker's lesson at
+        the room ("In the Troll Room (L10) the troll attacks and can kill ..."), so that the
+        move last taken is no danger."""
+        if entry is None or entry.category is not MemoryCategory.DANGER:
+            return entry
+        if f"'{normalize_command(outcome.action)}'" not in entry.title.lower():
+            return entry
+        lesson = entry.model_copy(
+            update={
+                "title": attacker_lesson_title(found.detail),
+                "text": attacker_lesson_text(
+                    found, outcome.episode, outcome.turn, death_words(outcome.response)
+                ),
+                "tags": list(
+                    dict.fromkeys([*entry.tags, LESSON_TAG, f"cause:{DeathCause.COMBAT.value}"])
+                ),
+                "via": None,
+                "leads_to": None,
+            }
+        )
+        with self._store.transaction() as tx:
+            tx.update(lesson)
+        return lesson
+
     def _record_win_here(self, outcome: TurnOutcome) -> MemoryEntry | None:
         """The winning command, at the room where it won, in the game's words."""
         words = ending_text(outcome.response)
@@ -429,8 +675,9 @@ class ActionMemories(MemoryCore):
             category = MemoryCategory.SUCCESS
             kind = WorldEvent.GAME_WON
         else:
-            cause = death_cause(final.action, final.response)
-            how = f"by '{action}'" if cause is DeathCause.COMMAND else f"({CAUSE_WORDS[cause]})"
+            found = diagnose(final, game_state.turns)
+            cause = found.cause
+            how = f"by '{action}'" if found.blames_command else f"({CAUSE_WORDS[cause]})"
             title = f"Died{where} at turn {final.turn} {how}"
             category = MemoryCategory.DANGER
             kind = WorldEvent.PLAYER_DIED

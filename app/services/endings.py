@@ -5,6 +5,9 @@ A death is blamed on the last command only when the death follows that command's
 ("Taken." then "The bomb goes off"), after a command that does nothing to the world (`wait`,
 `look`), or whose text names hunger, thirst, air or time, is an ending of the world (clock,
 hunger, air or plot), never a danger of the command.
+
+`death_cause` reads the words alone; `causes.diagnose` reads the episode's turns too (a room last
+described as dark, a light that went out, an attacker, a fall) and says where the cause lies.
 """
 
 from __future__ import annotations
@@ -19,19 +22,34 @@ class DeathCause(StrEnum):
     """Why an episode ended in death."""
 
     COMMAND = "command"
+    """The command's own effect (`jump` off a cliff)."""
+    TRAP = "trap"
+    """A trap or a fall the command set off (a move into a pit): the command is the danger."""
+    DARKNESS = "darkness"
+    """Acting in a room last described as dark, with no light lit since: the room is the cause."""
+    LIGHT = "light"
+    """A light ran out, and the dark that followed killed (a timer)."""
     CLOCK = "clock"
     HUNGER = "hunger"
     AIR = "air"
+    COMBAT = "combat"
+    """An attacker named in the death text."""
     PLOT = "plot"
 
 
 CAUSE_WORDS = {
     DeathCause.COMMAND: "by a command",
+    DeathCause.TRAP: "a trap or a fall",
+    DeathCause.DARKNESS: "in the dark without a light",
+    DeathCause.LIGHT: "a light ran out",
     DeathCause.CLOCK: "time ran out",
     DeathCause.HUNGER: "hunger or thirst",
     DeathCause.AIR: "out of air",
+    DeathCause.COMBAT: "an attacker",
     DeathCause.PLOT: "an event",
 }
+BLAMES_COMMAND = frozenset([DeathCause.COMMAND, DeathCause.TRAP])
+"""Causes that make the last command a danger where it was taken."""
 
 _BANNER = re.compile(r"\*{2,}[^*\n]*\*{2,}")
 _DEATH_BANNER = re.compile(r"\*+\s*you (?:have )?(?:died|lost|are dead)\s*\*+", re.IGNORECASE)
@@ -86,6 +104,10 @@ def death_cause(action: str, response: str) -> DeathCause:
     banner = _BANNER.search(response)
     lead = response[: banner.start()] if banner else response
     before_death = [p.strip() for p in re.split(r"\n\s*\n", lead) if p.strip()]
+    if len(before_death) == 1:
+        # older games end each message with a single line break ("The cell door is locked.\n
+        # The ship rocks from the force of multiple explosions."): the lines are the messages
+        before_death = [line.strip() for line in before_death[0].splitlines() if line.strip()]
     if len(before_death) >= 2:
         answer = " ".join(before_death[0].split())
         if len(answer) <= _SHORT_ANSWER or is_failure(answer):

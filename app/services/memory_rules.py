@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from cairn.models.game import GameState, Message, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
+from cairn.services.causes import DARK
 from cairn.services.outcomes import (
     Verdict,
     action_key,
@@ -19,6 +20,7 @@ from cairn.services.outcomes import (
     unknown_word,
     verdict,
 )
+from cairn.services.replies import reply
 
 _MAX_PREREQUISITES = 5
 _NEW_WORDS = 3
@@ -170,9 +172,12 @@ def norm(text: str) -> str:
 def plain_failure(outcome: TurnOutcome) -> bool:
     """A refusal that changed nothing (`verdict` FAILURE: no move, score, inventory or world
     change, no ending), about this room: "I don't know the word X" is about the game's
-    vocabulary, not the room, and "already so" is no failure of the room."""
+    vocabulary, not the room, "already so" is no failure of the room, and "too dark to see" is
+    the room's darkness (a light changes it: the darkness lesson, `causes`, says so)."""
     if outcome.died or outcome.won or "'" in outcome.action:
         return False
+    if DARK.search(reply(outcome.response)):
+        return False  # "It's too dark to see!": the room's darkness, not a failure of the command
     return verdict(outcome) is Verdict.FAILURE and unknown_word(outcome.response) is None
 
 

@@ -134,6 +134,17 @@ class RuleBasedSummarizer(ISummarizer):
     """Deterministic heuristics standing in for the LLM summarizer (see module docstring)."""
 
     def synthesize(self, request: SynthesisRequest) -> SynthesisDecision:
+        hint = request.hint
+        if hint is not None and hint.writes and hint.category is not None:
+            # standing in for a model (its circuit open): the rules' own memory, as they write it
+            return SynthesisDecision(
+                should_remember=True,
+                category=hint.category,
+                memory_title=hint.title,
+                memory_text=hint.text,
+                importance=400,
+                reasoning=f"the rules' verdict: {hint.outcome}",
+            )
         o = request.outcome
         gist = news(o.response) or first_sentences(o.response)
         tentative = [e.id for e in request.existing if e.status is MemoryStatus.TENTATIVE]

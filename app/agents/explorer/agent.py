@@ -22,6 +22,13 @@ this episode and that memory does not mark as a failure or a danger:
    remembered danger), then the failed or blocked command here tried longest ago, at most once
    every ten turns. `look` only when even that was tried moments ago.
 
+Lessons come first (`causes`): in a room a darkness lesson says is dark, with no light lit this
+episode, it lights a carried light source (`turn on`, then `light`) or else leaves by a way
+memory knows out of it (or back the way it came), never trying an untried direction in the
+dark; a move a darkness lesson (shown here or for a room next door) lists as a way into a dark
+room waits for a lit light: it lights one first, and with none it is not taken. A procedure
+whose needed items are not held is not replayed (`preconditions`).
+
 Once what holds the player changes (`location_context`: out of the bed) or something here was
 opened, unlocked, pushed..., moves that failed before in this room are tried again (memory's
 too), except those the game answered there is no way that way. Commands are compared as the
@@ -49,11 +56,15 @@ from cairn.agents.explorer.words import (
     _noun,
     _object_noun,
     asked_first,
+    dark_rooms,
     game_object_nouns,
     head_noun,
     holding,
+    light_sources,
+    lighting_commands,
     normalize,
     object_commands,
+    opposite,
     remembered_dangers,
     remembered_failures,
     remembered_procedures,
@@ -62,7 +73,9 @@ from cairn.agents.explorer.words import (
     visible_objects,
 )
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
+from cairn.services.causes import DARK
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
+from cairn.services.replies import ALREADY
 
 _DARK = re.compile(r"\b(?:too dark|pitch (?:black|dark)|in the dark)\b", re.IGNORECASE)
 _NO_EXIT = re.compile(
@@ -113,6 +126,15 @@ class ExplorerAgent(IAgent):
         self._stayed: set[tuple[int | None, str]] = set()
         self._last: tuple[int | None, str, tuple[str, ...] | None] | None = None
         self._context = ""
+        self._lit: str | None = None
+        """The light source lit this episode (its noun), while it is held and gives light."""
+        self._light_tried: set[str] = set()
+        self._spent: set[str] = set()
+        """Light sources that were lit and still left a dark room dark."""
+        self._came: dict[int | None, str] = {}
+        """The move that last brought the player into each room."""
+        self._gate: tuple[set[str], list[str]] = (set(), [])
+        """This turn's moves into a remembered dark room, and the commands that light a light."""
 
     def new_episode(self, episode: int) -> None:
         self._rng = random.Random(self._seed * 1000 + episode)
@@ -150,6 +172,16 @@ class ExplorerAgent(IAgent):
 
         dangers = remembered_dangers(view.memories)
         failures = {c for c in remembered_failures(view.memories) if not stale(c)} - dangers
+        lessons = dark_rooms([*view.memories, *view.nearby])
+        to_light = self._lighting(obs.inventory)
+        into_dark = self._into_dark(view, lessons)
+        self._gate = (into_dark, to_light)
+        if here in lessons and self._lit is None:
+            leave = self._out_of_the_dark(view, lessons, to_light, tried)
+            if leave is not None:
+                return leave
+        if not to_light:
+            dangers = dangers | into_dark  # no light to light: the dark room is not entered
         retry = {
             c
             for c, failed in tried.items()
@@ -223,6 +255,7 @@ class ExplorerAgent(IAgent):
             a
             for a, failed in tried.items()
             if not failed and a in DIRECTIONS and (here, a) not in self._blocked
+            and a not in dangers
         ]
         if worked:
             command = min(worked, key=lambda d: (self._used.get((here, d), 0), directions.index(d)))
@@ -297,7 +330,10 @@ class ExplorerAgent(IAgent):
         where, command, route = self._last
         self._last = None
         obs = view.observation
+        self._learn_light(view, where, command)
         if where != obs.location_id:
+            if command in MAP_DIRECTIONS:
+                self._came[obs.location_id] = command
             return
         self._replies[where] = f"{self._replies.get(where, '')}\n{obs.text}"
         self._answer[(where, command)] = obs.text
@@ -314,6 +350,96 @@ class ExplorerAgent(IAgent):
         noun = _object_noun(command)
         if failed and noun is not None and _NO_SUCH_THING.search(obs.text):
             self._dead_nouns.add((where, noun))
+
+    # -- lessons: a dark room ------------------------------------------------------------------
+
+    def _lighting(self, inventory: list[str]) -> list[str]:
+        """Commands that may light a carried light source, not yet tried this episode ([] when
+        one is lit, or none is carried)."""
+        if self._lit is not None:
+            return []
+        return [
+            c
+            for noun in light_sources(inventory)
+            if noun not in self._spent
+            for c in lighting_commands(noun)
+            if c not in self._light_tried
+        ]
+
+    def _into_dark(self, view: AgentView, lessons: dict[int, list[tuple[str, int]]]) -> set[str]:
+        """The moves from here into a room a darkness lesson says is dark, while no light is
+        lit: the ways in the lesson lists from here, and moves memory says lead there."""
+        here = view.observation.location_id
+        if self._lit is not None or here is None:
+            return set()
+        moves = {
+            c for room, ways in lessons.items() if room != here for c, src in ways if src == here
+        }
+        moves |= {
+            normalize(m.via)
+            for m in view.memories
+            if m.via and m.leads_to is not None and m.leads_to in lessons and m.leads_to != here
+        }
+        return moves
+
+    def _out_of_the_dark(
+        self,
+        view: AgentView,
+        lessons: dict[int, list[tuple[str, int]]],
+        to_light: list[str],
+        tried: dict[str, bool],
+    ) -> AgentDecision | None:
+        """In a room memory says is dark, with no light lit: light one, else leave by a way
+        memory knows out of here, or back the way the player came (or a way in the lesson
+        lists); None when none is known (the room is then explored as any other)."""
+        if to_light:
+            return self._decision(
+                view,
+                to_light[0],
+                f"Trying {to_light[0]!r}: memory says this room is dark; a light first.",
+                None,
+            )
+        here = view.observation.location_id
+        known = [
+            normalize(m.via)
+            for m in view.memories
+            if m.via and m.leads_to is not None and m.leads_to != here and m.leads_to not in lessons
+        ]
+        # back the way the player came, else back along a way in the lesson lists
+        listed = lessons.get(here, []) if here is not None else []
+        came = [self._came.get(here, ""), *(c for c, _ in listed)]
+        back = [b for c in came if (b := opposite(c)) is not None]
+        for command in dict.fromkeys([*known, *back]):
+            if command and not tried.get(command, False):
+                return self._decision(
+                    view,
+                    command,
+                    f"Trying {command!r}: memory says this room is dark and I have no light;"
+                    " leaving the way I know.",
+                    None,
+                )
+        return None
+
+    def _learn_light(self, view: AgentView, where: int | None, command: str) -> None:
+        """A light lit (or already lit), a light dropped, or a lit light that still leaves a
+        room dark (it gives no light: it is spent)."""
+        obs = view.observation
+        words = command.split()
+        lights = light_sources(obs.inventory)
+        if self._lit is None and words and words[-1] in lights and command in self._lit_by(words):
+            self._light_tried.add(command)
+            failed = view.tried_here.get(command, False) if where == obs.location_id else True
+            if not failed or ALREADY.search(obs.text):
+                self._lit = words[-1]
+        if self._lit is not None and not holding(self._lit, obs.inventory):
+            self._lit = None
+        if self._lit is not None and DARK.search(obs.text):
+            self._spent.add(self._lit)
+            self._lit = None
+
+    @staticmethod
+    def _lit_by(words: list[str]) -> list[str]:
+        return lighting_commands(words[-1]) if len(words) > 1 else []
 
     def _route_open(
         self,
@@ -367,6 +493,13 @@ class ExplorerAgent(IAgent):
     ) -> AgentDecision:
         here = view.observation.location_id
         command = normalize(command) or "look"
+        into_dark, to_light = self._gate
+        if command in into_dark and to_light and self._lit is None:
+            reasoning = (
+                f"Trying {to_light[0]!r}: {command!r} leads into a room memory says is dark;"
+                " a light first."
+            )
+            command, route = to_light[0], None
         self._last_try[(here, command)] = view.turn
         self._last = (here, command, route)
         self._context = str(getattr(view.observation, "location_context", "") or "")

@@ -7,8 +7,10 @@ from collections.abc import Callable
 
 from cairn.interfaces.game import GameObservation
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
+from cairn.services.causes import DARK_TAG, LESSON_TAG, ways_in
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
 from cairn.services.outcomes import got_items, procedure_steps, quoted_commands
+from cairn.services.preconditions import missing
 
 DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
 _Check = Callable[[str], bool]
@@ -86,6 +88,18 @@ _SCENERY = frozenset(
         "out",
     ]
 )
+_LIGHT_NOUNS = frozenset(
+    [
+        "lamp", "lantern", "torch", "candle", "candles", "flashlight", "light", "lightbulb",
+        "match", "matches", "lighter", "glowstick", "flare", "taper",
+    ]
+)
+"""Names of things that give light: English words for light sources, no game's own."""
+_OPPOSITE = {
+    "north": "south", "south": "north", "east": "west", "west": "east",
+    "northeast": "southwest", "southwest": "northeast", "northwest": "southeast",
+    "southeast": "northwest", "up": "down", "down": "up", "in": "out", "out": "in",
+}
 _FIXED_VERBS = frozenset(["take", "get", "eat", "read"])
 """Verbs whose failure a change to the thing does not undo (a fixed door stays fixed)."""
 _LOCKABLE = frozenset(["door", "gate", "chest", "box", "cabinet", "safe", "grate", "hatch"])
@@ -103,20 +117,23 @@ def _player_commands(text: str) -> list[str]:
 
 
 def remembered_procedures(memories: list[MemoryEntry], inventory: list[str]) -> list[str]:
-    """Commands worth repeating here, most important memory first: steps, then the action."""
+    """Commands worth repeating here, most important memory first: steps, then the action;
+    never a procedure whose preconditions do not hold (a step's tool, or an item it needed
+    held: `preconditions.missing`)."""
     commands: list[str] = []
     for memory in sorted(memories, key=lambda m: -m.importance):
         if memory.category is not MemoryCategory.SUCCESS:
             continue
         got = got_items(memory.title)
         if got:
-            missing = [i for i in got if i not in inventory]
-            commands.extend(f"take {item}" for item in missing)
+            commands.extend(f"take {item}" for item in got if item not in inventory)
             continue
         quoted = quoted_commands(memory.text)
         steps = procedure_steps(memory.text)
         if any((tool := tool_of(s)) is not None and not holding(tool, inventory) for s in steps):
             continue  # a step needs an item not held: the action would fail before it
+        if missing(memory.text, inventory):
+            continue  # it needed items held that are not: not before they are
         if quoted and ((memory.score_delta or 0) > 0 or steps):
             commands.extend([*steps, quoted[0]])
     return list(dict.fromkeys(c for command in commands if (c := normalize(command))))
@@ -135,12 +152,48 @@ def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
 
 
 def remembered_dangers(memories: list[MemoryEntry]) -> set[str]:
-    """The first quoted command of each DANGER memory here (a death or a penalty it caused)."""
+    """The first quoted command of each DANGER memory here (a death or a penalty it caused).
+    A lesson (a dark room, an attacker: `causes`) blames no command: the ways in a darkness
+    lesson quotes are taken elsewhere, and only without a light (`dark_rooms`)."""
     dangers: set[str] = set()
     for memory in memories:
-        if memory.category is MemoryCategory.DANGER:
+        if memory.category is MemoryCategory.DANGER and LESSON_TAG not in memory.tags:
             dangers.update(_player_commands(f"{memory.title}\n{memory.text}")[:1])
     return dangers
+
+
+def dark_rooms(memories: list[MemoryEntry]) -> dict[int, list[tuple[str, int]]]:
+    """Rooms a darkness lesson says are dark (`causes.dark_lesson_text`), each with the ways
+    in it lists: (command, room the command is taken in)."""
+    found: dict[int, list[tuple[str, int]]] = {}
+    for memory in memories:
+        if DARK_TAG in memory.tags and memory.location_id is not None:
+            ways = found.setdefault(memory.location_id, [])
+            ways.extend(w for w in ways_in(memory.text) if w not in ways)
+    return found
+
+
+def light_sources(inventory: list[str]) -> list[str]:
+    """The nouns of carried things that give light by their name ("brass lantern" ->
+    lantern): a lamp, lantern, torch, candle, flashlight, match... (`_LIGHT_NOUNS`)."""
+    found: list[str] = []
+    for item in inventory:
+        words: list[str] = _WORD.findall(item.lower())
+        noun = head_noun(item)
+        lights = [w for w in words if w in _LIGHT_NOUNS]
+        if lights:
+            found.append(noun if noun is not None and noun in lights else lights[-1])
+    return list(dict.fromkeys(found))
+
+
+def lighting_commands(noun: str) -> list[str]:
+    """Ways to light a carried light source, the commonest first."""
+    return [f"turn on {noun}", f"light {noun}"]
+
+
+def opposite(direction: str) -> str | None:
+    """The compass opposite of a move (`up` -> `down`), the likely way back."""
+    return _OPPOSITE.get(direction)
 
 
 def remembered_bad(memories: list[MemoryEntry]) -> set[str]:

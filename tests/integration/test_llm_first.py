@@ -1,0 +1,366 @@
+"""LLM-first synthesis (issue 29, item 6) through the real SDK against the local Messages server.
+
+With a model configured, the turns the rules used to write alone (a failure, a success that did
+nothing this time, a new way between known rooms) go to the summarizer with the rules' verdict
+as a hint, and its answer decides; the rules decide alone only offline, when the call fails or
+while the circuit is open. And research that stopped after its tool rounds carries what it found
+into the decision call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from cairn.adapters.llm.anthropic_client import AnthropicClient
+from cairn.adapters.llm.breaker import CircuitBreaker
+from cairn.adapters.llm.factory import build_summarizer
+from cairn.adapters.llm.rule_based import RuleBasedSummarizer
+from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.agents.adventurer import AdventurerAgent
+from cairn.agents.research import MemoryToolbox
+from cairn.agents.scripted import ScriptedAgent
+from cairn.agents.stand_in import StandInWhileDown
+from cairn.agents.summarizer import SummarizerAgent
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.agent import AgentView
+from cairn.interfaces.game import GameObservation
+from cairn.interfaces.llm import ROLES, ILLMClient
+from cairn.interfaces.summarizer import ISummarizer
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource, MemoryStatus
+from cairn.services.clock import DeterministicClock
+from cairn.services.map import MapGraph
+from cairn.services.memory_query import MemoryQueryTools
+from cairn.services.memory_service import MemoryService
+from cairn.services.policy import MemoryPolicy
+from cairn.testing.llm_server import FakeMessagesServer
+
+MODELS = {role: f"claude-test-{role}" for role in ROLES}
+TOOL = "SynthesisDecision"
+CELLAR = 40
+
+
+@pytest.fixture
+def server() -> Iterator[FakeMessagesServer]:
+    with FakeMessagesServer() as s:
+        yield s
+
+
+def client_for(server: FakeMessagesServer) -> AnthropicClient:
+    return AnthropicClient(
+        api_key="sk-ant-test-KEY",
+        models=MODELS,
+        base_url=server.base_url,
+        timeout=5.0,
+        max_retries=0,
+    )
+
+
+def service(summarizer: ISummarizer, store: InMemoryStore | None = None) -> MemoryService:
+    return MemoryService(
+        store or InMemoryStore(),
+        summarizer,
+        EventPublisher(),
+        MapGraph(),
+        MemoryPolicy(),
+        clock=DeterministicClock(seed=1),
+    )
+
+
+def turn(n: int, action: str, response: str, after: int = CELLAR, **kw: Any) -> TurnOutcome:
+    return TurnOutcome(
+        turn=n,
+        action=action,
+        response=response,
+        location_before=CELLAR,
+        location_before_name="Cellar",
+        location_after=after,
+        **kw,
+    )
+
+
+PULL = turn(
+    1,
+    "pull lever",
+    "You pull the rusty lever. Somewhere behind the iron door you hear a distant click, as "
+    "if a bolt had moved; perhaps the door is unlocked now.",
+)
+OPEN = turn(2, "open door", "The door is locked.")
+GUESS = {
+    "should_remember": True,
+    "category": "NOTE",
+    "status": "TENTATIVE",
+    "memory_title": "Lever may unlock the door",
+    "memory_text": "Pulling the lever clicked behind the iron door; it may be unlocked now.",
+}
+LEDGER_TITLE = "Open door"
+LEDGER_TEXT = "Tried here, did not work: 'open door'. The game said: \"The door is locked.\""
+
+
+def all_here(store: InMemoryStore) -> list[MemoryEntry]:
+    return store.entries(scope=MemoryScope.LOCATION, location_id=CELLAR)
+
+
+def by_title(entries: list[MemoryEntry], title: str) -> MemoryEntry:
+    [entry] = [e for e in entries if e.title == title]
+    return entry
+
+
+def prompt_of(request: dict[str, Any]) -> str:
+    return json.dumps(request["messages"])
+
+
+# -- (a) a failure the summarizer sees supersedes a TENTATIVE memory ----------------------------
+
+
+def test_a_failure_reaches_the_model_with_the_rules_verdict_and_supersedes_the_guess(
+    server: FakeMessagesServer,
+) -> None:
+    store = InMemoryStore()
+    svc = service(SummarizerAgent(client_for(server)), store)
+    server.queue_tool_use(TOOL, GUESS)
+    server.queue_tool_use(
+        TOOL,
+        {
+            "should_remember": True,
+            "category": "FAILURE",
+            "status": "ACTIVE",
+            "memory_title": "Lever does not unlock the door",
+            "memory_text": "The lever clicks, but the iron door stays locked: it needs a key.",
+            "supersedes_memory_titles": ["Lever may unlock the door"],
+        },
+    )
+    gs = GameState()
+    svc.record_action_outcome(gs, PULL)
+    svc.record_action_outcome(gs, OPEN)
+
+    assert server.request_count == 2  # the failure was asked about, not written by rules
+    asked = prompt_of(server.requests[1])
+    assert "Rules' verdict (a hint; you decide): FAILURE (locked)" in asked
+    assert f"The rules alone would write: [FAILURE] {LEDGER_TITLE}: " in asked
+    assert "Tried here, did not work: 'open door'." in asked
+    assert "[TENTATIVE]" in asked and "Lever may unlock the door" in asked
+    entries = all_here(store)
+    guess = by_title(entries, "Lever may unlock the door")
+    lesson = by_title(entries, "Lever does not unlock the door")
+    assert guess.status is MemoryStatus.SUPERSEDED and guess.superseded_by == lesson.id
+    assert lesson.status is MemoryStatus.ACTIVE and lesson.category is MemoryCategory.FAILURE
+    assert "needs a key" in lesson.text
+    visible = [e.title for e in svc.location_memories(CELLAR)]
+    assert visible == ["Lever does not unlock the door"]  # the model's memory, no rules' ledger
+
+
+def test_a_model_that_answers_the_rules_memory_keeps_their_ledger_and_its_supersession(
+    server: FakeMessagesServer,
+) -> None:
+    offline = service(RuleBasedSummarizer())
+    offline.record_action_outcome(GameState(), OPEN)
+    [rules] = offline.location_memories(CELLAR)
+
+    store = InMemoryStore()
+    svc = service(SummarizerAgent(client_for(server)), store)
+    server.queue_tool_use(TOOL, GUESS)
+    server.queue_tool_use(
+        TOOL,
+        {
+            "should_remember": True,
+            "category": "FAILURE",
+            "memory_title": LEDGER_TITLE,
+            "memory_text": LEDGER_TEXT,
+            "supersedes_memory_titles": ["Lever may unlock the door"],
+        },
+    )
+    gs = GameState()
+    svc.record_action_outcome(gs, PULL)
+    svc.record_action_outcome(gs, OPEN)
+
+    assert (rules.title, rules.text) == (LEDGER_TITLE, LEDGER_TEXT)  # the hint is the rules' own
+    ledger = by_title(all_here(store), LEDGER_TITLE)
+    assert (ledger.text, ledger.tags, ledger.source) == (rules.text, rules.tags, rules.source)
+    assert ledger.source is MemorySource.FAILURE
+    guess = by_title(all_here(store), "Lever may unlock the door")
+    assert guess.status is MemoryStatus.SUPERSEDED and guess.superseded_by == ledger.id
+
+
+def test_a_success_that_later_did_nothing_is_asked_about_and_one_truth_stands(
+    server: FakeMessagesServer,
+) -> None:
+    store = InMemoryStore()
+    svc = service(SummarizerAgent(client_for(server)), store)
+    taken = turn(1, "take leaflet", "Taken.", inventory_before=[], inventory_after=["leaflet"])
+    server.queue_tool_use(
+        TOOL,
+        {
+            "should_remember": True,
+            "category": "SUCCESS",
+            "memory_title": "Got leaflet",
+            "memory_text": "'take leaflet' got leaflet.",
+        },
+    )
+    gs = GameState()
+    svc.record_action_outcome(gs, taken)
+    [got] = svc.location_memories(CELLAR)
+    again = turn(
+        2,
+        "take leaflet",
+        "You already have that!",
+        inventory_before=["leaflet"],
+        inventory_after=["leaflet"],
+    )
+    qualified = (
+        "'take leaflet' got leaflet. Later, take leaflet: already held "
+        '(Ep1, T2: "You already have that!").'
+    )
+    server.queue_tool_use(
+        TOOL,
+        {
+            "should_remember": True,
+            "category": "SUCCESS",
+            "memory_title": "Got leaflet",
+            "memory_text": qualified,
+        },
+    )
+
+    svc.record_action_outcome(gs, again)
+
+    assert server.request_count == 2
+    asked = server.requests[1]["messages"][0]["content"]
+    assert "Rules' verdict (a hint; you decide): NO-OP (already held)" in asked
+    assert f"[SUCCESS] Got leaflet: {qualified} (in place of 'Got leaflet')" in asked
+    [truth] = svc.location_memories(CELLAR)
+    assert truth.text == qualified and store.get(got.id).superseded_by == truth.id  # type: ignore[union-attr]
+
+
+def test_when_the_model_fails_on_a_failure_the_rules_write_it(
+    server: FakeMessagesServer,
+) -> None:
+    svc = service(SummarizerAgent(client_for(server)))
+    server.queue_fault("500")
+    svc.record_action_outcome(GameState(), OPEN)
+    assert server.request_count == 1 and svc.summary_failures == 1
+    [ledger] = svc.location_memories(CELLAR)
+    assert (ledger.title, ledger.text, ledger.source) == (
+        LEDGER_TITLE,
+        LEDGER_TEXT,
+        MemorySource.FAILURE,
+    )
+
+
+def test_while_the_circuit_is_open_the_stand_in_writes_the_rules_ledger(
+    server: FakeMessagesServer,
+) -> None:
+    breaker = CircuitBreaker(client_for(server), threshold=1)
+    summarizer = build_summarizer(breaker)
+    assert isinstance(summarizer, StandInWhileDown)
+    svc = service(summarizer)
+    server.queue_fault("529")
+    gs = GameState()
+    svc.record_action_outcome(gs, OPEN)  # fails: the circuit opens, the rules write
+    svc.record_action_outcome(gs, turn(3, "unlock door", "The door is locked."))  # refused
+    assert server.request_count == 1 and breaker.state == "open"  # one call, then none
+    assert summarizer.stand_in_calls["synthesis"] == 1
+    [ledger] = svc.location_memories(CELLAR)
+    assert ledger.text.startswith("Tried here, did not work: 'open door', 'unlock door'.")
+
+
+def test_a_new_way_between_known_rooms_is_asked_about_with_the_map_fact_as_hint(
+    server: FakeMessagesServer,
+) -> None:
+    store = InMemoryStore()
+    with store.transaction() as tx:  # the Cellar was seen twice before
+        tx.record_visit(CELLAR, "Cellar", 1)
+        tx.record_visit(CELLAR, "Cellar", 1)
+    svc = service(SummarizerAgent(client_for(server)), store)
+    up = TurnOutcome(
+        turn=3,
+        action="up",
+        response="Cellar",
+        location_before=41,
+        location_before_name="Hall",
+        location_after=CELLAR,
+        location_after_name="Cellar",
+    )
+    server.queue_tool_use(
+        TOOL,
+        {
+            "should_remember": True,
+            "category": "NOTE",
+            "memory_title": "'up' leads to Cellar",
+            "memory_text": "'up' from here reaches Cellar (L40).",
+        },
+    )
+
+    svc.record_action_outcome(GameState(), up)
+
+    assert server.request_count == 1  # offline, a map fact with no summarizer call
+    asked = prompt_of(server.requests[0])
+    assert "Rules' verdict (a hint; you decide): CHANGED (the state changed: location;" in asked
+    assert "The rules alone would write: [NOTE] 'up' leads to Cellar: " in asked
+    [fact] = svc.location_memories(41)
+    assert fact.source is MemorySource.MOVE and (fact.via, fact.leads_to) == ("up", CELLAR)
+
+
+# -- (b) a decision after 4 research rounds carries their results -------------------------------
+
+
+def view() -> AgentView:
+    return AgentView(
+        episode=1,
+        turn=4,
+        observation=GameObservation(
+            text="A damp cellar.", location_id=CELLAR, location_name="Cellar"
+        ),
+        prompt="(no memory context)",
+        objectives=[],
+    )
+
+
+def adventurer(client: ILLMClient) -> AdventurerAgent:
+    svc = service(RuleBasedSummarizer())
+    svc.remember(GameState(), "The rusty key is hidden under the doormat", 800, location_id=7)
+    svc.remember(
+        GameState(), "The iron door in the Cellar needs the rusty key", 700, location_id=40
+    )
+    toolbox = MemoryToolbox(MemoryQueryTools(svc))
+    return AdventurerAgent(client, fallback=ScriptedAgent(["look"]), toolbox=toolbox)
+
+
+def test_a_decision_after_four_research_rounds_carries_what_they_found(
+    server: FakeMessagesServer,
+) -> None:
+    questions = ["where is the rusty key?", "what opens the iron door?"]
+    for i in range(5):  # the first answer and four rounds, all still calling tools
+        server.queue_tool_use("query_memories", {"question": questions[i % 2]})
+    server.queue_tool_use("AgentDecision", {"action": "west", "reasoning": "fetch the key"})
+
+    decision = adventurer(client_for(server)).decide(view())
+
+    assert decision.action == "west"
+    assert server.request_count == 6
+    first, last = server.requests[0], server.requests[-1]
+    assert last["tool_choice"] == {"type": "tool", "name": "AgentDecision"}
+    assert last["messages"] != first["messages"]
+    sent = prompt_of(last)
+    assert "## What your research found" in sent
+    assert 'query_memories {\\"question\\": \\"where is the rusty key?\\"}' in sent
+    assert "hidden under the doormat" in sent and "needs the rusty key" in sent
+    assert sent.count("query_memories {") == 2  # each distinct call once
+    assert "Research stopped here" in sent
+
+
+def test_research_that_ends_in_words_carries_the_words_and_the_tool_answers(
+    server: FakeMessagesServer,
+) -> None:
+    server.queue_tool_use("query_memories", {"question": "where is the rusty key?"})
+    server.queue_text("The key is under the doormat at Location 7.")
+    server.queue_tool_use("AgentDecision", {"action": "west", "reasoning": "fetch the key"})
+
+    adventurer(client_for(server)).decide(view())
+
+    sent = prompt_of(server.requests[-1])
+    assert "The key is under the doormat at Location 7." in sent
+    assert "hidden under the doormat" in sent and "Research stopped" not in sent
