@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from cairn.interfaces.game import GameObservation
 from cairn.play.runner import episode_table, run_play
 from cairn.settings import load_settings
 from cairn.testing.fake_game import FakeGame
+from tests.conftest import interrupt_after_turns
 
 CAIRN_SCRIPT = Path(sys.executable).with_name("cairn")
 """The console script `pip install` made, beside the interpreter."""
@@ -95,21 +94,8 @@ def test_a_second_ctrl_c_stops_at_once_exits_130_and_keeps_the_store(tmp_path: P
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:  # a few turns in: memories are on disk
-            transcripts = list(work.glob("runs/*/transcript.jsonl"))
-            if transcripts and transcripts[0].read_text().count("\n") >= 3:
-                break
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        time.sleep(0.1)  # inside the same slow turn: the first asked to end after it
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    # the first Ctrl-C asks the run to end after the slow turn; the second lands inside it
+    err = interrupt_after_turns(process, work, turns=3, signals=2, gap=0.1)
     assert process.returncode == 130, err
     assert "Aborted!" not in err and "Traceback" not in err
     report = json.loads((work / "report.json").read_text())

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED_ROMS
+from tests.conftest import SHARED_ROMS, interrupt_after_turns
 
 ROOT = Path(__file__).resolve().parents[2]
 ZORK = SHARED_ROMS / "zork1.z5"
@@ -33,21 +31,7 @@ def test_ctrl_c_ends_the_turn_saves_the_run_and_exits_130(tmp_path: Path) -> Non
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    try:
-        deadline = time.monotonic() + 120
-        transcripts: list[Path] = []
-        while time.monotonic() < deadline:  # wait until it is well into the first episode
-            transcripts = list(work.glob("runs/*/transcript.jsonl"))
-            if transcripts and transcripts[0].read_text().count("\n") >= 30:
-                break
-            time.sleep(0.1)
-        assert transcripts, "the run never started"
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    err = interrupt_after_turns(process, work, turns=30)
     assert process.returncode == 130, err
     assert "Aborted!" not in err and "Traceback" not in err
     report = json.loads((work / "report.json").read_text())

@@ -7,7 +7,6 @@ import glob
 import logging
 import os
 import shutil
-import stat
 import tempfile
 import time
 from collections import Counter, deque
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from filelock import Timeout
 
-from cairn.adapters.files import ensure_folder
+from cairn.adapters.files import ensure_folder, file_mode
 from cairn.adapters.storage.archive_journal import read_journal, read_journal_tail, record_part
 from cairn.adapters.storage.base import CachedStore, gc_paused
 from cairn.adapters.storage.companions import archive_name
@@ -869,7 +868,7 @@ class MarkdownMemoryStore(CachedStore):
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.chmod(tmp, _mode_for(self._path))
+            os.chmod(tmp, file_mode(self._path))
             if path_signature(self._path) != self._signature:  # saved since read: merge first
                 tmp.unlink()
                 got = self._read()
@@ -1084,11 +1083,3 @@ def _touched(ops: Sequence[StoreOp]) -> list[str]:
     return ids
 
 
-def _mode_for(path: Path) -> int:
-    """The permissions a rewrite keeps: the file's own, else what a new file would get."""
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
