@@ -543,15 +543,6 @@ class MemoryCache:
     def __contains__(self, entry_id: str) -> bool:
         return entry_id in self._memories or entry_id in self._unread
 
-    def copy(self) -> MemoryCache:
-        """A shallow copy (its indexes are built again on its first query): entries and
-        location records are replaced, never mutated, so sharing them is safe (see
-        `ensure_location`, which copies a record before changing it)."""
-        other = MemoryCache()
-        other.memories = dict(self.memories)
-        other.locations = dict(self.locations)
-        return other
-
     @property
     def indexed(self) -> bool:
         """Whether the indexes are built (they are kept in step from then on)."""
