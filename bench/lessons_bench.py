@@ -18,7 +18,19 @@ Then the acceptance verdicts, one line each:
   the baseline's;
 - every game (the short runs): no more deaths and no lower mean score than the baseline, and
   repeated failures below 5% and below the baseline's (both 0 passes);
-- "N of M games meet every point" (Zork I's game counts its long run's points too).
+- "N of M shared games meet every point" (Zork I's game counts its long run's points too),
+  then "; K of L games nobody tuned for" (below).
+
+Games nobody tuned for: `--textworld N` (default 12) TextWorld games generated offline by
+tw-make (bench/textworld_games.py: custom worlds, a treasure hunt, a cooking game, a coin
+collector, the simple house; 5-12 rooms, doors and containers that start closed or locked; the
+games and their tw-make `--seed`s are drawn from `--textworld-seed`, so the same seed gives the
+same games), cached in `$CAIRN_CACHE_DIR/lessons-games/` (else ~/.cache/cairn/lessons-games/)
+and reused. They are played the same way (`--episodes` x `--turns`, both modes) and printed as
+their own block with their own verdicts and count, and a room check: the ids and names the runs
+saw against the rooms the generator made (one id under two names: rooms collapsed; one name
+under two ids: a room split; a name that is no room's: unnamed or misnamed). Without TextWorld
+the block says so and the shared games still run. `--textworld 0` leaves them out.
 
 And per game, why the memory runs died: each death's room and the game's last lines before it
 (from the transcript), and the DANGER memories the run stored.
@@ -28,6 +40,7 @@ every figure. Runs go through a pool of `--workers` processes (default 2).
 
     .venv/bin/python bench/lessons_bench.py [--games zork1,905] [--episodes 5] [--turns 200]
         [--zork-episodes 20] [--zork-turns 300] [--seed 1] [--workers 2] [--json out.json]
+        [--textworld 12] [--textworld-seed 1]
 """
 
 from __future__ import annotations
@@ -38,7 +51,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -47,6 +60,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import textworld_games  # noqa: E402
 from learning_bench import ROMS, story_files  # noqa: E402  (puts the project root on the path)
 
 from cairn import Memory  # noqa: E402
@@ -58,6 +72,9 @@ ZORK = "zork1"
 REPEATED_FAILURE_LIMIT = 0.05
 FIRST_COUNTED_EPISODE = 2
 CAUSE_CHARS = 110
+SHARED = "shared"
+UNTUNED = "textworld"
+"""Run groups: the shared story files, and the TextWorld games nobody tuned for."""
 
 
 @dataclass
@@ -101,6 +118,9 @@ class RunFigures:
     """The DANGER memories the run left visible: title, then the text's start."""
     seconds: float = 0.0
     error: str = ""
+    group: str = SHARED
+    rooms_seen: dict[str, list[str]] = field(default_factory=dict)
+    """Every room id the run's transcript entered, with the names it was given there."""
 
     @property
     def mode(self) -> str:
@@ -269,6 +289,65 @@ def stored_dangers(workdir: Path) -> list[str]:
     return shown
 
 
+def rooms_seen(transcript: Path) -> dict[str, list[str]]:
+    """Every room id a run's transcript.jsonl entered (`location_after`), with the names it
+    was given there, in the order first seen (`""` for a turn that named none)."""
+    seen: dict[str, list[str]] = {}
+    for line in transcript.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        names = seen.setdefault(str(row.get("location_after")), [])
+        name = str(row.get("location_after_name") or "")
+        if name not in names:
+            names.append(name)
+    return seen
+
+
+def _room_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def room_problems(seen: dict[str, list[str]], rooms: Iterable[str]) -> list[str]:
+    """What is wrong with the rooms runs saw (`rooms_seen`, merged), against the names of
+    the rooms the game has: an id under two names (rooms collapsed into one), a name under
+    two ids (a room split), an id with no name or a name that is no room's (unnamed or
+    misnamed), a turn in no room. Names compare without case or extra spaces."""
+    known = {_room_key(r) for r in rooms}
+    problems = []
+    ids_of: dict[str, list[str]] = {}
+    for room_id, names in seen.items():
+        where = f"L{room_id}"
+        if room_id == "None":
+            problems.append(f"no room id after some turns (named {names})")
+            continue
+        named = [n for n in names if n]
+        if len(names) > len(named):
+            problems.append(f"{where} unnamed on some turns")
+        if len({_room_key(n) for n in named}) > 1:
+            problems.append(f"{where} named {' and '.join(map(repr, named))}: rooms collapsed")
+        for name in named:
+            if _room_key(name) not in known:
+                problems.append(f"{where} named {name!r}: no room of the game has that name")
+            ids = ids_of.setdefault(_room_key(name), [])
+            if where not in ids:
+                ids.append(where)
+    for name, ids in ids_of.items():
+        if len(ids) > 1:
+            problems.append(f"{name!r} under {len(ids)} ids ({', '.join(ids)}): a room split")
+    return problems
+
+
+def merged_rooms(runs: Iterable[RunFigures]) -> dict[str, list[str]]:
+    """The rooms several runs of one game saw, names merged per id."""
+    merged: dict[str, list[str]] = {}
+    for run in runs:
+        for room_id, names in run.rooms_seen.items():
+            kept = merged.setdefault(room_id, [])
+            kept.extend(n for n in names if n not in kept)
+    return merged
+
+
 @dataclass(frozen=True)
 class Job:
     """One run to play."""
@@ -278,17 +357,21 @@ class Job:
     episodes: int
     turns: int
     long: bool = False
+    name: str = ""
+    """The game's name in the tables (the story file's stem when empty)."""
+    group: str = SHARED
 
 
 def play_one(job: Job, seed: int) -> RunFigures:
     """Play one game in one mode in a fresh temporary workdir; its figures."""
     story, memory, episodes, turns = job.story, job.memory, job.episodes, job.turns
     run = RunFigures(
-        game=story.stem,
+        game=job.name or story.stem,
         memory=memory,
         episodes_asked=episodes,
         turns_asked=turns,
         long=job.long,
+        group=job.group,
     )
     start = time.perf_counter()
     try:
@@ -304,6 +387,7 @@ def play_one(job: Job, seed: int) -> RunFigures:
                 seed=seed,
             )
             run.deaths = transcript_deaths(result.run_dir / "transcript.jsonl")
+            run.rooms_seen = rooms_seen(result.run_dir / "transcript.jsonl")
             if memory:
                 run.dangers = stored_dangers(result.report_path.parent)
     except Exception as exc:  # a bench reports a broken run and goes on with the others
@@ -427,6 +511,90 @@ def run_jobs(jobs: list[Job], seed: int, workers: int) -> list[RunFigures]:
     return runs
 
 
+@dataclass
+class Untuned:
+    """The TextWorld games made for this run, or why there are none."""
+
+    games: list[tuple[textworld_games.GameSpec, Path, textworld_games.GameTruth]] = field(
+        default_factory=list
+    )
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def untuned_games(count: int, seed: int) -> Untuned:
+    """`count` TextWorld games from `seed`, generated into the cache or found there."""
+    made = Untuned()
+    if count <= 0:
+        return made
+    reason = textworld_games.missing()
+    if reason is not None:
+        made.notes.append(f"skipped: {reason}")
+        return made
+    start = time.perf_counter()
+    folder = textworld_games.cache_folder()
+    for game in textworld_games.specs(count, seed):
+        try:
+            story = textworld_games.generate(game, folder)
+            made.games.append((game, story, textworld_games.truth(story)))
+        except Exception as exc:  # one game that cannot be made is a note; the rest play
+            made.notes.append(f"{game.label}: not generated: {type(exc).__name__}: {exc}")
+    made.seconds = time.perf_counter() - start
+    return made
+
+
+def print_verdicts(
+    short: dict[str, list[Point]],
+    long: dict[str, list[Point]],
+    size: str,
+    long_size: str,
+) -> None:
+    for game, points in long.items():
+        print(verdict_line(f"{game} {long_size}", points))
+    for game, points in short.items():
+        print(verdict_line(f"{game} {size}", points))
+
+
+def print_untuned(
+    untuned: Untuned, runs: list[RunFigures], verdicts: dict[str, list[Point]], args: Any
+) -> None:
+    """The block of games nobody tuned for: what each game holds, the table, verdicts and
+    the room check."""
+    print(
+        f"\ngames nobody tuned for: {len(untuned.games)} TextWorld games generated offline"
+        f" (--textworld-seed {args.textworld_seed}), {args.episodes} x {args.turns},"
+        f" memory vs baseline"
+    )
+    for note in untuned.notes:
+        print(f"  {note}")
+    if not untuned.games:
+        return
+    print(f"  story files in {untuned.games[0][1].parent}")
+    for game, _, truth in untuned.games:
+        print(f"  {game.label}: {truth.describe()}")
+        print(f"      tw-make {' '.join(game.args)}")
+    print(table(runs))
+    print("\nverdicts (games nobody tuned for)")
+    print_verdicts(verdicts, {}, f"{args.episodes}x{args.turns}", "")
+    print("\nrooms (both runs of each game against the rooms the generator made)")
+    by_game = pair_up(runs)
+    for game, _, truth in untuned.games:
+        played = [r for r in by_game.get(game.label, {}).values() if not r.error]
+        if not played:
+            print(f"{game.label}: not played")
+            continue
+        seen = merged_rooms(played)
+        problems = room_problems(seen, truth.rooms)
+        visited = len([k for k in seen if k != "None"])
+        head = f"{game.label}: {visited} of {len(truth.rooms)} rooms entered"
+        if not problems:
+            print(f"{head}, each under one id and its own name")
+            continue
+        print(f"{head}; PROBLEM:")
+        for problem in problems:
+            print(f"  {problem}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default="", help="comma-separated story stems (default: all)")
@@ -438,9 +606,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes (1: no pool)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a point is missed")
+    parser.add_argument(
+        "--textworld", type=int, default=12, help="TextWorld games nobody tuned for (0: none)"
+    )
+    parser.add_argument(
+        "--textworld-seed", type=int, default=1, help="picks the TextWorld games and their seeds"
+    )
     args = parser.parse_args()
     if not ROMS.is_dir():
         sys.exit(f"no story files: {ROMS} is absent")
+    start = time.perf_counter()
     stories = story_files([g.strip() for g in args.games.split(",") if g.strip()])
     jobs = [Job(s, m, args.episodes, args.turns) for s in stories for m in (True, False)]
     jobs += [
@@ -449,11 +624,17 @@ def main() -> None:
         if s.stem == ZORK and args.zork_episodes > 0
         for m in (True, False)
     ]
-    start = time.perf_counter()
+    untuned = untuned_games(args.textworld, args.textworld_seed)
+    jobs += [
+        Job(story, m, args.episodes, args.turns, name=game.label, group=UNTUNED)
+        for game, story, _ in untuned.games
+        for m in (True, False)
+    ]
     runs = run_jobs(jobs, args.seed, args.workers)
     elapsed = time.perf_counter() - start
-    short_runs = [r for r in runs if not r.long]
+    short_runs = [r for r in runs if not r.long and r.group == SHARED]
     long_runs = [r for r in runs if r.long]
+    untuned_runs = [r for r in runs if r.group == UNTUNED]
 
     print(
         f"lessons bench: {len(stories)} games x {args.episodes} episodes x {args.turns} turns"
@@ -467,13 +648,12 @@ def main() -> None:
 
     short = judged(pair_up(short_runs), game_points)
     long = judged(pair_up(long_runs), zork_points) if long_runs else {}
+    untuned_verdicts = judged(pair_up(untuned_runs), game_points)
+    size = f"{args.episodes}x{args.turns}"
     print("\nverdicts")
-    for game, points in long.items():
-        print(verdict_line(f"{game} {args.zork_episodes}x{args.zork_turns}", points))
-    for game, points in short.items():
-        print(verdict_line(f"{game} {args.episodes}x{args.turns}", points))
-    met, total = summary(short, long)
-    print(f"{met} of {total} games meet every point")
+    print_verdicts(short, long, size, f"{args.zork_episodes}x{args.zork_turns}")
+    if args.textworld > 0:
+        print_untuned(untuned, untuned_runs, untuned_verdicts, args)
 
     print("\nwhy memory runs died (episodes 2-), and the DANGER memories they kept")
     for run in sorted((r for r in runs if r.memory and not r.error), key=lambda r: r.game):
@@ -488,23 +668,47 @@ def main() -> None:
             print(f"  kept  {danger}")
         if len(run.dangers) > 2:
             print(f"  kept  (+{len(run.dangers) - 2} more DANGER memories)")
-    print(f"\nwall time: {elapsed:.0f} s with {args.workers} worker(s)")
+
+    met, total = summary(short, long)
+    untuned_met, untuned_total = summary(untuned_verdicts, {})
+    line = f"\n{met} of {total} shared games meet every point"
+    if args.textworld > 0:
+        line += f"; {untuned_met} of {untuned_total} games nobody tuned for"
+        if untuned.notes and not untuned.games:
+            line += f" ({untuned.notes[0]})"
+    print(line)
+    print(
+        f"wall time: {elapsed:.0f} s with {args.workers} worker(s)"
+        + (
+            f" (generating or finding the TextWorld games: {untuned.seconds:.0f} s)"
+            if untuned.games
+            else ""
+        )
+    )
 
     if args.json is not None:
         dump = {
             "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
             "runs": [{**asdict(r), "window": asdict(window(r))} for r in runs if not r.error]
             + [asdict(r) for r in runs if r.error],
+            "textworld_games": [
+                {"label": g.label, "tw_make": list(g.args), "story": str(p), **asdict(t)}
+                for g, p, t in untuned.games
+            ],
+            "textworld_notes": untuned.notes,
             "verdicts": {
                 "long": {g: [asdict(p) for p in ps] for g, ps in long.items()},
                 "short": {g: [asdict(p) for p in ps] for g, ps in short.items()},
+                "untuned": {g: [asdict(p) for p in ps] for g, ps in untuned_verdicts.items()},
                 "met": met,
                 "games": total,
+                "untuned_met": untuned_met,
+                "untuned_games": untuned_total,
             },
             "wall_seconds": round(elapsed, 1),
         }
         args.json.write_text(json.dumps(dump, indent=2) + "\n", encoding="utf-8")
-    if args.strict and met < total:
+    if args.strict and (met < total or untuned_met < untuned_total):
         sys.exit(1)
 
 

@@ -133,3 +133,105 @@ def test_a_death_told_the_turn_before_is_read_from_that_turn(
     assert death.room == "Bedroom (L168)"
     assert death.text.startswith("(turn before) Bedroom The Earth is demolished. We are about")
     assert bench.death_text(rows[1]["response"]) is None
+
+
+# games nobody tuned for: the room check against the rooms the generator made
+
+ROOMS = ("spare room", "kitchen", "cellar")
+
+
+def test_rooms_each_under_one_id_and_their_own_name_pass(bench: ModuleType) -> None:
+    # the header prints "-= Spare Room =-", the generator says "spare room"
+    seen = {"51": ["Spare Room"], "58": ["Kitchen"]}
+    assert bench.room_problems(seen, ROOMS) == []
+
+
+def test_two_rooms_under_one_id_are_reported_collapsed(bench: ModuleType) -> None:
+    problems = bench.room_problems({"51": ["Kitchen", "Cellar"]}, ROOMS)
+    assert problems == ["L51 named 'Kitchen' and 'Cellar': rooms collapsed"]
+
+
+def test_one_room_under_two_ids_is_reported_split(bench: ModuleType) -> None:
+    problems = bench.room_problems({"51": ["Kitchen"], "60": ["kitchen"]}, ROOMS)
+    assert problems == ["'kitchen' under 2 ids (L51, L60): a room split"]
+
+
+def test_a_name_that_is_no_rooms_or_no_name_is_reported(bench: ModuleType) -> None:
+    seen = {"51": ["Visit to location 51"], "58": [""], "None": ["Kitchen"]}
+    assert bench.room_problems(seen, ROOMS) == [
+        "L51 named 'Visit to location 51': no room of the game has that name",
+        "L58 unnamed on some turns",
+        "no room id after some turns (named ['Kitchen'])",
+    ]
+
+
+def test_rooms_seen_reads_the_transcript_and_merges_runs(bench: ModuleType, tmp_path: Path) -> None:
+    rows = [
+        {"location_after": 51, "location_after_name": "Kitchen"},
+        {"location_after": 51, "location_after_name": "Kitchen"},
+        {"location_after": 60, "location_after_name": "Cellar"},
+        {"location_after": 51, "location_after_name": None},
+    ]
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    seen = bench.rooms_seen(transcript)
+    assert seen == {"51": ["Kitchen", ""], "60": ["Cellar"]}
+    other = bench.RunFigures(game="g", memory=False, episodes_asked=1, turns_asked=9)
+    other.rooms_seen = {"51": ["Kitchen"], "70": ["Spare room"]}
+    mine = bench.RunFigures(game="g", memory=True, episodes_asked=1, turns_asked=9)
+    mine.rooms_seen = seen
+    merged = bench.merged_rooms([mine, other])
+    assert merged == {"51": ["Kitchen", ""], "60": ["Cellar"], "70": ["Spare room"]}
+
+
+# games nobody tuned for: which games, and without TextWorld
+
+
+def test_the_same_seed_picks_the_same_games_within_the_asked_sizes(bench: ModuleType) -> None:
+    tw = bench.textworld_games
+    games = tw.specs(12, 1)
+    assert games == tw.specs(12, 1)
+    assert games != tw.specs(12, 2)
+    assert [g.label.split("-")[0] for g in games[:6]] == [
+        "custom",
+        "treasure",
+        "cooking",
+        "custom",
+        "coin",
+        "simple",
+    ]
+    assert len({g.filename for g in games}) == 12
+    assert all(g.filename.startswith("tw-") and g.filename.endswith(".z8") for g in games)
+    for game in games:
+        args = dict(zip(game.args[1::2], game.args[2::2], strict=False))
+        assert "--seed" in game.args
+        if game.args[0] == "custom":
+            assert 5 <= int(args["--world-size"]) <= 12
+            assert 3 <= int(args["--quest-length"]) <= 8
+        if game.args[0] == "tw-cooking":
+            assert args["--go"] in ("6", "9")
+
+
+def test_without_textworld_the_games_are_skipped_with_a_note(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tw = bench.textworld_games
+    monkeypatch.setattr(tw.importlib.util, "find_spec", lambda name: None)
+    made = bench.untuned_games(6, 1)
+    assert made.games == []
+    assert made.notes == ["skipped: TextWorld is not installed (pip install 'cairn[jericho]')"]
+
+
+def test_a_game_in_the_cache_is_reused_without_tw_make(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    tw = bench.textworld_games
+    [game] = tw.specs(1, 1)
+    story = tmp_path / game.filename
+    story.write_bytes(b"story")
+    story.with_suffix(".json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(tw, "tw_make", lambda: None)  # generating would raise
+    assert tw.generate(game, tmp_path) == story
+    story.with_suffix(".json").unlink()  # half a game is made again
+    with pytest.raises(RuntimeError):
+        tw.generate(game, tmp_path)
