@@ -7,15 +7,20 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
-from cairn.adapters.llm.factory import build_llm_client, build_summarizer
+from cairn.adapters.game.opening import GameOpener
+from cairn.adapters.llm.factory import build_llm_client, circuit_breaker_of
 from cairn.adapters.llm.usage import UsageMeter
-from cairn.adapters.storage import opening
+from cairn.adapters.storage import store_opening
 from cairn.adapters.storage.knowledge_file import KnowledgeBase
-from cairn.adapters.storage.map_repository import load_map
+from cairn.adapters.storage.map_repository import MapFiles
 from cairn.agents.adventurer import AdventurerAgent
 from cairn.agents.explorer import ExplorerAgent
+from cairn.agents.knowledge_writer import KnowledgeWriter
 from cairn.agents.memory_retriever import build_memory_retriever
 from cairn.agents.research import MemoryToolbox
+from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
+from cairn.agents.stand_in import StandInWhileDown
+from cairn.agents.summarizer import SummarizerAgent
 from cairn.events import commands
 from cairn.events.bus import MessageBus
 from cairn.events.handlers import (
@@ -46,6 +51,14 @@ from cairn.settings import CairnSettings, load_settings
 
 def _file_in(workdir: str, name: str) -> Path:
     return Path(workdir) / name
+
+
+def build_summarizer(client: ILLMClient | None) -> ISummarizer:
+    """The LLM SummarizerAgent when a client is configured (with the offline heuristics
+    standing in while its circuit is open), else the offline heuristics."""
+    if client is None:
+        return RuleBasedSummarizer()
+    return StandInWhileDown(SummarizerAgent(client), RuleBasedSummarizer())
 
 
 def make_clock(seed: int | None) -> SystemClock:
@@ -103,7 +116,7 @@ class Container(containers.DeclarativeContainer):
     store = providers.Selector(
         config.store,
         markdown=providers.Singleton(
-            opening.markdown_store,
+            store_opening.markdown_store,
             config.workdir,
             config.memory_file,
             config.backup_count,
@@ -111,10 +124,10 @@ class Container(containers.DeclarativeContainer):
             clock,
         ),
         sqlite=providers.Singleton(
-            opening.sqlite_store, config.workdir, config.sqlite_file, clock
+            store_opening.sqlite_store, config.workdir, config.sqlite_file, clock
         ),
         postgres=providers.Singleton(
-            opening.postgres_store,
+            store_opening.postgres_store,
             config.database_url,
             config.memory_space,
             config.statement_timeout,
@@ -135,11 +148,14 @@ class Container(containers.DeclarativeContainer):
         meter=usage_meter,
     )
 
+    circuit_breaker = providers.Singleton(circuit_breaker_of, llm_client)
+    """The LLM client's circuit breaker, for the report (None offline and on a replay)."""
+
     summarizer = providers.Singleton(build_summarizer, llm_client)
 
-    map_graph = providers.Singleton(
-        load_map, providers.Callable(_file_in, config.workdir, config.map_file)
-    )
+    map_files = providers.Singleton(MapFiles, config.workdir, config.map_file)
+    """map.json (the map the run starts from and saves) and map.mmd."""
+    map_graph = providers.Singleton(MapGraph.from_snapshot, map_files.provided.load.call())
 
     policy = providers.Singleton(MemoryPolicy.from_settings, config)
 
@@ -238,8 +254,16 @@ class Container(containers.DeclarativeContainer):
     knowledge_base = providers.Factory(
         KnowledgeBase,
         providers.Callable(_file_in, config.workdir, config.knowledge_file),
-        client=llm_client,
+        writer=providers.Selector(
+            _llm,
+            offline=providers.Object(None),
+            llm=providers.Singleton(KnowledgeWriter, llm_client),
+        ),
     )
+    game_opener = providers.Singleton(
+        GameOpener, config.game_npcs, config.demo_seed, config.play_seed
+    )
+    """Opens the story file a run names, or the demo world."""
 
 
 def build_container(

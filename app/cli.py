@@ -308,10 +308,11 @@ def map_command(fmt: str, workdir: Path | None) -> None:
     SVG drawing: redirect it into a .svg file)."""
 
     from cairn.adapters.storage.map_repository import load_map
+    from cairn.services.map import MapGraph
 
     settings = settings_for(workdir, None, reading=True)
     path = settings.workdir / settings.map_file
-    graph = load_map(path)
+    graph = MapGraph.from_snapshot(load_map(path))
     if not graph.location_ids():
         raise MapFileError(path, "no map here: nothing was played in this workdir yet")
     if fmt == "svg":

@@ -78,8 +78,8 @@ def show(
 ) -> None:
     """Print memories, grouped by location, NPC and world (--json: a JSON list of memories)."""
     scope = _only_scope(location_id, npc_id, world)
-    from cairn.adapters.storage.opening import open_store
-    from cairn.adapters.storage.ops import MemoryCache
+    from cairn.adapters.storage.memory_cache import MemoryCache
+    from cairn.adapters.storage.store_opening import open_store
 
     mem_store = open_store(settings_for(workdir, store, space, reading=True))
     try:
@@ -186,14 +186,14 @@ def check(file: Path) -> None:
     problems: listed with their lines."""
     notes: list[int] = []
     if file.suffix in {".sqlite3", ".sqlite", ".db"}:
-        from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
+        from cairn.adapters.storage.store_opening import sqlite_store
 
-        sql = SqliteMemoryStore(file)
+        sql = sqlite_store(file.parent, file.name)
         problems = sql.problems()
         count = len(sql.entries())
         sql.close()
     else:
-        from cairn.adapters.storage.markdown_format import check_file
+        from cairn.adapters.storage.markdown_check import check_file
 
         # one parse, not a store: a store would log each problem a second time
         found = check_file(file)
@@ -234,7 +234,7 @@ def _notes_kept(file: Path, notes: list[int]) -> str:
 @space_option
 def export(fmt: str, workdir: Path | None, store: str | None, space: str | None) -> None:
     """Write every memory and location record to standard output."""
-    from cairn.adapters.storage.opening import open_store
+    from cairn.adapters.storage.store_opening import open_store
     from cairn.adapters.storage.transfer import export_lines
 
     mem_store = open_store(settings_for(workdir, store, space, reading=True))
@@ -259,7 +259,7 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
 @space_option
 def import_command(file: Path, workdir: Path | None, store: str | None, space: str | None) -> None:
     """Load FILE (from `memories export --format jsonl`) into an empty store."""
-    from cairn.adapters.storage.opening import open_store
+    from cairn.adapters.storage.store_opening import open_store
     from cairn.adapters.storage.transfer import import_into, read_export
 
     records, entries = read_export(file)

@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.store_bench import realistic_entry  # noqa: E402
-from cairn.adapters.storage.markdown_format import check_file, render  # noqa: E402
-from cairn.adapters.storage.ops import MemoryCache  # noqa: E402
+from cairn.adapters.storage.markdown_check import check_file  # noqa: E402
+from cairn.adapters.storage.markdown_render import render  # noqa: E402
+from cairn.adapters.storage.memory_cache import MemoryCache  # noqa: E402
 from cairn.models.memory import LocationRecord  # noqa: E402
 
 MB = 1_000_000

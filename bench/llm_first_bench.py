@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import cairn.container as composition  # noqa: E402
-from cairn.adapters.llm.rule_based import RuleBasedSummarizer  # noqa: E402
+from cairn.agents.rule_based_summarizer import RuleBasedSummarizer  # noqa: E402
 from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest  # noqa: E402
 from cairn.models.game import GameState, Message, NPCInstance  # noqa: E402
 from cairn.models.kinds import WorldEvent  # noqa: E402

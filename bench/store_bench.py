@@ -28,7 +28,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.adapters.storage.markdown_format import as_written, parse, render
+from cairn.adapters.storage.markdown_blocks import as_written
+from cairn.adapters.storage.markdown_parse import parse
+from cairn.adapters.storage.markdown_render import render
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.interfaces.store import IMemoryStore

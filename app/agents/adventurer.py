@@ -14,9 +14,10 @@ import logging
 
 from cairn.agents.prompt_files import render
 from cairn.agents.research import MemoryToolbox, research
+from cairn.agents.structured import complete_structured
 from cairn.errors import LLMBadResponseError, LLMError
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
-from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.interfaces.metrics import FailureRecorder
 from cairn.models.kinds import Role
 

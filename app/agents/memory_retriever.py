@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from cairn.agents.prompt_files import render
+from cairn.agents.structured import complete_structured
 from cairn.errors import LLMBadResponseError
-from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.models.memory import MemoryEntry
 from cairn.services.memory_query import IMemoryRetriever, RankedAnswer
 

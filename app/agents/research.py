@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cairn.agents.structured import assistant_message
 from cairn.errors import CairnError
 from cairn.interfaces.llm import (
     ILLMClient,
@@ -21,7 +22,6 @@ from cairn.interfaces.llm import (
     LLMResponse,
     ToolCall,
     ToolSpec,
-    assistant_message,
 )
 from cairn.models.kinds import Role
 from cairn.services.memory_query import MemoryQueryTools

@@ -6,8 +6,9 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 
 from cairn.agents.prompt_files import render
+from cairn.agents.structured import complete_structured
 from cairn.errors import LLMError, SummarizerError
-from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.interfaces.summarizer import ISummarizer, RulesVerdict, SynthesisRequest
 from cairn.models.game import GameState, Message, NPCInstance, TurnOutcome
 from cairn.models.kinds import WorldEvent

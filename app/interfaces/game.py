@@ -6,8 +6,6 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from cairn.models.game import TurnOutcome
-
 
 class GameObservation(BaseModel):
     """The game as seen after reset or after a step.
@@ -79,33 +77,3 @@ class IGame(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the interpreter."""
-
-
-def turn_outcome(
-    episode: int,
-    turn: int,
-    action: str,
-    before: GameObservation,
-    after: GameObservation,
-    reasoning: str = "",
-) -> TurnOutcome:
-    """The TurnOutcome of one step: the location, score and inventory before and after it, and
-    whether the step changed the world (the state an outcome is read from first)."""
-    return TurnOutcome(
-        episode=episode,
-        turn=turn,
-        action=action,
-        response=after.text,
-        reasoning=reasoning,
-        location_before=before.location_id,
-        location_before_name=before.location_name,
-        location_after=after.location_id,
-        location_after_name=after.location_name,
-        score_before=before.score,
-        score_after=after.score,
-        inventory_before=before.inventory,
-        inventory_after=after.inventory,
-        died=after.died,
-        won=after.won,
-        world_changed=after.world_changed,
-    )

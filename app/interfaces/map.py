@@ -1,8 +1,12 @@
-"""IMapView: the read side of the map that context builders and memory queries need."""
+"""The map's ports: IMapView (the read side context builders and memory queries need),
+IMapRecorder (what the memory service writes), ISavableMap (what the map files take)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Protocol
+
+from cairn.models.map import MapSnapshot
 
 
 class IMapView(ABC):
@@ -27,3 +31,15 @@ class IMapRecorder(IMapView):
     @abstractmethod
     def add_connection(self, from_id: int, to_id: int, *, action: str | None = None) -> None:
         """Learn that a move from `from_id` (by `action`, when known) reached `to_id`."""
+
+
+class ISavableMap(Protocol):
+    """A map as its files take it: its saved form, and its Mermaid drawing for people."""
+
+    def snapshot(self) -> MapSnapshot:
+        """Everything the map learned, as values."""
+        ...
+
+    def render_mermaid(self) -> str:
+        """The map as a Mermaid flowchart."""
+        ...

@@ -14,6 +14,14 @@ class UsageReader(Protocol):
         ...
 
 
+class CircuitReader(Protocol):
+    """The LLM circuit breaker's state: `snapshot()` gives its state and counts."""
+
+    def snapshot(self) -> dict[str, object]:
+        """The state now ("closed", "open", "half-open"), times opened, calls rejected."""
+        ...
+
+
 class SummarizerCounts(Protocol):
     """The memory service's summarizer figures: calls by kind, and failures."""
 

@@ -59,7 +59,7 @@ class StoreTransaction(ABC):
     Operations are validated when staged (an unknown id for `update` or `supersede` is only
     detected at commit, because another process may have added it meanwhile) and applied in the
     order they were staged. `after_commit` callbacks run only after a successful durable write
-    (a unit that only counts visits is written but synced later: `ops.visits_only`).
+    (a unit that only counts visits is written but synced later: `store_ops.visits_only`).
     """
 
     @abstractmethod

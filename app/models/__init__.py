@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from cairn.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
+    from cairn.models.episode import EpisodeStats
     from cairn.models.game import (
         GameState,
         LocationState,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     )
 
 _HOMES = {
+    "EpisodeStats": "episode",
     **dict.fromkeys(
         (
             "GameState",
@@ -63,6 +65,7 @@ _HOMES = {
 __getattr__ = lazy_getattr("cairn.models", _HOMES)
 
 __all__ = [
+    "EpisodeStats",
     "GameState",
     "LocationRecord",
     "LocationState",

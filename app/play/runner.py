@@ -1,4 +1,9 @@
-"""run_play: build everything from the container, play the episodes, write the run's files.
+"""run_play: claim the workdir, build the container, play the episodes, write the run's files.
+
+Every part of the run comes from the container's providers (the game opener, the map files,
+the circuit breaker, the agent, the memory...): the runner builds none itself. It is the play
+command's entry below the command line, so it may import the composition root (the one
+exception `tests/unit/test_layers.py` allows the application layer, with the reason).
 
 Files written into the workdir: the memory store, `map.json` and `map.mmd`, `knowledgebase.md`,
 `report.json`, `report.html`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`. The
@@ -19,12 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from cairn.adapters.files import atomic_write_text, ensure_folder
-from cairn.adapters.game.opening import open_game
-from cairn.adapters.storage.map_repository import save_map
 from cairn.interfaces.agent import IAgent
 from cairn.interfaces.game import GameObservation, IGame
-from cairn.interfaces.metrics import SummarizerCounts
-from cairn.play.metrics import EpisodeStats, totals
+from cairn.interfaces.metrics import CircuitReader, SummarizerCounts
+from cairn.models.episode import EpisodeStats
+from cairn.play.metrics import totals
 from cairn.play.session import PlayOptions, PlaySession, transcript_path
 from cairn.settings import CairnSettings
 from cairn.workdir import (
@@ -50,12 +54,6 @@ class PlayResult:
     report_path: Path
     run_dir: Path
     html_path: Path | None = None
-
-
-def open_play_game(settings: CairnSettings, game_path: Path | None, seed: int) -> IGame:
-    """The story file given, else the demo world (see `app/adapters/game/opening.py`)."""
-    npcs = settings.game_npcs.get(game_path.stem) if game_path is not None else None
-    return open_game(game_path, npc_names=npcs, seed=seed, demo_seed=settings.demo_seed)
 
 
 def game_identity(
@@ -101,10 +99,11 @@ def run_play(
     workdir = settings.workdir
     claim_workdir(workdir, identity, settings)  # before anything is written: see cairn.workdir
     container = build_container(settings)
-    game = game or open_play_game(settings, game_path, seed)
+    game = game or container.game_opener().open(game_path)
     memory = container.memory_service()
     counts: SummarizerCounts = memory
     map_graph = container.map_graph()
+    map_files = container.map_files()
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-s{seed}"
     transcript_file = transcript_path(workdir, run_id)
     ensure_folder(transcript_file.parent)
@@ -144,7 +143,7 @@ def run_play(
                 try:
                     for number in range(1, options.episodes + 1):
                         stats.append(session.play_episode(number))
-                        _save_map(map_graph, workdir, settings)
+                        map_files.save(map_graph)
                         if stop.requested():
                             break
                 except KeyboardInterrupt:
@@ -152,7 +151,7 @@ def run_play(
                     # of work committed or rolled back whole); the episodes before it, the map
                     # and the memories are written as after the first
                     stop.abort()
-                    _save_map(map_graph, workdir, settings)
+                    map_files.save(map_graph)
             remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
         finally:
             game.close()
@@ -167,7 +166,10 @@ def run_play(
             "interrupted": stop.requested(),
             "episodes": [e.model_dump() for e in stats],
             "total": totals(stats, session.visited_ids, remembered),
-            "llm_usage": {**container.usage_meter().snapshot(), "circuit": _circuit(container)},
+            "llm_usage": {
+                **container.usage_meter().snapshot(),
+                "circuit": _circuit(container.circuit_breaker(), container.summarizer()),
+            },
             "summary_failures": counts.summary_failures,
             "query_tool_failures": container.memory_query_tools().failures,
         }
@@ -219,11 +221,6 @@ class _StopOnInterrupt:
         if self._previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, self._previous)
             self._previous = None
-
-
-def _save_map(map_graph: Any, workdir: Path, settings: CairnSettings) -> None:
-    save_map(map_graph, workdir / settings.map_file)
-    atomic_write_text(workdir / "map.mmd", map_graph.render_mermaid() + "\n")
 
 
 def episode_table(report: dict[str, Any]) -> str:
@@ -280,14 +277,10 @@ def _best(episode: dict[str, Any]) -> str:
     return "-" if best is None else str(best)
 
 
-def _circuit(container: Any) -> dict[str, object] | None:
-    """The LLM circuit breaker's state for the report (None offline)."""
-    from cairn.adapters.llm.breaker import CircuitBreaker
-
-    client = container.llm_client()
-    inner = getattr(client, "_inner", None)  # a recording cassette wraps the breaker
-    for candidate in (client, inner):
-        if isinstance(candidate, CircuitBreaker):
-            stand_in = getattr(container.summarizer(), "stand_in_calls", {})
-            return {**candidate.snapshot(), "stand_in_summaries": dict(stand_in)}
-    return None
+def _circuit(breaker: CircuitReader | None, summarizer: object) -> dict[str, object] | None:
+    """The LLM circuit breaker's state for the report, with the summaries the offline
+    heuristics wrote while it was open (None offline and on a replay: no breaker)."""
+    if breaker is None:
+        return None
+    stand_in = getattr(summarizer, "stand_in_calls", {})
+    return {**breaker.snapshot(), "stand_in_summaries": dict(stand_in)}

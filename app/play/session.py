@@ -16,9 +16,9 @@ from cairn.interfaces.game import GameObservation, IGame
 from cairn.interfaces.knowledge import IKnowledgeBase
 from cairn.interfaces.memory_service import IMemoryReader
 from cairn.interfaces.metrics import UsageReader
+from cairn.models.episode import EpisodeStats
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import PromptKind
-from cairn.play.metrics import EpisodeStats
 from cairn.play.objectives import ObjectiveInput, ObjectiveTracker
 from cairn.play.reasoning import extract_reasoning
 from cairn.play.translator import StepTranslator

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from cairn.events import commands as c
 from cairn.events.bus import MessageBus
-from cairn.interfaces.game import GameObservation, turn_outcome
+from cairn.interfaces.game import GameObservation
 from cairn.models.game import GameState, Message, TurnOutcome
 from cairn.services.clock import SystemClock
 
@@ -37,6 +37,36 @@ class EpisodeTrack:
     died: bool = False
     unknown_location_turns: int = 0
     scored: list[TurnOutcome] = field(default_factory=list)
+
+
+def turn_outcome(
+    episode: int,
+    turn: int,
+    action: str,
+    before: GameObservation,
+    after: GameObservation,
+    reasoning: str = "",
+) -> TurnOutcome:
+    """The TurnOutcome of one step: the location, score and inventory before and after it, and
+    whether the step changed the world (the state an outcome is read from first)."""
+    return TurnOutcome(
+        episode=episode,
+        turn=turn,
+        action=action,
+        response=after.text,
+        reasoning=reasoning,
+        location_before=before.location_id,
+        location_before_name=before.location_name,
+        location_after=after.location_id,
+        location_after_name=after.location_name,
+        score_before=before.score,
+        score_after=after.score,
+        inventory_before=before.inventory,
+        inventory_after=after.inventory,
+        died=after.died,
+        won=after.won,
+        world_changed=after.world_changed,
+    )
 
 
 class StepTranslator:

@@ -109,7 +109,7 @@ def gather(
     archived, older = shown_archive(store)
     return RunData(
         report=report,
-        graph=load_map(workdir / map_file),
+        graph=MapGraph.from_snapshot(load_map(workdir / map_file)),
         memories=archived + store.entries(),
         locations=store.locations(),
         start=start,

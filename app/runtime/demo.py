@@ -143,7 +143,7 @@ class _Session:
 def _session(settings: CairnSettings, *, dry: bool) -> tuple[_Session, Path]:
     """Play the session into the settings' store (`dry`: into a store in memory); what it
     left, and the store's path."""
-    from cairn.adapters.storage.memory_store import InMemoryStore
+    from cairn.adapters.storage.in_memory_store import InMemoryStore
     from cairn.container import build_container
 
     container = build_container(settings, store=InMemoryStore() if dry else None)

@@ -1,6 +1,6 @@
 """Test doubles for embedders' own test suites (like structlog.testing)."""
 
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.testing.fake_game import FakeGame
 from cairn.testing.fakes import FakeSummarizer
 from cairn.testing.llm_server import FakeMessagesServer

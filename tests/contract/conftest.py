@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from cairn.adapters.storage.markdown_format import ParsedFile
+from cairn.adapters.storage.in_memory_store import InMemoryStore
+from cairn.adapters.storage.markdown_parse import ParsedFile
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
-from cairn.adapters.storage.memory_store import InMemoryStore
 from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import MemoryEntry
@@ -34,7 +34,7 @@ FILE_NAMES = {
 
 def as_stored(kind: str, entry: MemoryEntry) -> MemoryEntry:
     """What a store of `kind` gives back for `entry`, before and after a reload: the markdown
-    store keeps timestamps to the second (see `markdown_format`), the others keep them exactly.
+    store keeps timestamps to the second (see `markdown_layout`), the others keep them exactly.
     Every other field, and the order of memories, is kept by every store."""
     if kind != "markdown":
         return entry

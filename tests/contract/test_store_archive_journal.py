@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pytest_mock import MockerFixture
 
-from cairn.adapters.storage import markdown_format, markdown_store
+from cairn.adapters.storage import markdown_archive, markdown_parse
 from cairn.adapters.storage.archive_journal import journal_path, read_journal
-from cairn.adapters.storage.markdown_format import parse
+from cairn.adapters.storage.markdown_parse import parse
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope
 from tests.contract.conftest import StoreFactory
@@ -55,7 +55,7 @@ def test_the_archive_read_through_its_journal_is_what_a_parse_reads(
     path = tmp_path / "Memories.md"
     store = episodes(path)
     assert journal_path(path.with_name("Memories.archive.md")).is_file()
-    spy = mocker.spy(markdown_store, "parse")
+    spy = mocker.spy(markdown_archive, "parse")
     archived = store.archived()
     assert spy.call_count == 0  # every part proven by the journal: nothing parsed
     assert archived == parsed_archive(path)
@@ -112,7 +112,7 @@ def test_parts_the_journal_lacks_are_parsed_and_their_problems_named_at_their_li
     modified = datetime.fromtimestamp(archive.stat().st_mtime, tz=UTC).replace(microsecond=0)
     assert by_hand.created_at == modified  # the file's time, at every read: not "now"
     later = modified + timedelta(hours=1)  # read again an hour on: "now" would differ
-    monkeypatch.setattr(markdown_format, "utc_now", lambda: later)
+    monkeypatch.setattr(markdown_parse, "utc_now", lambda: later)
     assert MarkdownMemoryStore(path).archived() == archived
     assert f":{broken_line}:" in caplog.text or f"line {broken_line}" in caplog.text
 
@@ -203,7 +203,7 @@ def test_the_newest_archived_memories_are_read_alone(
     )
     assert store.archived_count() == 12
     if durable_factory.kind == "markdown":  # the journal's last lines, the rest not read
-        full_read = mocker.spy(markdown_store, "read_journal")
+        full_read = mocker.spy(markdown_archive, "read_journal")
     newest = {e.id for e in store.archived(newest=4)}
     assert newest == {"s-0020", "s-0021", "s-0022", "s-0023"}
     assert {e.id for e in store.archived(newest=6)} >= newest

@@ -10,7 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-from cairn.adapters.storage.markdown_format import UNIT_START, check_file, parse, render
+from cairn.adapters.storage.markdown_check import check_file
+from cairn.adapters.storage.markdown_layout import UNIT_START
+from cairn.adapters.storage.markdown_parse import parse
+from cairn.adapters.storage.markdown_render import render
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope
 

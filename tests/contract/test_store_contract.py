@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from cairn.adapters.storage.markdown_format import check_file, check_memory_file, parse
-from cairn.adapters.storage.sqlite_store import SCHEMA_VERSION
+from cairn.adapters.storage.markdown_check import check_file, check_memory_file
+from cairn.adapters.storage.markdown_parse import parse
+from cairn.adapters.storage.sqlite_schema import SCHEMA_VERSION
 from cairn.errors import MemoryNotFoundError, StoreError
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import (

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.adapters.storage.markdown_format import check_memory_file
+from cairn.adapters.storage.markdown_check import check_memory_file
 from cairn.interfaces.store import IMemoryStore
 from tests.contract.conftest import StoreFactory, open_store
 from tests.contract.writer import writer_entry

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.adapters.storage import markdown_store
+from cairn.adapters.storage import live_file, markdown_store, unit_remnants
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope
 from tests.contract import editor
@@ -139,14 +139,14 @@ def test_a_save_landing_between_the_last_check_and_the_swap_is_merged(
     store = MarkdownMemoryStore(path)
     add(store, 0, 1)
     opened = path.read_text()
-    real_exchange = markdown_store.exchange
+    real_exchange = live_file.exchange
 
     def save_then_exchange(a: Path, b: Path) -> bool:
         editor.save(path, with_hand_note(opened, 0), style)  # the editor's save lands now
-        monkeypatch.setattr(markdown_store, "exchange", real_exchange)
+        monkeypatch.setattr(live_file, "exchange", real_exchange)
         return real_exchange(a, b)
 
-    monkeypatch.setattr(markdown_store, "exchange", save_then_exchange)
+    monkeypatch.setattr(live_file, "exchange", save_then_exchange)
     add(store, 2)
     assert store.merges == {"swap": 1}
     store.close()
@@ -248,7 +248,7 @@ def test_a_simulated_editor_making_100_saves_loses_nothing(
 def test_without_an_atomic_exchange_a_stale_copy_is_still_merged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(markdown_store, "exchange", lambda a, b: False)  # not Linux, say
+    monkeypatch.setattr(live_file, "exchange", lambda a, b: False)  # not Linux, say
     path = tmp_path / "Memories.md"
     store = MarkdownMemoryStore(path)
     add(store, 0)
@@ -426,15 +426,15 @@ def test_the_remnant_of_a_unit_is_cut_at_the_saved_texts_line_end(
     """`_remnant`: the unit landed at `landed` while the save was under way; the rest of the
     save wrote over its start, and the file ends with what is left of it."""
     file = saved + UNIT[len(saved) - landed :]
-    assert markdown_store._remnant(file, landed, UNIT) == cut
+    assert unit_remnants.remnant(file, landed, UNIT) == cut
 
 
 def test_a_unit_that_landed_whole_after_the_save_is_cut_whole(write_path: str) -> None:
     saved = b"abc\nxyz\n"
-    assert markdown_store._remnant(saved + UNIT, len(saved), UNIT) == len(saved)
+    assert unit_remnants.remnant(saved + UNIT, len(saved), UNIT) == len(saved)
 
 
 def test_a_file_changed_since_the_unit_landed_is_not_cut(write_path: str) -> None:
     saved = b"abc\nxyz\n"
-    assert markdown_store._remnant(saved + UNIT[5:] + b"more\n", 3, UNIT) is None  # grew
-    assert markdown_store._remnant(saved + UNIT[6:], 3, UNIT) is None  # shorter
+    assert unit_remnants.remnant(saved + UNIT[5:] + b"more\n", 3, UNIT) is None  # grew
+    assert unit_remnants.remnant(saved + UNIT[6:], 3, UNIT) is None  # shorter

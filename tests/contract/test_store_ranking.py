@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.adapters.storage.memory_store import InMemoryStore
-from cairn.adapters.storage.ops import AddOp, DeleteOp, MemoryCache, StoreOp, SupersedeOp, UpdateOp
+from cairn.adapters.storage.in_memory_store import InMemoryStore
+from cairn.adapters.storage.memory_cache import MemoryCache
+from cairn.adapters.storage.store_ops import AddOp, DeleteOp, StoreOp, SupersedeOp, UpdateOp
 from cairn.interfaces.store import IMemoryStore, ranking_key
 from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus, new_memory_id
 from tests.contract.conftest import ALL_KINDS, FILE_NAMES, open_store

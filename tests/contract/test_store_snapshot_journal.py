@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from cairn.adapters.storage import markdown_store
-from cairn.adapters.storage.markdown_format import RECENT_HEADER, parse
+from cairn.adapters.storage.markdown_layout import RECENT_HEADER
+from cairn.adapters.storage.markdown_parse import parse
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.adapters.storage.snapshot import snapshot_path
 from cairn.errors import StoreError
@@ -139,7 +140,7 @@ def test_a_load_takes_the_recent_part_from_the_journal_and_reads_what_a_parse_re
 
 def test_a_session_opened_from_the_journal_goes_on_with_it(tmp_path: Path) -> None:
     path, writer = written(tmp_path)
-    writer._appended = False  # leave the recent part unfolded on close
+    writer._appender.appended = False  # leave the recent part unfolded on close
     writer.close()
     second = MarkdownMemoryStore(path)
     before = len(journal_lines(path))
@@ -202,7 +203,7 @@ def _edited_recent_part(path: Path) -> None:
 )
 def test_a_journal_that_does_not_prove_the_file_is_not_used(tmp_path: Path, spoil: object) -> None:
     path, writer = written(tmp_path)
-    writer._appended = False
+    writer._appender.appended = False
     writer.close()
     assert callable(spoil)
     spoil(path)
@@ -220,7 +221,7 @@ def test_a_journal_row_that_lies_about_its_block_is_caught_when_the_block_is_rea
     """The digests prove the file; rows whose spans point elsewhere (written by hand) fail
     loudly, naming the memory, rather than returning another memory."""
     path, writer = written(tmp_path)
-    writer._appended = False
+    writer._appender.appended = False
     writer.close()
     lines = snapshot_path(path).read_bytes().split(b"\n")
     docs = [json.loads(line) for line in lines[1:-1]]
@@ -238,7 +239,7 @@ def test_a_journal_row_that_lies_about_its_block_is_caught_when_the_block_is_rea
 def test_a_status_change_in_the_recent_part_reaches_a_lazy_load(tmp_path: Path) -> None:
     path, writer = written(tmp_path)
     superseded = writer._cache.ids_with_status(MemoryStatus.SUPERSEDED)
-    writer._appended = False
+    writer._appender.appended = False
     writer.close()
     store = MarkdownMemoryStore(path)
     assert superseded, "the units superseded some memories"
@@ -281,12 +282,12 @@ def test_the_recent_parts_bound_grows_with_the_file(
 def test_a_rooms_unread_memories_are_read_in_few_parses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cairn.adapters.storage import snapshot
+    from cairn.adapters.storage import block_source
 
     path, writer = written(tmp_path)
     room = max(range(1, 5), key=lambda r: len(writer.entries(location_id=r)))
     expected = writer.entries(location_id=room)
-    writer._appended = False
+    writer._appender.appended = False
     writer.close()
     store = MarkdownMemoryStore(path)
     calls: list[int] = []
@@ -295,7 +296,7 @@ def test_a_rooms_unread_memories_are_read_in_few_parses(
         calls.append(len(text))
         return parse(text, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(snapshot, "parse", counted)
+    monkeypatch.setattr(block_source, "parse", counted)
     assert len(expected) > 3
     assert store.entries(location_id=room) == expected
     # one parse per name the room's headers show (it was renamed in the recent part)

@@ -23,28 +23,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_mock import MockerFixture
 
-from cairn.adapters.storage import markdown_format, markdown_store
-from cairn.adapters.storage.markdown_format import (
-    RECENT_HEADER,
-    RECENT_TITLE,
-    UNIT_END,
-    UNIT_START,
-    check_file,
-    check_memory_file,
-    parse,
-)
+from cairn.adapters.storage import live_file, markdown_append, markdown_render, markdown_store
+from cairn.adapters.storage.markdown_check import check_file, check_memory_file
+from cairn.adapters.storage.markdown_layout import RECENT_HEADER, RECENT_TITLE, UNIT_END, UNIT_START
+from cairn.adapters.storage.markdown_parse import parse
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
-from cairn.adapters.storage.ops import (
+from cairn.adapters.storage.memory_cache import MemoryCache
+from cairn.adapters.storage.memory_index import MemoryIndex
+from cairn.adapters.storage.snapshot import snapshot_path
+from cairn.adapters.storage.store_ops import (
     AddOp,
     DeleteOp,
-    MemoryCache,
-    MemoryIndex,
     StoreOp,
     SupersedeOp,
     UpdateOp,
     VisitOp,
 )
-from cairn.adapters.storage.snapshot import snapshot_path
 from cairn.errors import StoreError
 from cairn.interfaces.store import ranking_key
 from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus
@@ -207,11 +201,11 @@ def test_a_failed_append_leaves_no_half_block_and_no_memory(
         real_write(fd, bytes(data[: len(data) // 2]))
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(markdown_store.os, "write", half_then_full_disk)
+    monkeypatch.setattr(live_file.os, "write", half_then_full_disk)
     with pytest.raises(StoreError, match="No space left"), store.transaction() as tx:
         tx.add(memory(2))
         tx.record_visit(9, "Room 9", 1)
-    monkeypatch.setattr(markdown_store.os, "write", real_write)
+    monkeypatch.setattr(live_file.os, "write", real_write)
     assert path.read_bytes() == before
     assert store.get("s-0002") is None
     assert 9 not in store.locations()
@@ -503,12 +497,12 @@ def _appends(path: Path) -> tuple[bytes, list[tuple[bytes, list[str]]]]:
         tx.supersede("s-0000", "s-0004")
         tx.record_visit(1, "Room", 1)
     units.append((path.read_bytes(), ["s-0000", "s-0001", "s-0004"]))
-    store._drop_journal()
+    store._snapshots.drop()
     store = MarkdownMemoryStore(path, backup_count=0)  # another process: its first unit
     with store.transaction() as tx:  # writes the part's header again
         tx.add(memory(3))  # the world
     whole = path.read_bytes()
-    store._drop_journal()  # (the test writes the file itself from here)
+    store._snapshots.drop()  # (the test writes the file itself from here)
     assert whole.count(RECENT_HEADER.encode()) == 2
     return whole, units
 
@@ -701,20 +695,22 @@ def test_a_fold_after_a_lazy_load_copies_unchanged_blocks_and_writes_what_a_full
     grown(lazy_path).close()  # folded at close: the journal's units are in the sections
     full_path.parent.mkdir()
     full_path.write_bytes(lazy_path.read_bytes())  # no snapshot beside it: parsed whole
-    render = mocker.spy(markdown_format, "render_entry")
+    # a block is rendered by a fold (`markdown_render`) or an append (`markdown_append`)
+    renders = [mocker.spy(module, "render_entry") for module in (markdown_render, markdown_append)]
     texts = []
     for path in (lazy_path, full_path):
         store = MarkdownMemoryStore(path)
         assert (store._cache.unread > 30) is (path == lazy_path)
         store.entries(location_id=2)
-        render.reset_mock()
+        for render in renders:
+            render.reset_mock()
         with store.transaction() as tx:
             tx.add(memory(99))  # world
             tx.update(memory(2).model_copy(update={"text": "Edited."}))  # an NPC memory
             tx.record_visit(3, "Room Three", 3)  # a room renamed: its blocks are written again
         store.checkpoint()  # the SUPERSEDED one goes to the archive; a fold
         texts.append(path.read_text())
-        rendered = {call.args[0].id for call in render.call_args_list}
+        rendered = {call.args[0].id for render in renders for call in render.call_args_list}
         changed = {"s-0099", "s-0002", "s-0004"} | {e.id for e in store.entries(location_id=3)}
         if path == lazy_path:  # the new, the changed, the renamed room's, the archived one
             assert rendered == changed
@@ -909,7 +905,7 @@ def test_a_unit_of_work_shows_its_staged_ops_only_to_a_read(
 ) -> None:
     """A unit that only writes pays nothing for reading its own writes; one that reads after
     staging sees them, and each op is shown once however many reads follow."""
-    from cairn.adapters.storage.base import CachedStore
+    from cairn.adapters.storage.cached_store import CachedStore
 
     store = file_factory.open()
     shown = mocker.spy(CachedStore, "_show")
@@ -966,7 +962,7 @@ def test_a_unit_of_work_reads_what_it_staged_and_a_rollback_leaves_nothing(
 ) -> None:
     """Reads inside a unit see exactly its staged ops applied in order; a unit that raises
     leaves the store as it was; one that ends commits what its reads saw."""
-    from cairn.adapters.storage.memory_store import InMemoryStore
+    from cairn.adapters.storage.in_memory_store import InMemoryStore
 
     store = InMemoryStore()
     with store.transaction() as tx:

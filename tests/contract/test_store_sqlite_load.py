@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cairn.adapters.storage.sqlite_rows import columns_index
 from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus
 
@@ -92,7 +93,7 @@ def test_a_load_answers_as_the_writer_does(tmp_path: Path, by_hand: bool) -> Non
             conn.execute("UPDATE memories SET created_ts = NULL WHERE id = 'q-0010'")
         conn.close()
     conn = sqlite3.connect(path)
-    taken = SqliteMemoryStore._columns_index(conn) is not None
+    taken = columns_index(conn) is not None
     conn.close()
     assert taken is not by_hand, "the columns path, or the validating one for a hand-made row"
     store = SqliteMemoryStore(path)

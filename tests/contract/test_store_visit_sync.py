@@ -6,7 +6,7 @@ but does not sync it: the next unit with a memory in it syncs it with its own (m
 fdatasync of the file; SQLite: a commit under synchronous=FULL syncs the WAL's earlier frames;
 PostgreSQL: a synchronous commit flushes the WAL up to its own record), as do the episode's end
 and the store's close. A power cut can so cost the last few visit counts, never a memory
-(`ops.visits_only`).
+(`store_ops.visits_only`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import psycopg
 import pytest
 from pytest_mock import MockerFixture
 
-from cairn.adapters.storage import markdown_store
-from cairn.adapters.storage.ops import AddOp, UpdateOp, VisitOp, visits_only
+from cairn.adapters.storage import live_file
+from cairn.adapters.storage.store_ops import AddOp, UpdateOp, VisitOp, visits_only
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import MemoryEntry, MemoryScope
 from tests.contract.conftest import StoreFactory
@@ -62,13 +62,13 @@ def test_only_a_unit_of_visits_and_nothing_else_is_visits_only() -> None:
 def markdown_syncs(mocker: MockerFixture) -> Iterator[list[int]]:
     """The file descriptors the markdown store's appends synced."""
     synced: list[int] = []
-    real = markdown_store._datasync
+    real = live_file._datasync
 
     def sync(fd: int) -> None:
         synced.append(fd)
         real(fd)
 
-    mocker.patch.object(markdown_store, "_datasync", sync)
+    mocker.patch.object(live_file, "_datasync", sync)
     yield synced
 
 

@@ -116,11 +116,12 @@ def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
 def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
     server: FakeMessagesServer, tmp_path: Path
 ) -> None:
+    from cairn.adapters.storage.in_memory_store import InMemoryStore
     from cairn.adapters.storage.knowledge_file import KnowledgeBase
-    from cairn.adapters.storage.memory_store import InMemoryStore
+    from cairn.agents.knowledge_writer import KnowledgeWriter
     from cairn.events.publisher import EventPublisher
+    from cairn.models.episode import EpisodeStats
     from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-    from cairn.play.metrics import EpisodeStats
     from cairn.services.map import MapGraph
     from cairn.services.memory_service import MemoryService
     from cairn.services.policy import MemoryPolicy
@@ -138,7 +139,8 @@ def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
                 text="'west' here led to death: the sinkhole.",
             )
         )
-    kb = KnowledgeBase(tmp_path / "knowledgebase.md", client=client(server))
+    writer = KnowledgeWriter(client(server))
+    kb = KnowledgeBase(tmp_path / "knowledgebase.md", writer=writer)
     server.queue_text(
         "# Strategy\n- Never go west from the Garden (Location 46).\n## Episodes\n- x"
     )
@@ -153,7 +155,7 @@ def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
     server.queue_fault("500")
     kb.update(memory, EpisodeStats(episode=2, turns=20, score=4, won=True), "demo")
     text = kb.read()
-    assert kb.failures == 1 and "## Dangers\n- Location 46: Deadly: west." in text
+    assert writer.failures == 1 and "## Dangers\n- Location 46: Deadly: west." in text
     assert "- Episode 1: 30 turns" in text and "- Episode 2: 20 turns, score 4, won." in text
 
 

@@ -17,6 +17,7 @@ from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.llm.cassette import CassetteClient
 from cairn.adapters.llm.exchange_log import ExchangeLog, request_hash
 from cairn.adapters.llm.usage import UsageMeter
+from cairn.agents.structured import complete_structured
 from cairn.errors import (
     CassetteMissError,
     ConfigError,
@@ -31,7 +32,6 @@ from cairn.interfaces.llm import (
     LLMMessage,
     LLMRequest,
     ToolSpec,
-    complete_structured,
 )
 from cairn.testing.llm_server import FakeMessagesServer
 

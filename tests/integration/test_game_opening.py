@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from cairn.adapters.game.opening import cache_dir, open_game
-from cairn.play.runner import open_play_game
+from cairn.container import build_container
 from cairn.replay.runner import open_story
 from cairn.replay.scenario import load_scenario
 from cairn.settings import load_settings
@@ -24,7 +24,7 @@ def test_play_and_replay_compile_the_demo_world_into_one_cache(
 ) -> None:
     monkeypatch.setenv("CAIRN_CACHE_DIR", str(tmp_path / "cache"))
     assert cache_dir() == tmp_path / "cache"
-    played = open_play_game(load_settings(workdir=tmp_path / "work"), None, seed=0)
+    played = build_container(load_settings(workdir=tmp_path / "work")).game_opener().open(None)
     played.close()
     compiled = sorted(p.name for p in (tmp_path / "cache").rglob("tw-*.z8"))
     assert compiled, "the demo world is compiled into the shared cache"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import cairn.container
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.explorer import ExplorerAgent
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
 from cairn.interfaces.store import IMemoryStore

@@ -17,14 +17,14 @@ import pytest
 
 from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.llm.breaker import CircuitBreaker
-from cairn.adapters.llm.factory import build_summarizer
-from cairn.adapters.llm.rule_based import RuleBasedSummarizer
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.adventurer import AdventurerAgent
 from cairn.agents.research import MemoryToolbox
+from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
 from cairn.agents.scripted import ScriptedAgent
 from cairn.agents.stand_in import StandInWhileDown
 from cairn.agents.summarizer import SummarizerAgent
+from cairn.container import build_summarizer
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cairn.adapters.llm.anthropic_client import AnthropicClient
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.memory_retriever import LLMMemoryRetriever
 from cairn.agents.research import MemoryToolbox, research
 from cairn.events.publisher import EventPublisher

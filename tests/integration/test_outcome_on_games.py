@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 
 from cairn.adapters.game.jericho_game import JerichoGame
-from cairn.adapters.llm.rule_based import prose
+from cairn.agents.rule_based_summarizer import prose
 from cairn.container import build_container
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
-from cairn.interfaces.game import GameObservation, turn_outcome
+from cairn.interfaces.game import GameObservation
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource, MemoryStatus
 from cairn.play.runner import run_play
+from cairn.play.translator import turn_outcome
 from cairn.services.outcomes import Verdict, failed_commands, is_failure, verdict
 from cairn.settings import load_settings
 

@@ -11,7 +11,9 @@ from pydantic import BaseModel
 
 from cairn.adapters.llm.cassette import CassetteClient
 from cairn.adapters.llm.exchange_log import ExchangeLog, Redactor, request_hash
+from cairn.adapters.llm.requests import first_prompt_line, model_for_role
 from cairn.adapters.llm.usage import UsageMeter
+from cairn.agents.structured import complete_structured
 from cairn.errors import (
     CassetteMissError,
     ConfigError,
@@ -27,9 +29,6 @@ from cairn.interfaces.llm import (
     LLMResponse,
     ToolCall,
     Usage,
-    complete_structured,
-    first_prompt_line,
-    model_for_role,
 )
 
 MODELS = {role: "claude-unit" for role in ROLES}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.explorer import remembered_dangers
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.adapters.storage.knowledge_file import KnowledgeBase
-from cairn.adapters.storage.memory_store import InMemoryStore
 from cairn.agents.explorer import (
     ExplorerAgent,
     game_object_nouns,
@@ -16,9 +16,9 @@ from cairn.agents.explorer import (
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
+from cairn.models.episode import EpisodeStats
 from cairn.models.game import GameState
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from cairn.play.metrics import EpisodeStats
 from cairn.play.objectives import (
     MemoryObjectiveDiscoverer,
     Objective,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.explorer import ExplorerAgent, remembered_dangers, remembered_procedures
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container

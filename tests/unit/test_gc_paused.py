@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from cairn.adapters.storage.base import gc_paused
+from cairn.adapters.storage.gc_pause import gc_paused
 
 
 def in_generation(obj: object, generation: int) -> bool:

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from cairn.adapters.llm.rule_based import (
+from cairn.agents.prompt_files import render
+from cairn.agents.rule_based_summarizer import (
     KEY_SUMMARY_CHARS,
     RuleBasedSummarizer,
     is_key_sentence,
     keep_key_sentences,
 )
-from cairn.agents.prompt_files import render
 from cairn.container import Container, build_container
 from cairn.events import commands as c
 from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, Usage

@@ -11,7 +11,7 @@ import pytest
 from dependency_injector import providers
 from pytest_mock import MockerFixture
 
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.container import build_container
 from cairn.errors import InvalidLocationError, UnknownCommandError
 from cairn.events import commands as c

@@ -14,22 +14,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cairn.adapters.storage.markdown_format import (
-    EntryRenderCache,
-    as_written,
-    check_memory_file,
-    comment_fields,
+from cairn.adapters.storage.markdown_blocks import as_written, comment_fields
+from cairn.adapters.storage.markdown_check import check_memory_file, read_text
+from cairn.adapters.storage.markdown_escape import (
     escape_inline,
     escape_text,
-    ordered,
-    parse,
-    read_text,
-    render,
-    render_file,
     unescape_inline,
     unescape_text_line,
 )
-from cairn.adapters.storage.ops import MemoryCache
+from cairn.adapters.storage.markdown_parse import parse
+from cairn.adapters.storage.markdown_render import EntryRenderCache, ordered, render, render_file
+from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.models.memory import (
     LocationRecord,
     MemoryCategory,
@@ -916,7 +911,7 @@ def test_the_demo_file_has_no_microseconds_and_minimal_comments(tmp_path: Path) 
 def test_memories_read_without_cairns_time_are_named_until_a_newer_version_has_it() -> None:
     """`ParsedFile.unpinned`: the memories whose last version read had no `created_at` in
     cairn's comment (a person's block), which the store pins with its next write."""
-    from cairn.adapters.storage.markdown_format import RECENT_TITLE, UNIT_END, UNIT_START
+    from cairn.adapters.storage.markdown_layout import RECENT_TITLE, UNIT_END, UNIT_START
 
     hand = "# World Memories\n\n**[NOTE] By hand**\nUnder the rug.\n"
     parsed = parse(hand)

@@ -8,7 +8,7 @@ import contextlib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cairn.adapters.storage.markdown_format import parse
+from cairn.adapters.storage.markdown_parse import parse
 from cairn.errors import CairnError
 
 PIECES = [

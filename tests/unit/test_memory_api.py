@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
-from cairn.adapters.storage.memory_store import InMemoryStore
 from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 from cairn.container import build_container
 from cairn.errors import CairnError, InvalidMemoryError, MemoryNotFoundError

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.memory_retriever import LLMMemoryRetriever, build_memory_retriever
 from cairn.agents.research import MemoryToolbox
 from cairn.errors import LLMError, LLMUnavailableError, StoreError

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.events import events
 from cairn.events.publisher import EventPublisher
 from cairn.models.game import GameState, LocationState, NPCInstance, TurnOutcome

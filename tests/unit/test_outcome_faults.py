@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from cairn.adapters.llm.rule_based import RuleBasedSummarizer
-from cairn.adapters.storage.memory_store import InMemoryStore
+from cairn.adapters.storage.in_memory_store import InMemoryStore
+from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
 from cairn.events.publisher import EventPublisher

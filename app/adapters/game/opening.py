@@ -7,6 +7,7 @@ replay: `$CAIRN_CACHE_DIR`, else `$XDG_CACHE_HOME/cairn`, else `~/.cache/cairn`.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from cairn.extras import require
@@ -43,3 +44,19 @@ def open_game(
         names = DEMO_NPCS if npc_names is None else npc_names
         return JerichoGame(path, npc_names=names, seed=seed)
     return JerichoGame(story, npc_names=npc_names or [], seed=seed)
+
+
+class GameOpener:
+    """The game a play run plays, as the container configures it: the story file with its NPC
+    names from the settings (`game_npcs`, by the story's stem), else the demo world built with
+    `demo_seed`; `seed` is the player's (`play_seed`)."""
+
+    def __init__(self, game_npcs: Mapping[str, list[str]], demo_seed: int, seed: int) -> None:
+        self._npcs = dict(game_npcs)
+        self._demo_seed = demo_seed
+        self._seed = seed
+
+    def open(self, story: Path | None) -> IGame:
+        """The story file in Jericho, or (`story` None) the demo world."""
+        npcs = self._npcs.get(story.stem) if story is not None else None
+        return open_game(story, npc_names=npcs, seed=self._seed, demo_seed=self._demo_seed)

@@ -11,6 +11,7 @@ import anthropic
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cairn.adapters.llm.exchange_log import ExchangeLog, Redactor
+from cairn.adapters.llm.requests import model_for_role
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.errors import (
     ConfigError,
@@ -21,14 +22,7 @@ from cairn.errors import (
     LLMTimeoutError,
     LLMUnavailableError,
 )
-from cairn.interfaces.llm import (
-    ILLMClient,
-    LLMRequest,
-    LLMResponse,
-    ToolCall,
-    Usage,
-    model_for_role,
-)
+from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, ToolCall, Usage
 
 logger = logging.getLogger(__name__)
 

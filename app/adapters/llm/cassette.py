@@ -17,14 +17,9 @@ from cairn.adapters.llm.exchange_log import (
     request_hash,
     request_payload,
 )
+from cairn.adapters.llm.requests import first_prompt_line, model_for_role
 from cairn.errors import CassetteMissError, ConfigError
-from cairn.interfaces.llm import (
-    ILLMClient,
-    LLMRequest,
-    LLMResponse,
-    first_prompt_line,
-    model_for_role,
-)
+from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse
 
 CassetteMode = Literal["record", "replay"]
 
@@ -64,6 +59,11 @@ class CassetteClient(ILLMClient):
         self._served: dict[str, int] = {}
         if mode == "replay":
             self._load()
+
+    @property
+    def inner(self) -> ILLMClient | None:
+        """The client a recording cassette records (None when it replays)."""
+        return self._inner
 
     def _load(self) -> None:
         if not self.path.is_file():

@@ -1,4 +1,5 @@
-"""Choose the LLM client and summarizer from the `llm` setting: offline, anthropic, cassette."""
+"""Choose the LLM client from the `llm` setting: offline, anthropic, cassette, record; and find
+its circuit breaker. (Which summarizer a client gets is the container's choice.)"""
 
 from __future__ import annotations
 
@@ -9,14 +10,10 @@ from pathlib import Path
 from cairn.adapters.llm.breaker import CircuitBreaker
 from cairn.adapters.llm.cassette import CassetteClient
 from cairn.adapters.llm.exchange_log import ExchangeLog
-from cairn.adapters.llm.rule_based import RuleBasedSummarizer
 from cairn.adapters.llm.usage import UsageMeter
-from cairn.agents.stand_in import StandInWhileDown
-from cairn.agents.summarizer import SummarizerAgent
 from cairn.errors import ConfigError
 from cairn.extras import require
 from cairn.interfaces.llm import ILLMClient
-from cairn.interfaces.summarizer import ISummarizer
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
@@ -71,9 +68,11 @@ def build_llm_client(
     return breaker
 
 
-def build_summarizer(client: ILLMClient | None) -> ISummarizer:
-    """The LLM SummarizerAgent when a client is configured (with the offline heuristics
-    standing in while its circuit is open), else the offline heuristics."""
-    if client is None:
-        return RuleBasedSummarizer()
-    return StandInWhileDown(SummarizerAgent(client), RuleBasedSummarizer())
+def circuit_breaker_of(client: ILLMClient | None) -> CircuitBreaker | None:
+    """The circuit breaker `client` is, or records through (a recording cassette wraps one);
+    None offline, for a replayed cassette, and for a client given without one."""
+    inner = client.inner if isinstance(client, CassetteClient) else None
+    for candidate in (client, inner):
+        if isinstance(candidate, CircuitBreaker):
+            return candidate
+    return None

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from cairn.adapters.storage.companions import snapshot_name
+from cairn.adapters.storage.markdown_file_names import snapshot_name
 from cairn.compact_json import compact_json
 from cairn.models.memory import MemoryEntry
 

@@ -19,11 +19,15 @@ intent (delete in bulk with cairn stopped).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from cairn.adapters.storage.ops import MemoryCache
+from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.models.memory import LocationRecord, MemoryEntry
+
+log = logging.getLogger(__name__)
 
 VERSIONS_KEPT = 16
 """Versions remembered per memory; an editor's copy older than that counts as an edit."""
@@ -51,6 +55,25 @@ class MergeResult:
     """Memories the file holds in a version this store never held: edits (or other writers')."""
     shrink: bool = False
     """The file lost more than half of the memories: no deletion was taken from it."""
+
+    def log(self, path: Path, source: str, held: MemoryCache) -> None:
+        """Log what the merge of a save into `path` decided (`source`: where the save was
+        found; `held`: the cache the store held before)."""
+        if self.shrink:
+            log.warning(
+                "%s: a save (%s) lost %d of %d memories at once; kept them (delete in bulk"
+                " with cairn stopped)",
+                path,
+                source,
+                len(self.restored),
+                len(held.memories),
+            )
+        elif self.restored:
+            log.info(
+                "%s: kept %d memories that a save (%s) never saw", path, len(self.restored), source
+            )
+        if self.deleted:
+            log.info("%s: %d memories deleted by hand", path, len(self.deleted))
 
 
 class EditHistory:
@@ -215,3 +238,15 @@ class EditHistory:
         for old in [g for g in self._absent if g < gen - ABSENT_KEPT]:
             del self._absent[old]
         return result
+
+
+def differing(ours: MemoryCache, theirs: MemoryCache) -> list[str | int]:
+    """The memories and location records `ours` holds that `theirs` lacks or holds otherwise."""
+    found: list[str | int] = [
+        i for i, e in ours.memories.items() if theirs.memories.get(i) not in (e,)
+    ]
+    for loc_id, record in ours.locations.items():
+        other = theirs.locations.get(loc_id)
+        if other is None or other != record:
+            found.append(loc_id)
+    return found

@@ -16,6 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 Signature = tuple[int, int, int]
@@ -68,6 +69,21 @@ def path_signature(path: Path) -> Signature | None:
         return signature_of(path.stat())
     except FileNotFoundError:
         return None
+
+
+def modified_time(modified_ns: int) -> datetime:
+    """A file's modification time (nanoseconds, as a `Signature` holds it) as a UTC time: what a
+    memory without cairn's comment is dated."""
+    return datetime.fromtimestamp(modified_ns / 1e9, tz=UTC)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make the names just created or renamed in `directory` durable."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_fd(fd: int) -> bytes:

@@ -1,39 +1,34 @@
 """knowledgebase.md: strategic knowledge rebuilt from memories and episode results.
 
 Offline this is a HEURISTIC digest, not a model's synthesis: the dangers, scoring procedures and
-failures the memories hold, ranked by importance, plus one line per episode played. With an LLM
-client, the `summary` model rewrites the knowledge from the old file, that digest and the
-episode's result; a failed or empty answer falls back to the digest (and is counted). Either
-way the `## Episodes` lines are cairn's own, appended after the text. The file is read whole by
-the objective step and rewritten atomically at every episode end.
+failures the memories hold, ranked by importance, plus one line per episode played. With a
+writer (`IKnowledgeWriter`: the `summary` model, `cairn.agents.knowledge_writer`), the
+knowledge is rewritten from the old file, that digest and the episode's result; a failed or
+empty answer falls back to the digest. Either way the `## Episodes` lines are cairn's own,
+appended after the text. The file is read whole by the objective step and rewritten atomically
+at every episode end.
 """
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 from cairn.adapters.files import atomic_write_text
-from cairn.agents.prompt_files import render
-from cairn.errors import LLMError
-from cairn.interfaces.knowledge import IKnowledgeBase
-from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
+from cairn.interfaces.knowledge import EPISODES_HEADER, IKnowledgeBase, IKnowledgeWriter
 from cairn.interfaces.memory_service import IMemoryReader
+from cairn.models.episode import EpisodeStats
 from cairn.models.memory import MemoryCategory, MemoryEntry
-from cairn.play.metrics import EpisodeStats
-
-_EPISODES_HEADER = "## Episodes"
-log = logging.getLogger(__name__)
 
 
 class KnowledgeBase(IKnowledgeBase):
     """The strategic knowledge file of a workdir."""
 
-    def __init__(self, path: Path, max_items: int = 12, client: ILLMClient | None = None) -> None:
+    def __init__(
+        self, path: Path, max_items: int = 12, writer: IKnowledgeWriter | None = None
+    ) -> None:
         self.path = path
         self._max_items = max_items
-        self._client = client
-        self.failures = 0
+        self._writer = writer
 
     def read(self) -> str:
         """The whole file, or a clear placeholder when there is none yet."""
@@ -52,43 +47,20 @@ class KnowledgeBase(IKnowledgeBase):
         ):
             picked = [m for m in top if m.category is category][: self._max_items]
             lines += [title, *(_line(m) for m in picked), ""] if picked else []
-        digest = "\n".join(lines).strip()
-        body = self._rewrite(digest, episode) if self._client is not None else digest
+        body = digest = "\n".join(lines).strip()
+        if self._writer is not None:  # from the old text without its episode lines
+            old = self.read().split(EPISODES_HEADER, 1)[0].strip()
+            body = self._writer.rewrite(old, digest, _episode_line(episode)) or digest
         episodes = [*self._episode_lines(), _episode_line(episode)]
-        atomic_write_text(self.path, "\n".join([body, "", _EPISODES_HEADER, *episodes, ""]))
-
-    def _rewrite(self, digest: str, episode: EpisodeStats) -> str:
-        """The model's rewrite of the knowledge (without an Episodes section), or the digest."""
-        assert self._client is not None
-        old = self.read().split(_EPISODES_HEADER, 1)[0].strip()
-        prompt = render("knowledge_update", old=old, digest=digest, episode=_episode_line(episode))
-        try:
-            answer = self._client.complete(
-                LLMRequest(
-                    role="summary",
-                    system="You maintain a text-adventure agent's strategic knowledge base.",
-                    messages=[LLMMessage(role="user", content=prompt)],
-                    max_tokens=1200,
-                )
-            )
-        except LLMError as exc:
-            self.failures += 1
-            log.warning("knowledge base rewrite failed (%s); keeping the digest", exc)
-            return digest
-        text = answer.text.split(_EPISODES_HEADER, 1)[0].strip()
-        if not text:
-            self.failures += 1
-            log.warning("knowledge base rewrite was empty; keeping the digest")
-            return digest
-        return text
+        atomic_write_text(self.path, "\n".join([body, "", EPISODES_HEADER, *episodes, ""]))
 
     def _episode_lines(self) -> list[str]:
         if not self.path.exists():
             return []
         text = self.path.read_text(encoding="utf-8")
-        if _EPISODES_HEADER not in text:
+        if EPISODES_HEADER not in text:
             return []
-        section = text.split(_EPISODES_HEADER, 1)[1]
+        section = text.split(EPISODES_HEADER, 1)[1]
         return [line for line in section.splitlines() if line.startswith("- Episode ")]
 
 

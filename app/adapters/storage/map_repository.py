@@ -1,4 +1,6 @@
-"""The map repository: MapGraph to and from `map.json` (versioned JSON, atomic writes).
+"""The map repository: a map's saved form (`MapSnapshot`) to and from `map.json` (versioned
+JSON, atomic writes), and `map.mmd`, its Mermaid drawing. It knows the saved form and the
+`ISavableMap` port, never the map graph: `MapGraph.from_snapshot` rebuilds the map.
 
 `MapFileError` names the file and the field when a map cannot be read.
 """
@@ -7,42 +9,27 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import ValidationError
 
 from cairn.adapters.files import atomic_write_text
 from cairn.errors import MapFileError
-from cairn.services.map import MapGraph, normalize_direction
+from cairn.interfaces.map import ISavableMap
+from cairn.models.directions import normalize_direction
+from cairn.models.map import MAP_FORMAT_VERSION, MapSnapshot
 
-MAP_FORMAT_VERSION: Final = 1
+__all__ = [
+    "MAP_FORMAT_VERSION",
+    "MapFiles",
+    "load_map",
+    "map_from_dict",
+    "map_to_dict",
+    "save_map",
+]
 
-
-class _ConnectionData(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    from_id: StrictInt = Field(alias="from")
-    to_id: StrictInt = Field(alias="to")
-    action: StrictStr | None = Field(default=None, min_length=1)
-
-
-class _RoomData(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: StrictInt
-    name: StrictStr | None = None
-    visits: StrictInt = Field(default=0, ge=0)
-    exits: list[StrictStr] = Field(default_factory=list)
-    failed_exits: list[StrictStr] = Field(default_factory=list)
-    tried: list[StrictStr] = Field(default_factory=list)
-
-
-class _MapData(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    version: Literal[1] = MAP_FORMAT_VERSION
-    rooms: list[_RoomData] = Field(default_factory=list)
-    connections: list[_ConnectionData] = Field(default_factory=list)
+MERMAID_FILE = "map.mmd"
+"""The drawing beside the map file, for people (nothing reads it back)."""
 
 
 def _describe_validation_error(error: ValidationError) -> str:
@@ -53,37 +40,17 @@ def _describe_validation_error(error: ValidationError) -> str:
     return "; ".join(problems)
 
 
-def map_to_dict(graph: MapGraph) -> dict[str, Any]:
-    """A JSON-ready dict (see `from_dict`); deterministic order."""
-    rooms = []
-    for room in graph.location_ids():
-        rooms.append(
-            _RoomData(
-                id=room,
-                name=graph.name_of(room),
-                visits=graph.visit_count(room),
-                exits=graph.noted_exits(room),
-                failed_exits=graph.failed_exits(room),
-                tried=graph.tried_here(room),
-            )
-        )
-    data = _MapData(
-        rooms=rooms,
-        connections=[
-            _ConnectionData(from_id=e.from_id, to_id=e.to_id, action=e.action)
-            for e in graph.edges()
-        ],
-    )
-    return data.model_dump(by_alias=True, exclude_none=True)
+def map_to_dict(snapshot: MapSnapshot) -> dict[str, Any]:
+    """A JSON-ready dict (see `map_from_dict`); deterministic order."""
+    return snapshot.model_dump(by_alias=True, exclude_none=True)
 
 
-def map_from_dict(data: object) -> MapGraph:
-    """Rebuild a map from `map_to_dict` output; MapFileError (path None) names a bad field."""
+def map_from_dict(data: object) -> MapSnapshot:
+    """The saved form in `map_to_dict` output; MapFileError (path None) names a bad field."""
     try:
-        parsed = _MapData.model_validate(data)
+        parsed = MapSnapshot.model_validate(data)
     except ValidationError as error:
         raise MapFileError(None, _describe_validation_error(error)) from error
-    graph = MapGraph()
     for index, room in enumerate(parsed.rooms):
         for field in ("exits", "failed_exits", "tried"):
             for position, value in enumerate(getattr(room, field)):
@@ -94,32 +61,19 @@ def map_from_dict(data: object) -> MapGraph:
                 raise MapFileError(
                     None, f"rooms.{index}.exits.{position}: {value!r} is not a direction"
                 )
-        if room.name:
-            graph.set_name(room.id, room.name)
-        if room.visits:
-            graph.set_visits(room.id, room.visits)
-        graph.note_exits(room.id, room.exits)
-    # connections before refusals: learning a move clears a refusal of the same action
-    for connection in parsed.connections:
-        graph.add_connection(connection.from_id, connection.to_id, action=connection.action)
-    for room in parsed.rooms:
-        for action in room.failed_exits:
-            graph.mark_failed_exit(room.id, action)
-        for action in room.tried:
-            graph.add_connection(room.id, room.id, action=action)
-    return graph
+    return parsed
 
 
-def save_map(graph: MapGraph, path: Path) -> None:
+def save_map(graph: ISavableMap, path: Path) -> None:
     """Write the map as JSON atomically (temp file in the same folder, fsync, replace)."""
-    text = json.dumps(map_to_dict(graph), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(map_to_dict(graph.snapshot()), indent=2, ensure_ascii=False) + "\n"
     try:
         atomic_write_text(path, text)
     except OSError as error:
         raise MapFileError(path, f"cannot write: {error}") from error
 
 
-def load_map(path: Path) -> MapGraph:
+def load_map(path: Path) -> MapSnapshot:
     """Read a map saved by `save_map`; a missing file is an empty map.
 
     Raises MapFileError (naming `path`) for an unreadable, non-JSON or invalid file.
@@ -127,7 +81,7 @@ def load_map(path: Path) -> MapGraph:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return MapGraph()
+        return MapSnapshot()
     except (OSError, UnicodeDecodeError) as error:
         raise MapFileError(path, f"cannot read: {error}") from error
     try:
@@ -140,3 +94,21 @@ def load_map(path: Path) -> MapGraph:
         return map_from_dict(data)
     except MapFileError as error:
         raise MapFileError(path, error.message) from error
+
+
+class MapFiles:
+    """A workdir's map files: `map_file` (the map, which the next run loads) and `map.mmd`
+    (its drawing). A play run saves both after every episode."""
+
+    def __init__(self, workdir: str | Path, map_file: str) -> None:
+        self.path = Path(workdir) / map_file
+        self.drawing = Path(workdir) / MERMAID_FILE
+
+    def load(self) -> MapSnapshot:
+        """The saved map (empty when there is none yet); MapFileError for a bad file."""
+        return load_map(self.path)
+
+    def save(self, graph: ISavableMap) -> None:
+        """Write the map file, then its drawing (each atomically)."""
+        save_map(graph, self.path)
+        atomic_write_text(self.drawing, graph.render_mermaid() + "\n")

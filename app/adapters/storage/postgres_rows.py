@@ -9,8 +9,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cairn.adapters.storage.ops import AddOp, DeleteOp, MemoryCache, StoreOp, Undo, UpdateOp
+from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.adapters.storage.postgres_schema import decode_text, encode_text
+from cairn.adapters.storage.store_ops import AddOp, DeleteOp, StoreOp, UpdateOp
+from cairn.adapters.storage.undo_log import Undo
 from cairn.errors import StoreError
 from cairn.models.memory import LocationRecord, MemoryEntry
 

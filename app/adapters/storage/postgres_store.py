@@ -11,55 +11,40 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import psycopg
 from pydantic import SecretStr, ValidationError
 
-from cairn.adapters.storage.base import CachedStore, archived_entries, gc_paused
-from cairn.adapters.storage.ops import (
-    AddOp,
-    DeleteOp,
-    IndexRow,
-    MemoryCache,
-    MemoryIndex,
+from cairn.adapters.storage.archived_rows import archived_entries
+from cairn.adapters.storage.cached_store import CachedStore
+from cairn.adapters.storage.gc_pause import gc_paused
+from cairn.adapters.storage.memory_cache import MemoryCache
+from cairn.adapters.storage.memory_index import IndexRow, MemoryIndex, entry_row, index_row
+from cairn.adapters.storage.postgres_link import Changes, PostgresLink, notify_payloads
+from cairn.adapters.storage.postgres_rows import (
+    INDEX_COLUMNS,
+    LOCATION,
+    Working,
+    record,
+)
+from cairn.adapters.storage.postgres_schema import decode_text
+from cairn.adapters.storage.postgres_writes import Conn, write_all
+from cairn.adapters.storage.store_ops import (
     StoreOp,
-    SupersedeOp,
-    UpdateOp,
-    VisitOp,
-    entry_row,
-    index_row,
     targets,
     visits_only,
 )
-from cairn.adapters.storage.postgres_link import Changes, PostgresLink, notify_payloads
-from cairn.adapters.storage.postgres_rows import (
-    ENSURE_LOCATION,
-    INDEX_COLUMNS,
-    INSERT,
-    LOCATION,
-    LOCK_ROW,
-    UPDATE,
-    VISIT,
-    Working,
-    merge,
-    record,
-    values,
-)
-from cairn.adapters.storage.postgres_schema import decode_text, encode_text
-from cairn.errors import ConfigError, MemoryNotFoundError, StoreError
+from cairn.errors import ConfigError, StoreError
 from cairn.models.memory import (
     MemoryEntry,
-    MemoryScope,
     MemoryStatus,
     ParseProblem,
 )
 
 log = logging.getLogger(__name__)
 
-Conn = psycopg.Connection[Any]
 
 _ARCHIVE = (
     "WITH moved AS (DELETE FROM cairn_memories WHERE status = %s"
@@ -324,7 +309,7 @@ class PostgresMemoryStore(CachedStore):
                 with conn.transaction():
                     if lazy:  # the server's next synced commit flushes it (`visits_only`)
                         conn.execute("SET LOCAL synchronous_commit = off")
-                    self._notify(conn, *self._write_all(conn, working, ops, attempt, seen))
+                    self._notify(conn, *write_all(conn, working, ops, attempt, seen))
             except BaseException:
                 working.undo()
                 raise
@@ -339,143 +324,6 @@ class PostgresMemoryStore(CachedStore):
         commits)."""
         for payload in notify_payloads(self._token, memories, locations):
             conn.execute("SELECT pg_notify(%s, %s)", (self._link.channel, payload))
-
-    def _write_all(
-        self,
-        conn: Conn,
-        working: Working,
-        ops: Iterable[StoreOp],
-        attempt: int,
-        seen: dict[str, MemoryEntry | None],
-    ) -> tuple[list[str], list[int]]:
-        """Write each op; return the memory ids and location ids changed. `seen`: the memories
-        the cache held when the unit began, as this agent had read them (None: not read; a
-        change another agent made is then never taken for this one's view)."""
-        memories: dict[str, None] = {}
-        locations: dict[int, None] = {}
-        deleted_here: set[str] = set()
-
-        def known(entry_id: str) -> MemoryEntry | None:
-            """What this agent knows of the memory: its cache, when it had read it or this
-            unit changed it already; else nothing."""
-            if entry_id in memories or seen.get(entry_id) is not None:
-                return working.cache.read_now(entry_id)
-            return None
-
-        for op in ops:
-            if isinstance(op, AddOp):
-                self._add(conn, working, op.entry, retried=attempt > 0)
-                memories[op.entry.id] = None
-                entry = op.entry
-                at = entry.location_id if entry.scope is MemoryScope.LOCATION else None
-                if at is not None and self._ensure_location(conn, working, at, entry.location_name):
-                    locations[at] = None
-            elif isinstance(op, UpdateOp):
-                seq, current = self._lock_row(conn, op.entry.id, "update")
-                merged = merge(known(op.entry.id), current, op.entry)
-                self._store(conn, working, merged, seq)
-                memories[op.entry.id] = None
-            elif isinstance(op, SupersedeOp):
-                self._supersede(conn, working, op, known(op.old_id))
-                memories[op.old_id] = None
-            elif isinstance(op, DeleteOp):
-                deleted = conn.execute(
-                    "DELETE FROM cairn_memories WHERE id = %s", (op.entry_id,)
-                ).rowcount
-                held = op.entry_id in seen or op.entry_id in deleted_here
-                if not deleted and not held:
-                    raise MemoryNotFoundError(f"no memory with id {op.entry_id!r} to delete")
-                working.drop(op.entry_id)  # gone, whether we or another agent deleted it
-                deleted_here.add(op.entry_id)
-                memories[op.entry_id] = None
-            elif isinstance(op, VisitOp):
-                first = [] if op.episode is None else [op.episode]
-                row = conn.execute(
-                    VISIT,
-                    {
-                        "id": op.location_id,
-                        "name": encode_text(op.name),
-                        "first": first,
-                        "episode": op.episode,
-                    },
-                ).fetchone()
-                assert row is not None  # an upsert with RETURNING always returns its row
-                working.set_location(op.location_id, record(row))
-                locations[op.location_id] = None
-        return list(memories), list(locations)
-
-    def _add(self, conn: Conn, working: Working, entry: MemoryEntry, *, retried: bool) -> None:
-        row = conn.execute(INSERT, (entry.id, *values(entry))).fetchone()
-        if row is None:
-            stored = conn.execute(
-                "SELECT seq, entry FROM cairn_memories WHERE id = %s", (entry.id,)
-            ).fetchone()
-            # a retried unit of work whose first attempt did commit (the connection was lost
-            # before the answer came back) finds its own memory: that is not a conflict
-            if not (retried and stored and stored[1] == entry.model_dump_json()):
-                raise StoreError(f"memory id {entry.id!r} already exists")
-            row = stored
-        working.put(entry, int(row[0]))
-
-    def _ensure_location(
-        self, conn: Conn, working: Working, location_id: int, name: str | None
-    ) -> bool:
-        """Make sure the location has a record (named, if it had no name); return whether
-        this wrote it."""
-        row = conn.execute(
-            f"SELECT {LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
-        ).fetchone()
-        wrote = False
-        if row is None or (not row[1] and name):  # only then is there something to write
-            new = conn.execute(ENSURE_LOCATION, (location_id, encode_text(name or "")))
-            written = new.fetchone()
-            wrote = written is not None
-            row = written or row
-        if row is None:  # inserted by another agent meanwhile, with a name already
-            row = conn.execute(
-                f"SELECT {LOCATION} FROM cairn_locations WHERE id = %s", (location_id,)
-            ).fetchone()
-        assert row is not None
-        working.set_location(location_id, record(row))
-        return wrote
-
-    def _lock_row(self, conn: Conn, entry_id: str, doing: str) -> tuple[int, MemoryEntry]:
-        row = conn.execute(LOCK_ROW, (entry_id,)).fetchone()
-        if row is None:
-            raise MemoryNotFoundError(f"no memory with id {entry_id!r} to {doing}")
-        try:
-            return int(row[0]), MemoryEntry.model_validate_json(row[1])
-        except ValidationError as e:
-            raise StoreError(f"memory {entry_id!r} is invalid in the database: {e}") from e
-
-    def _supersede(
-        self, conn: Conn, working: Working, op: SupersedeOp, known: MemoryEntry | None
-    ) -> None:
-        seq, current = self._lock_row(conn, op.old_id, "supersede")
-        taken = (
-            current.status is MemoryStatus.SUPERSEDED
-            and current.superseded_by is not None
-            and current.superseded_by != op.new_id
-            and known != current
-        )
-        if taken:  # another agent superseded it first: one successor, theirs
-            log.warning(
-                "memory %s was superseded by %s meanwhile; not re-linking it to %s",
-                op.old_id,
-                current.superseded_by,
-                op.new_id,
-            )
-            working.put(current, seq)
-            return
-        changed = current.model_copy(
-            update={"status": MemoryStatus.SUPERSEDED, "superseded_by": op.new_id}
-        )
-        self._store(conn, working, changed, seq)
-
-    @staticmethod
-    def _store(conn: Conn, working: Working, entry: MemoryEntry, seq: int) -> None:
-        conn.execute(UPDATE, (*values(entry), entry.id))
-        working.put(entry, seq)
 
     # -- hot and cold ------------------------------------------------------------------------
 

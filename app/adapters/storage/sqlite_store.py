@@ -3,40 +3,46 @@
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import logging
-import operator
 import os
 import sqlite3
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import orjson
 from pydantic import ValidationError
 
 from cairn.adapters.files import ensure_folder
-from cairn.adapters.storage.base import CachedStore, archived_entries, gc_paused
-from cairn.adapters.storage.ops import (
+from cairn.adapters.storage.archived_rows import archived_entries
+from cairn.adapters.storage.cached_store import CachedStore
+from cairn.adapters.storage.gc_pause import gc_paused
+from cairn.adapters.storage.memory_cache import MemoryCache
+from cairn.adapters.storage.memory_index import IndexRow, MemoryIndex, entry_row, index_row
+from cairn.adapters.storage.sqlite_rows import columns_index, npc_column, row_columns
+from cairn.adapters.storage.sqlite_schema import (
+    ARCHIVED,
+    INSERT_MEMORY,
+    NEWEST_ARCHIVED,
+    UPDATE_MEMORY,
+    UPSERT_LOCATION,
+    check_version,
+    create_schema,
+    is_locked,
+    use_wal,
+)
+from cairn.adapters.storage.store_ops import (
     AddOp,
     DeleteOp,
-    IndexRow,
-    MemoryCache,
-    MemoryIndex,
     StoreOp,
     SupersedeOp,
     UpdateOp,
     VisitOp,
-    entry_row,
-    index_row,
     visits_only,
 )
 from cairn.errors import MemoryNotFoundError, StoreError, StoreLockedError
 from cairn.interfaces.clock import IClock
 from cairn.models.memory import (
-    VISIBLE_STATUSES,
     LocationRecord,
     MemoryEntry,
     MemoryStatus,
@@ -46,145 +52,9 @@ from cairn.models.memory import (
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5
-"""Kept in `PRAGMA user_version`; a file with a newer version is refused. 2 added the archive
-(`memories_archive`), 3 the columns a load builds its index from (`npcs`, `created_ts`), 4 the
-index that keeps them in store order (`memories_store_order`, in place of 3's
-`memories_columns`), 5 dropped the indexes no query of cairn's uses (`_DROPPED_INDEXES`);
-every statement of `_SCHEMA` is idempotent and `_create_schema` adds the columns and indexes
-and drops the old ones, so an older file is brought up to date."""
-
-# `memories.entry` (pydantic JSON of the whole MemoryEntry) is the source of truth; the other
-# columns are copies kept for queries and indices. `seq` is the store order (an update keeps it).
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS memories (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        scope TEXT NOT NULL,
-        category TEXT NOT NULL,
-        status TEXT NOT NULL,
-        location_id INTEGER,
-        importance INTEGER NOT NULL,
-        created_at TEXT NOT NULL,
-        entry TEXT NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS memory_npcs (
-        memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE ON UPDATE CASCADE,
-        npc_id TEXT NOT NULL,
-        PRIMARY KEY (memory_id, npc_id)
-    )""",
-    """CREATE TABLE IF NOT EXISTS locations (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL,
-        visits INTEGER NOT NULL,
-        episodes TEXT NOT NULL
-    )""",
-    # SUPERSEDED memories move here when an episode ends: kept, never loaded for play
-    """CREATE TABLE IF NOT EXISTS memories_archive (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        location_id INTEGER,
-        archived_at TEXT NOT NULL,
-        entry TEXT NOT NULL
-    )""",
-)
-_DROPPED_INDEXES = (
-    "memories_columns",
-    "memories_by_location",
-    "memories_by_status",
-    "memories_by_importance",
-    "memory_npcs_by_npc",
-)
-"""Indexes older schemas made that no query of cairn's uses (reads come from the cache, a load
-from `memories_store_order`, an episode's archive scans once): each was a B-tree page more to
-change and sync at every commit (dropping them took the write p95 at 10,000 memories from
-~0.42 to ~0.35 ms here). The tables keep every column, for a person's own queries."""
-
-_UPDATE_MEMORY = (
-    "UPDATE memories SET scope = ?, category = ?, status = ?, location_id = ?, importance = ?,"
-    " created_at = ?, entry = ?, npcs = ?, created_ts = ? WHERE id = ?"
-)
-_INSERT_MEMORY = (
-    "INSERT INTO memories (id, scope, category, status, location_id, importance, created_at,"
-    " entry, npcs, created_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_ADDED_COLUMNS = (("npcs", "TEXT"), ("created_ts", "REAL"))
-"""Schema 3's columns: the NPC ids in order (JSON) and created_at as a POSIX timestamp. A row
-without them (written by hand, or by an older cairn) is read and validated in full on load."""
-_RANK_SQL = "CASE scope WHEN 'location' THEN 0 WHEN 'npc' THEN 1 ELSE 2 END"
-_KEY_SQL = (
-    f"CASE {_RANK_SQL} WHEN 0 THEN coalesce(location_id, 0)"
-    " WHEN 1 THEN coalesce(json_extract(npcs, '$[0]'), 0) ELSE 0 END"
-)
-_COLUMNS_INDEX = (
-    f"CREATE INDEX IF NOT EXISTS memories_store_order ON memories({_RANK_SQL}, {_KEY_SQL}, seq,"
-    " id, scope, status, location_id, importance, created_ts, npcs)"
-)
-"""What a load reads, in an index of its own, in store order (see `ops.OrderKey`: the
-section's rank and key, then seq): its scan neither sorts nor touches the entries' pages."""
-_COLUMNS_QUERY = (
-    "SELECT count(*), json_group_array(id), group_concat(rank), group_concat(seq),"
-    " json_group_array(key), json_group_array(location_id), '[' || group_concat(npcs) || ']',"
-    " json_group_array(hidden), group_concat(CASE WHEN ts = CAST(ts AS INTEGER) THEN CAST(ts AS"
-    " INTEGER) ELSE printf('%.17g', ts) END) FROM ("
-    f"SELECT {_RANK_SQL} AS rank, {_KEY_SQL} AS key, seq, id,"
-    " location_id, npcs, CASE WHEN status IN ({visible}) THEN -importance END AS hidden,"
-    " -created_ts AS ts FROM memories INDEXED BY memories_store_order"
-    f" ORDER BY {_RANK_SQL}, {_KEY_SQL}, seq)"
-)
-"""A load's index as columns, each one value (JSON, or numbers joined by commas: SQLite builds
-them, one decode each here, no Python per row): the rows in store order (see `ops.OrderKey`):
-ids, section ranks, seqs, section keys (the room's id, the first NPC's), locations, NPC ids
-(each row's JSON array, joined: rows whose column is not an array take the validating path),
--importance (null when not visible) and -created_at (exact: whole seconds, as cairn stamps
-them, as integers, which SQLite prints and orjson reads faster; others in 17 digits)."""
-_VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
-_COLUMNS_QUERY = _COLUMNS_QUERY.format(visible=", ".join(f"'{v}'" for v in sorted(_VISIBLE)))
-_ARCHIVED = "SELECT entry FROM memories_archive ORDER BY seq"
-_NEWEST_ARCHIVED = (
-    "SELECT entry FROM (SELECT seq, entry FROM memories_archive ORDER BY seq DESC LIMIT ?)"
-    " ORDER BY seq"
-)
-_UPSERT_LOCATION = (
-    "INSERT INTO locations (id, name, visits, episodes) VALUES (?, ?, ?, ?) ON CONFLICT(id)"
-    " DO UPDATE SET name = excluded.name, visits = excluded.visits, episodes = excluded.episodes"
-)
-
 # Connections inherited through fork() must never be closed by the child (that would release
 # or checkpoint on behalf of the parent); they are parked here and a fresh one is opened.
 _INHERITED: list[sqlite3.Connection] = []
-
-
-def _columns(
-    entry: MemoryEntry,
-) -> tuple[str, str, str, int | None, int, str, str, str, float]:
-    return (
-        entry.scope.value,
-        entry.category.value,
-        entry.status.value,
-        entry.location_id,
-        entry.importance,
-        entry.created_at.isoformat(),
-        entry.model_dump_json(),
-        json.dumps(entry.npc_ids),
-        entry.created_at.timestamp(),
-    )
-
-
-def _npc_column(npcs: str | None) -> tuple[str, ...] | None:
-    """A row's NPC ids column, or None when it is missing or not a JSON array of strings (a
-    hand's: the row is then validated, and its entry's NPC ids taken)."""
-    if npcs is None:
-        return None
-    if npcs == "[]":
-        return ()
-    try:
-        value = json.loads(npcs)
-    except ValueError:
-        return None
-    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
-        return None
-    return tuple(value)
 
 
 def _data_version(conn: sqlite3.Connection) -> int:
@@ -199,11 +69,6 @@ def _read_only_note(path: Path) -> str:
     except (OSError, AttributeError):
         return ""
     return " (the folder is on a read-only file system)" if read_only else ""
-
-
-def _is_locked(error: sqlite3.Error) -> bool:
-    code = getattr(error, "sqlite_errorcode", None)
-    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(error)
 
 
 class SqliteMemoryStore(CachedStore):
@@ -245,7 +110,7 @@ class SqliteMemoryStore(CachedStore):
         try:
             yield
         except sqlite3.Error as e:
-            if _is_locked(e):
+            if is_locked(e):
                 raise StoreLockedError(
                     f"{self._path}: {doing}: database is locked (waited {self._busy_timeout_ms} ms)"
                 ) from e
@@ -264,73 +129,13 @@ class SqliteMemoryStore(CachedStore):
                 conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
                 conn.execute("PRAGMA foreign_keys = ON")
                 conn.execute("PRAGMA synchronous = FULL")
-                self._check_version(conn)
-                self._use_wal(conn)
-                self._create_schema(conn)
+                check_version(conn, self._path)
+                use_wal(conn, self._path, self._busy_timeout_ms)
+                create_schema(conn, self._path)
             except BaseException:
                 conn.close()
                 raise
         return conn
-
-    def _check_version(self, conn: sqlite3.Connection) -> int:
-        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{self._path}: schema version {version} is newer than this cairn supports"
-                f" (version {SCHEMA_VERSION}); upgrade cairn to open this file"
-            )
-        return version
-
-    def _use_wal(self, conn: sqlite3.Connection) -> None:
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
-            return
-        deadline = time.monotonic() + self._busy_timeout_ms / 1000
-        while True:  # switching to WAL may not wait on the busy handler: retry until timeout
-            try:
-                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-                break
-            except sqlite3.OperationalError as e:
-                if not _is_locked(e) or time.monotonic() >= deadline:
-                    raise
-                time.sleep(0.01)
-        if mode != "wal":
-            raise StoreError(f"{self._path}: could not switch to WAL journal mode (got {mode})")
-
-    def _create_schema(self, conn: sqlite3.Connection) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if self._check_version(conn) < SCHEMA_VERSION:
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-                have = {row[1] for row in conn.execute("PRAGMA table_info(memories)")}
-                for name, kind in _ADDED_COLUMNS:
-                    if name not in have:
-                        conn.execute(f"ALTER TABLE memories ADD COLUMN {name} {kind}")
-                self._fill_added_columns(conn)
-                for name in _DROPPED_INDEXES:
-                    conn.execute(f"DROP INDEX IF EXISTS {name}")
-                conn.execute(_COLUMNS_INDEX)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        finally:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-
-    @staticmethod
-    def _fill_added_columns(conn: sqlite3.Connection) -> None:
-        """Give rows an older cairn wrote the columns schema 3 added (once, when upgrading)."""
-        rows = conn.execute(
-            "SELECT id, entry FROM memories WHERE npcs IS NULL OR created_ts IS NULL"
-        ).fetchall()
-        for row_id, data in rows:
-            try:
-                entry = MemoryEntry.model_validate_json(data)
-            except ValidationError:
-                continue  # reported when the store loads
-            conn.execute(
-                "UPDATE memories SET npcs = ?, created_ts = ? WHERE id = ?",
-                (json.dumps(entry.npc_ids), entry.created_at.timestamp(), row_id),
-            )
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -367,7 +172,7 @@ class SqliteMemoryStore(CachedStore):
         try:
             version = _data_version(conn)
             problems: list[ParseProblem] = []
-            index = self._columns_index(conn)
+            index = columns_index(conn)
             if index is not None:
                 cache = MemoryCache.lazy(index, {}, _RowSource(self, conn, {}))
                 self._load_locations(conn, cache, problems)
@@ -379,7 +184,7 @@ class SqliteMemoryStore(CachedStore):
                 "SELECT seq, id, scope, status, location_id, importance, created_ts, npcs"
                 " FROM memories INDEXED BY memories_store_order"
             ):
-                names = _npc_column(npcs)
+                names = npc_column(npcs)
                 if ts is None or names is None:
                     entry = self._checked_row(conn, seq, row_id, problems)
                     if entry is not None:
@@ -409,55 +214,6 @@ class SqliteMemoryStore(CachedStore):
                 self._stored_records[loc_id] = (name, visits, episodes)
             except (ValidationError, ValueError, TypeError) as e:
                 problems.append(self._problem(loc_id, f"location {loc_id} is invalid: {e}"))
-
-    @staticmethod
-    def _columns_index(conn: sqlite3.Connection) -> MemoryIndex | None:
-        """The index built from the columns, sorted into store order by SQLite and taken
-        column by column (little Python per row); None when some row lacks the columns (then
-        `_load_rows` validates those rows)."""
-        if conn.execute(  # (most rows name no NPC: their '[]' is taken without parsing)
-            "SELECT 1 FROM memories WHERE created_ts IS NULL OR npcs IS NULL OR CASE WHEN npcs ="
-            " '[]' THEN 0 WHEN json_valid(npcs) THEN json_type(npcs) != 'array' ELSE 1 END LIMIT 1"
-        ).fetchone():
-            return None
-        count, ids, ranks, seqs, keys, locations, npcs, importance, times = conn.execute(
-            _COLUMNS_QUERY
-        ).fetchone()
-        if not count:
-            return MemoryIndex()
-        try:  # orjson: 3x json's speed; a column it will not read (rows written by hand,
-            # with numbers or escapes beyond what cairn writes) leaves it to the validating path
-            id_list: list[str] = orjson.loads(ids)
-            key_list: list[int | str] = orjson.loads(keys)
-            imp: list[int | None] = orjson.loads(importance)
-            location_list: list[int | None] = orjson.loads(locations)
-            npc_lists: list[list[str]] = orjson.loads(npcs)  # each row's array, as stored
-            ts: list[float] = orjson.loads(f"[{times}]")  # 17 digits: exact, and fast
-            rank_list: list[int] = orjson.loads(f"[{ranks}]")
-            seq_list: list[int] = orjson.loads(f"[{seqs}]")
-        except orjson.JSONDecodeError:
-            return None
-        orders: list[tuple[int, int | str, int]] = list(
-            zip(rank_list, key_list, seq_list, strict=True)
-        )
-        try:  # the subquery's order: checked (pair by pair, in C), never assumed
-            if not all(map(operator.le, orders, itertools.islice(orders, 1, None))):
-                return None
-        except TypeError:  # keys of both kinds in one rank (rows written by hand)
-            return None
-        rank_keys = [None if i is None else (i, t) for i, t in zip(imp, ts, strict=True)]
-        # the ranking: (-importance, -created_at, store order): rows are in store order, so a
-        # stable sort of the visible rows by their rank gives it (keyed by a C-level look-up)
-        visible = [n for n, rank in enumerate(rank_keys) if rank is not None]
-        visible.sort(key=rank_keys.__getitem__)  # type: ignore[arg-type]  # (no None here)
-        return MemoryIndex.from_columns(
-            id_list,
-            orders,
-            location_list,
-            [tuple(dict.fromkeys(n)) if n else () for n in npc_lists],
-            rank_keys,
-            visible,
-        )
 
     def _checked_row(
         self, conn: sqlite3.Connection, seq: int, row_id: str, problems: list[ParseProblem]
@@ -522,7 +278,7 @@ class SqliteMemoryStore(CachedStore):
                     record = cache.locations[loc_id]
                     row = (record.name, record.visits, json.dumps(record.episodes))
                     if self._stored_records.get(loc_id) != row:  # else the row holds it
-                        conn.execute(_UPSERT_LOCATION, (loc_id, *row))
+                        conn.execute(UPSERT_LOCATION, (loc_id, *row))
                         written[loc_id] = row
                 conn.execute("COMMIT")
                 self._stored_records.update(written)
@@ -544,7 +300,7 @@ class SqliteMemoryStore(CachedStore):
         already applied, and validated)."""
         if isinstance(op, AddOp):
             entry = op.entry
-            conn.execute(_INSERT_MEMORY, (entry.id, *_columns(entry)))
+            conn.execute(INSERT_MEMORY, (entry.id, *row_columns(entry)))
             self._write_npcs(conn, entry)
             if entry.location_id is not None and entry.location_id in cache.locations:
                 touched.add(entry.location_id)
@@ -553,7 +309,7 @@ class SqliteMemoryStore(CachedStore):
             if found is None:
                 return  # deleted by a later op of this unit of work
             entry = found
-            if conn.execute(_UPDATE_MEMORY, (*_columns(entry), entry.id)).rowcount != 1:
+            if conn.execute(UPDATE_MEMORY, (*row_columns(entry), entry.id)).rowcount != 1:
                 raise MemoryNotFoundError(f"no memory with id {entry.id!r} in {self._path}")
             if isinstance(op, UpdateOp):
                 conn.execute("DELETE FROM memory_npcs WHERE memory_id = ?", (entry.id,))
@@ -602,7 +358,7 @@ class SqliteMemoryStore(CachedStore):
                         conn.execute("ROLLBACK")
 
     def archived(self, *, newest: int | None = None) -> list[MemoryEntry]:
-        query, args = (_ARCHIVED, ()) if newest is None else (_NEWEST_ARCHIVED, (max(0, newest),))
+        query, args = (ARCHIVED, ()) if newest is None else (NEWEST_ARCHIVED, (max(0, newest),))
         with self._lock:
             conn = self._connection()
             with self._sql_errors("read the archive"):

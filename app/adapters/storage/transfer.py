@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from cairn.adapters.storage.ops import section_key
+from cairn.adapters.storage.memory_index import section_key
 from cairn.errors import StoreError
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus

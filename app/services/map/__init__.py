@@ -22,15 +22,18 @@ e.g. several rooms called "Forest"):
   game refused (`mark_failed_exit`), and `unexplored_exits` = mentioned minus refused minus
   those already covered by a known or inferred edge (or tried and found to stay in place).
 
-Modules: `directions` (compass words), `exits` (exits in room text), `graph` (MapGraph:
-learning, reading, routing), `render` (connections, one per pair of rooms; Mermaid, dot, prompt
-summaries). Pure: saving and loading are the map repository adapter's
-(`app/adapters/storage/map_repository.py`).
+Modules: `exits` (exits in room text), `graph` (MapGraph: learning, reading, routing, its
+saved form), `render` (connections, one per pair of rooms; Mermaid, dot, prompt summaries; it
+reads the graph through a protocol, so the two do not import each other). The values are the
+models' (`cairn.models.directions`: compass words; `cairn.models.map`: edges and the saved
+form). Pure: saving and loading are the map repository adapter's
+(`app/adapters/storage/map_repository.py`), which knows the saved form only.
 """
 
-from cairn.services.map.directions import DIRECTIONS, normalize_action, normalize_direction
+from cairn.models.directions import DIRECTIONS, normalize_action, normalize_direction
+from cairn.models.map import MapEdge, MapSnapshot
 from cairn.services.map.exits import exits_in_text
-from cairn.services.map.graph import ExplorationFigures, MapEdge, MapGraph
+from cairn.services.map.graph import ExplorationFigures, MapGraph
 from cairn.services.map.render import Connection, connections, room_label
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "ExplorationFigures",
     "MapEdge",
     "MapGraph",
+    "MapSnapshot",
     "connections",
     "exits_in_text",
     "normalize_action",

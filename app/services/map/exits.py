@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from cairn.services.map.directions import _ALIASES, _RANK, OPPOSITE
+from cairn.models.directions import ALIASES, OPPOSITE, RANK
 
 # -- finding exits in room text --------------------------------------------------------------
 
@@ -46,7 +46,7 @@ _SINGLE_DIR = re.compile(_DIR_WORD)
 def _canonical_word(word: str) -> str | None:
     """`north-east` -> northeast, `northwards` -> north, `upward` -> up."""
     word = re.sub(r"wards?$", "", word.lower())
-    return _ALIASES.get(word)
+    return ALIASES.get(word)
 
 
 def exits_in_text(text: str) -> list[str]:
@@ -75,4 +75,4 @@ def _exits_in_text(text: str) -> tuple[str, ...]:
         first, second = match.group(1), match.group(2)
         if OPPOSITE.get(first) == second:
             found.update((first, second))
-    return tuple(sorted(found, key=_RANK.__getitem__))
+    return tuple(sorted(found, key=RANK.__getitem__))

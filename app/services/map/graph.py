@@ -1,7 +1,9 @@
 """MapGraph: rooms, moves and exits learned from play, keyed by integer location ids.
 
-See the package docstring for what it holds. Pure: saving and loading live in the map
-repository adapter (`app/adapters/storage/map_repository.py`).
+See the package docstring for what it holds. Pure: it gives its saved form (`snapshot`) and is
+rebuilt from one (`from_snapshot`); the map repository adapter reads and writes the files
+(`app/adapters/storage/map_repository.py`). Its drawings and prompt summaries are `render`'s,
+which reads it through a protocol and never imports it.
 """
 
 from __future__ import annotations
@@ -13,29 +15,11 @@ from typing import Any, Literal
 
 from cairn.errors import InvalidLocationError
 from cairn.interfaces.map import IMapRecorder
+from cairn.models.directions import OPPOSITE, direction_key, normalize_action, normalize_direction
+from cairn.models.map import MapConnection, MapEdge, MapRoom, MapSnapshot
 from cairn.services.map import render
-from cairn.services.map.directions import (
-    OPPOSITE,
-    _direction_key,
-    normalize_action,
-    normalize_direction,
-)
 
 # -- values handed out --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MapEdge:
-    """One directed edge: taking `action` at `from_id` leads to `to_id`.
-
-    `action` is None for a move learned without its action; `inferred` marks an assumed
-    reverse of a known compass move.
-    """
-
-    from_id: int
-    to_id: int
-    action: str | None
-    inferred: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,20 +185,20 @@ class MapGraph(IMapRecorder):
         """Known actions from `location_id` and where they lead (directions first)."""
         _check_id(location_id, "location_id")
         moves = self._moves.get(location_id, {})
-        return {a: moves[a] for a in sorted(moves, key=_direction_key)}
+        return {a: moves[a] for a in sorted(moves, key=direction_key)}
 
     def noted_exits(self, location_id: int) -> list[str]:
         _check_id(location_id, "location_id")
-        return sorted(self._exits.get(location_id, set()), key=_direction_key)
+        return sorted(self._exits.get(location_id, set()), key=direction_key)
 
     def failed_exits(self, location_id: int) -> list[str]:
         _check_id(location_id, "location_id")
-        return sorted(self._failed.get(location_id, set()), key=_direction_key)
+        return sorted(self._failed.get(location_id, set()), key=direction_key)
 
     def tried_here(self, location_id: int) -> list[str]:
         """Actions taken here that stayed in the same room."""
         _check_id(location_id, "location_id")
-        return sorted(self._tried.get(location_id, set()), key=_direction_key)
+        return sorted(self._tried.get(location_id, set()), key=direction_key)
 
     def unexplored_exits(self, location_id: int) -> list[str]:
         """Mentioned exits not tried from here: no known or inferred edge, not refused."""
@@ -336,16 +320,16 @@ class MapGraph(IMapRecorder):
             | self._failed.get(location_id, set())
             | self._tried.get(location_id, set())
         )
-        return sorted(noted - covered, key=_direction_key)
+        return sorted(noted - covered, key=direction_key)
 
     def _outgoing(self, room: int, include_inferred: bool) -> list[MapEdge]:
         moves = self._moves.get(room, {})
-        result = [MapEdge(room, moves[a], a) for a in sorted(moves, key=_direction_key)]
+        result = [MapEdge(room, moves[a], a) for a in sorted(moves, key=direction_key)]
         if include_inferred:
             guesses = self._inferred().get(room, {})
             result.extend(
                 MapEdge(room, guesses[a], a, inferred=True)
-                for a in sorted(guesses, key=_direction_key)
+                for a in sorted(guesses, key=direction_key)
             )
         return result
 
@@ -375,9 +359,52 @@ class MapGraph(IMapRecorder):
         return None
 
     def set_visits(self, location_id: int, visits: int) -> None:
-        """Restore a saved visit count (the map repository's loader)."""
+        """Restore a saved visit count (`from_snapshot`)."""
         _check_id(location_id, "location_id")
         self._visits[location_id] = visits
+
+    # -- the saved form ------------------------------------------------------------------------
+
+    def snapshot(self) -> MapSnapshot:
+        """Everything the map learned, as values: rooms by id, known edges in `edges` order."""
+        rooms = [
+            MapRoom(
+                id=room,
+                name=self.name_of(room),
+                visits=self.visit_count(room),
+                exits=self.noted_exits(room),
+                failed_exits=self.failed_exits(room),
+                tried=self.tried_here(room),
+            )
+            for room in self.location_ids()
+        ]
+        return MapSnapshot(
+            rooms=rooms,
+            connections=[
+                MapConnection(from_id=e.from_id, to_id=e.to_id, action=e.action)
+                for e in self.edges()
+            ],
+        )
+
+    @classmethod
+    def from_snapshot(cls, snapshot: MapSnapshot) -> MapGraph:
+        """The map `snapshot` was taken of (the same `snapshot` again, the same answers)."""
+        graph = cls()
+        for room in snapshot.rooms:
+            if room.name:
+                graph.set_name(room.id, room.name)
+            if room.visits:
+                graph.set_visits(room.id, room.visits)
+            graph.note_exits(room.id, room.exits)
+        # connections before refusals: learning a move clears a refusal of the same action
+        for connection in snapshot.connections:
+            graph.add_connection(connection.from_id, connection.to_id, action=connection.action)
+        for room in snapshot.rooms:
+            for action in room.failed_exits:
+                graph.mark_failed_exit(room.id, action)
+            for action in room.tried:
+                graph.add_connection(room.id, room.id, action=action)
+        return graph
 
     # -- reading figures -----------------------------------------------------------------------
 
@@ -404,7 +431,6 @@ class MapGraph(IMapRecorder):
             unexplored_exits=sum(len(self._unexplored(room)) for room in rooms),
         )
 
-
     # -- rendering (app/services/map/render.py) ------------------------------------------------
 
     def render_mermaid(self, direction: Literal["LR", "TD"] = "LR") -> str:
@@ -426,7 +452,5 @@ class MapGraph(IMapRecorder):
 
 
 def _edge_key(edge: MapEdge) -> tuple[int, bool, tuple[int, str], int]:
-    action_key = _direction_key(edge.action) if edge.action is not None else (-1, "")
+    action_key = direction_key(edge.action) if edge.action is not None else (-1, "")
     return (edge.from_id, edge.inferred, action_key, edge.to_id)
-
-

@@ -1,12 +1,51 @@
-"""Renderings of a map: Mermaid, Graphviz dot, and the prompt's routing summaries."""
+"""Renderings of a map: Mermaid, Graphviz dot, and the prompt's routing summaries.
+
+They read a map through `MapReader`, the reading side `MapGraph` offers, and never import the
+graph: the graph's `render_mermaid` and summaries call down into this module.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal, Protocol
 
-if TYPE_CHECKING:
-    from cairn.services.map.graph import MapGraph
+from cairn.models.map import MapEdge
+
+
+class MapReader(Protocol):
+    """What a drawing or a prompt summary reads of a map (`MapGraph` answers all of it)."""
+
+    def location_ids(self) -> list[int]:
+        """Every id the map knows anything about, sorted."""
+        ...
+
+    def name_of(self, location_id: int) -> str | None:
+        """The display name of a location, when known."""
+        ...
+
+    def edges(self) -> list[MapEdge]:
+        """Every known directed edge, sorted."""
+        ...
+
+    def neighbors(self, location_id: int) -> list[int]:
+        """Rooms one known move away, in either direction, sorted."""
+        ...
+
+    def exits_from(self, location_id: int) -> dict[str, int]:
+        """Known actions from a room and where they lead."""
+        ...
+
+    def rooms_within(self, from_id: int, moves: int) -> dict[int, int]:
+        """Every room at most `moves` moves away, with its distance."""
+        ...
+
+    def unexplored_exits(self, location_id: int) -> list[str]:
+        """Exits the room text mentions that no move has tried."""
+        ...
+
+    def nearest_unexplored(self, from_id: int) -> tuple[int, list[str]] | None:
+        """The closest room with an unexplored exit, and the actions to get there."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +71,7 @@ class Connection:
         return " / ".join(part for part in parts if part)
 
 
-def connections(graph: MapGraph) -> list[Connection]:
+def connections(graph: MapReader) -> list[Connection]:
     """Every pair of rooms joined by a known move, once, in the order of `graph.edges()`:
     `a` is the source of the first labelled edge between the two (else of the first edge)."""
     edges = graph.edges()
@@ -59,12 +98,12 @@ def connections(graph: MapGraph) -> list[Connection]:
     ]
 
 
-def room_label(graph: MapGraph, room: int) -> str:
+def room_label(graph: MapReader, room: int) -> str:
     """A room as every map shows it: its name and id, `Forest (L76)` (names repeat)."""
     return f"{_display_name(graph, room)} (L{room})"
 
 
-def mermaid(graph: MapGraph, direction: Literal["LR", "TD"] = "LR") -> str:
+def mermaid(graph: MapReader, direction: Literal["LR", "TD"] = "LR") -> str:
     """A Mermaid flowchart: nodes `L{id}["Name (L{id})"]`; one edge per connection,
     `L1 -->|enter window| L2` one way, `L1 <-->|north / south| L2` both ways (known only)."""
     lines = [f"graph {direction}"]
@@ -77,7 +116,7 @@ def mermaid(graph: MapGraph, direction: Literal["LR", "TD"] = "LR") -> str:
     return "\n".join(lines)
 
 
-def dot(graph: MapGraph) -> str:
+def dot(graph: MapReader) -> str:
     """A Graphviz digraph with the same nodes and edges as `mermaid` (`dir=both` both ways)."""
     lines = ["digraph map {", "    rankdir=LR;", "    node [shape=box];"]
     for room in graph.location_ids():
@@ -92,7 +131,7 @@ def dot(graph: MapGraph) -> str:
     return "\n".join(lines)
 
 
-def routing_summary(graph: MapGraph, from_id: int, limit: int = 5) -> str:
+def routing_summary(graph: MapReader, from_id: int, limit: int = 5) -> str:
     """A few prompt lines: exits from here, from up to `limit` neighbours, what is unexplored.
 
     E.g. "From West of House (180): north -> North of House (81); south -> ..."
@@ -103,7 +142,7 @@ def routing_summary(graph: MapGraph, from_id: int, limit: int = 5) -> str:
     return "\n".join([*lines, *_unexplored_lines(graph, from_id)])
 
 
-def nearby_summary(graph: MapGraph, from_id: int, moves: int = 3) -> str:
+def nearby_summary(graph: MapReader, from_id: int, moves: int = 3) -> str:
     """The map compressed around `from_id`: every room within `moves` moves with its exits,
     nearest first, then a count of the rooms further away (never a silent cut)."""
     near = graph.rooms_within(from_id, moves)
@@ -116,7 +155,7 @@ def nearby_summary(graph: MapGraph, from_id: int, moves: int = 3) -> str:
     return "\n".join([*lines, *_unexplored_lines(graph, from_id)])
 
 
-def _unexplored_lines(graph: MapGraph, from_id: int) -> list[str]:
+def _unexplored_lines(graph: MapReader, from_id: int) -> list[str]:
     """The unexplored exits here, and the nearest room that has some, with the way there."""
     lines: list[str] = []
     here = graph.unexplored_exits(from_id)
@@ -132,15 +171,15 @@ def _unexplored_lines(graph: MapGraph, from_id: int) -> list[str]:
     return lines
 
 
-def _display_name(graph: MapGraph, room: int) -> str:
+def _display_name(graph: MapReader, room: int) -> str:
     return graph.name_of(room) or f"Location {room}"
 
 
-def _label(graph: MapGraph, room: int) -> str:
+def _label(graph: MapReader, room: int) -> str:
     return f"{_display_name(graph, room)} ({room})"
 
 
-def _exits_line(graph: MapGraph, room: int, back_to: int | None) -> str:
+def _exits_line(graph: MapReader, room: int, back_to: int | None) -> str:
     moves = graph.exits_from(room)
     if not moves:
         return f"From {_label(graph, room)}: no known exits"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from cairn.adapters.storage.base import CachedStore
-from cairn.adapters.storage.ops import MemoryCache, StoreOp
+from cairn.adapters.storage.cached_store import CachedStore
+from cairn.adapters.storage.memory_cache import MemoryCache
+from cairn.adapters.storage.store_ops import StoreOp
 
 
 class InMemoryStore(CachedStore):

@@ -1,24 +1,16 @@
-"""A base for stores that stage ops per unit of work and keep a MemoryCache for reads."""
+"""CachedStore: the base of every store: ops staged per unit of work, reads from a MemoryCache."""
 
 from __future__ import annotations
 
 import contextlib
-import gc
-import logging
 import threading
 from abc import abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from pydantic import ValidationError
-
-from cairn.adapters.storage.ops import (
-    MemoryCache,
-    StagingTransaction,
-    StoreOp,
-    Undo,
-    own_record,
-)
+from cairn.adapters.storage.memory_cache import MemoryCache, own_record
+from cairn.adapters.storage.store_ops import StagingTransaction, StoreOp
+from cairn.adapters.storage.undo_log import Undo
 from cairn.errors import StoreError
 from cairn.interfaces.store import IMemoryStore, StoreTransaction
 from cairn.models.memory import (
@@ -30,48 +22,13 @@ from cairn.models.memory import (
     ParseProblem,
 )
 
-log = logging.getLogger(__name__)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Hold the cyclic garbage collector while a store builds its cache: a load makes many
-    objects that all stay alive, and collections that scan them find nothing (they cost a
-    load several times its work). When it ends, the objects made meanwhile (the cache, which
-    lives as long as the store) go straight to the oldest generation (`freeze` then
-    `unfreeze`: two list splices), so the young collection that would follow does not scan
-    them all once more (~4 ms after a load of 10,000 memories); a full collection still sees
-    them. Not when the process froze objects itself (`unfreeze` would give them back)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if was_enabled:
-            gc.enable()
-
-
-def archived_entries(texts: Iterable[str], where: object) -> list[MemoryEntry]:
-    """An archive table's memories from their JSON, in the order given; one that does not
-    validate is warned about and left out."""
-    found: list[MemoryEntry] = []
-    for data in texts:
-        try:
-            found.append(MemoryEntry.model_validate_json(data))
-        except ValidationError as e:
-            log.warning("%s: an archived memory is invalid: %s", where, e)
-    return found
-
 
 class CachedStore(IMemoryStore):
     """Reads from `self._cache`; a unit of work commits its ops through `_commit` once.
 
     Subclasses implement `_commit(ops) -> MemoryCache`: durably write the ops, re-reading
     what other processes wrote first, under a lock (units that only count visits are written
-    and synced with the next durable one: `ops.visits_only`), and return the new cache. The
+    and synced with the next durable one: `store_ops.visits_only`), and return the new cache. The
     cache keeps its indexes in step with each op (`MemoryCache.applying` changes it in place
     and undoes a unit of work that fails), so a commit and the reads after it cost what the
     unit of work changed, not the size of the store.

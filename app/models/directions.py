@@ -1,4 +1,8 @@
-"""Compass directions: the canonical list and how a command names one (`n`, `go ne`)."""
+"""Compass directions: the canonical list and how a command names one (`n`, `go ne`).
+
+The vocabulary every layer shares: the map graph learns and routes in it, the map file is
+checked against it, the offline summarizer and the players read commands with it.
+"""
 
 from __future__ import annotations
 
@@ -19,9 +23,10 @@ DIRECTIONS: tuple[str, ...] = (
     "in",
     "out",
 )
-_RANK = {d: i for i, d in enumerate(DIRECTIONS)}
+RANK = {d: i for i, d in enumerate(DIRECTIONS)}
+"""A direction's place in `DIRECTIONS`."""
 
-_ALIASES: dict[str, str] = {
+ALIASES: dict[str, str] = {
     "n": "north",
     "s": "south",
     "e": "east",
@@ -48,8 +53,10 @@ _ALIASES: dict[str, str] = {
     "outside": "out",
     **{d: d for d in DIRECTIONS},
 }
+"""Every way a command names a direction, to the canonical direction."""
 
-# Reverses assumed for inferred edges (in/out deliberately left out, see the module docstring).
+# Reverses assumed for inferred edges (in/out deliberately left out: often one-way, or leading
+# elsewhere; see `cairn.services.map`).
 OPPOSITE: dict[str, str] = {
     "north": "south",
     "south": "north",
@@ -66,7 +73,6 @@ OPPOSITE: dict[str, str] = {
 _GO_PREFIX = re.compile(r"^(?:go|walk|run|head|move)\s+(?:to\s+(?:the\s+)?)?")
 
 
-
 def normalize_action(action: str) -> str:
     """An action as a map label: lower case, whitespace collapsed, directions canonical."""
     cleaned = " ".join(action.lower().split())
@@ -76,12 +82,12 @@ def normalize_action(action: str) -> str:
 def normalize_direction(action: str) -> str | None:
     """The canonical direction an action moves in (`n`, `go north` -> `north`), else None."""
     cleaned = " ".join(action.lower().split()).rstrip(".!")
-    if cleaned in _ALIASES:
-        return _ALIASES[cleaned]
+    if cleaned in ALIASES:
+        return ALIASES[cleaned]
     stripped = _GO_PREFIX.sub("", cleaned)
-    return _ALIASES.get(stripped) if stripped != cleaned else None
+    return ALIASES.get(stripped) if stripped != cleaned else None
 
 
-def _direction_key(action: str) -> tuple[int, str]:
+def direction_key(action: str) -> tuple[int, str]:
     """Sort key: directions in canonical order first, then other actions alphabetically."""
-    return (_RANK.get(action, len(DIRECTIONS)), action)
+    return (RANK.get(action, len(DIRECTIONS)), action)

@@ -1,5 +1,6 @@
-"""Stores open in one place: the container's `store` provider and the command line's memory
-commands (which need no other part of the container) both come here.
+"""Stores open in one place: the container's `store` provider and the memory commands.
+
+The command line's memory commands need no other part of the container: they come here too.
 
 Each store's module is imported only when that store is chosen, so `cairn memories show` on a
 markdown store loads neither SQLite's nor PostgreSQL's code, nor the rest of cairn.
