@@ -22,10 +22,11 @@ to death`); a deadly room is one the map knows only through deadly moves. Deaths
 (a clock, an event: WORLD memories tagged `ending`, with no command) make no room deadly, and
 neither does a lesson (`causes`): a room a darkness lesson says is dark is safe only with a
 light source carried (the offline player lights it before it enters), so without one no
-objective targets it and no route goes through it. A step is blocked when it left the player
-in place this episode, or when the map's latest word on that exit is a refusal; the tracker
-then skips objectives whose route needs it, so the player resumes exploring instead of
-retrying it.
+objective targets it and no route goes through it. Nor does any go into a room the player
+noted it found no way out of (`words.trap_note`), until a note says a way out was found. A step
+is blocked when it left the player in place this episode, or when the map's latest word on that
+exit is a refusal; the tracker then skips objectives whose route needs it, so the player
+resumes exploring instead of retrying it.
 
 Preconditions (`preconditions`): a scoring memory that says which items had to be held is no
 objective while one is not; when memory knows where that item was got ("Got brass lantern" at a
@@ -41,9 +42,10 @@ from abc import ABC, abstractmethod
 from pydantic import BaseModel, Field
 
 from cairn.agents.explorer import normalize, remembered_dangers
-from cairn.agents.explorer.words import dark_rooms, light_sources
+from cairn.agents.explorer.words import dark_rooms, light_sources, trap_rooms
+from cairn.agents.structured import complete_structured
 from cairn.errors import LLMError
-from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest, complete_structured
+from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.interfaces.memory_service import IMemoryService
 from cairn.models.kinds import PromptKind, Role
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
@@ -115,6 +117,8 @@ class RouteGuard:
         self.blocked: set[tuple[int, str]] = set()
         self.dark_rooms: set[int] = set()
         """Rooms a darkness lesson says are dark."""
+        self.trap_rooms: set[int] = set()
+        """Rooms the player noted it found no way out of (`words.trap_note`)."""
         self.light = False
         """Whether the player carries a light source (as of the last discovery)."""
 
@@ -131,6 +135,7 @@ class RouteGuard:
         ]
         self.deadly = deadly_moves(memories)
         self.dark_rooms = set(dark_rooms(memories))
+        self.trap_rooms = set(trap_rooms(memories))
         entries: dict[int, list[tuple[int, str | None]]] = {}
         for edge in self._map.edges():
             entries.setdefault(edge.to_id, []).append((edge.from_id, edge.action))
@@ -159,8 +164,13 @@ class RouteGuard:
 
     def unsafe_room(self, room: int) -> bool:
         """Whether entering `room` is a remembered death: reached only through deadly moves,
-        or dark (a darkness lesson) with no light source carried."""
-        return room in self.deadly_rooms or (room in self.dark_rooms and not self.light)
+        or dark (a darkness lesson) with no light source carried; or a trap the player noted
+        it found no way out of."""
+        return (
+            room in self.deadly_rooms
+            or (room in self.dark_rooms and not self.light)
+            or room in self.trap_rooms
+        )
 
     def safe_target(self, here: int, target: int) -> bool:
         """Whether the session's route from `here` to `target` may be followed to the end."""

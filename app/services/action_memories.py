@@ -53,6 +53,7 @@ from cairn.services.outcomes import (
     failed_commands,
     failure_text,
     failure_title,
+    lasting_no_op,
     later_note,
     ledger_answer,
     ledger_key,
@@ -130,7 +131,7 @@ class ActionMemories(MemoryCore):
                     qualify_hint(worked, outcome),
                     lambda: self._qualify(worked, outcome),
                 )
-            if plain_failure(outcome):
+            if plain_failure(outcome) or lasting_no_op(outcome):
                 return self._by_rules(
                     outcome,
                     history,

@@ -204,6 +204,31 @@ def did_something(outcome: TurnOutcome) -> bool:
     return found in (Verdict.CHANGED, Verdict.NEUTRAL)
 
 
+_POSSESSION = re.compile(
+    r"\byou(?:'ve|'re| are| have)? already (?:have|got|hold|holding|carry|carrying|own)\b",
+    re.IGNORECASE,
+)
+"""An answer that the player holds the thing already: a no-op about the player, not the place."""
+
+
+def lasting_no_op(outcome: TurnOutcome) -> bool:
+    """A turn that did nothing because the place already was so ("It is already open.", "You
+    are already standing."): the same answer comes again at the same point of every episode,
+    so the failure ledger files it (a later success here takes it out again). Never a take of
+    a thing held ("You already have that!" is about what the player holds, not the place),
+    an unknown word (the game's vocabulary) or an ending."""
+    if outcome.died or outcome.won or "'" in outcome.action:
+        return False
+    if verdict(outcome) is not Verdict.NO_OP:
+        return False
+    command = Command.parse(outcome.action)
+    if command.verb in TAKE_VERBS and (
+        held_already(command, outcome.inventory_before) or _POSSESSION.search(outcome.response)
+    ):
+        return False
+    return unknown_word(outcome.response) is None
+
+
 def held_already(command: Command, inventory: list[str]) -> bool:
     """Whether `command` takes a thing the player already holds (by its words)."""
     if command.verb not in TAKE_VERBS or not command.object:
@@ -323,6 +348,21 @@ def later_note(command: str, reason: str, answer: str, episode: int, turn: int) 
     (Ep2, T1: "You already have that!")."."""
     where = f"Ep{episode}, T{turn}" + (f': "{answer}"' if answer else "")
     return f"Later, {normalize_command(command)}: {reason} ({where})."
+
+
+_LATER = re.compile(
+    r"\bLater, ([a-z0-9][a-z0-9 \-]{0,60}): ([^(]+?) \(Ep\d+, T\d+(?:: \"([^\"]*)\")?\)"
+)
+
+
+def later_notes(text: str) -> list[tuple[str, str]]:
+    """The (command, reason) pairs `later_note` wrote into a memory's text."""
+    return [(m.group(1).strip(), m.group(2).strip()) for m in _LATER.finditer(text)]
+
+
+def later_answers(text: str) -> list[tuple[str, str]]:
+    """The (command, the game's answer) pairs `later_note` wrote into a memory's text."""
+    return [(m.group(1).strip(), m.group(3) or "") for m in _LATER.finditer(text)]
 
 
 def procedure_steps(text: str) -> list[str]:

@@ -37,12 +37,13 @@ class Auditor(IAgent):
 
     def decide(self, view: AgentView) -> AgentDecision:
         here = view.observation.location_id
+        shown = {m.id for m in view.memories}  # what the location section shows
         if here is not None:
             for memory in self._memory.location_memories(here):
                 if memory.category is MemoryCategory.FAILURE:
-                    for command in failed_commands(memory.text):
+                    for _ in failed_commands(memory.text):
                         self.failures_remembered += 1
-                        self.failures_shown += f"'{command}'" in view.prompt
+                        self.failures_shown += memory.id in shown
         return self._player.decide(view)
 
 

@@ -302,7 +302,7 @@ def test_visit_summaries_never_displace_action_memories(memory: Any) -> None:
         mem("Scored 5 by 'take lantern'", "'take lantern' gained 5.", category=C.SUCCESS),
     ]
     text = built(LocationMemoryBuilder(memory).build(request())).text
-    assert "Tried here, did not work: 'take sword', 'break sword', 'pull sword'." in text
+    assert "Tried here, did not work: take/break/pull sword." in text
     assert "It is fixed in place." not in text  # the game's answer stays in the file
     assert "take lantern" in text
     assert [f"#{i}]" in text or f"({i})." in text for i in range(30)].count(True) == 1
@@ -318,7 +318,7 @@ def test_over_the_token_cap_visit_summaries_and_notes_go_before_failures(memory:
         visit(50).model_copy(update={"text": long}),
     ]
     text = built(LocationMemoryBuilder(memory, max_tokens=250).build(request())).text
-    assert "'take rug'" in text  # a failure outlives notes of higher importance
+    assert "take rug" in text  # a failure outlives notes of higher importance
     assert sum(f"note{i}" in text for i in range(6)) < 6
     assert "Visit to" not in text
     assert text.endswith("more memories not shown)")
@@ -562,10 +562,20 @@ def _choose_one_by_one(
     builder: Any, head: list[str], entries: list[MemoryEntry]
 ) -> tuple[list[Any], int]:
     """The trimming as first written: drop the least important (then oldest) memory of the
-    least useful kind, one at a time, sizing the whole section again after each drop."""
+    least useful kind, one at a time, sizing the whole section again after each drop; before
+    the failures, long memories still shown are shortened (`_brief`)."""
+    from cairn.services.context import memory_builders as mb
+
     groups = builder._grouped(entries)
     hidden = len(entries) - sum(len(g.entries) for g in groups)
     for group in reversed(groups):
+        if group is groups[2] and (
+            estimate_tokens(builder._render(head, groups, hidden)) > builder.max_tokens
+        ):
+            for kept in groups:
+                kept.brief = {
+                    r for r, e in kept.entries if not mb._ledger(e) and mb._brief(e) is not e
+                }
         while group.entries and (
             estimate_tokens(builder._render(head, groups, hidden)) > builder.max_tokens
         ):

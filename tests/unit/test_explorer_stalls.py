@@ -153,10 +153,11 @@ def test_commands_are_compared_as_the_session_records_them() -> None:
         text="'take fruit' got *JEWELLED FRUIT*.",
     )
     agent = ExplorerAgent(seed=1)
-    first = agent.decide(view(memories=[got]))
-    assert first.action == "take jewelled fruit"
-    again = agent.decide(view(memories=[got], tried={"take jewelled fruit": True}, turn=2))
-    assert again.action != "take jewelled fruit"
+    room = "A small room. A *JEWELLED FRUIT* lies here."
+    first = agent.decide(view(room, memories=[got]))
+    assert first.action == "take fruit", "by its noun, as the session records it"
+    again = agent.decide(view(room, memories=[got], tried={"take fruit": True}, turn=2))
+    assert again.action != "take fruit"
 
 
 def trap_world() -> FakeWorld:

@@ -7,9 +7,17 @@ from collections.abc import Callable
 
 from cairn.interfaces.game import GameObservation
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
-from cairn.services.causes import DARK_TAG, LESSON_TAG, ways_in
+from cairn.services.causes import DARK_TAG, LESSON_TAG, WayIn, ways_in, with_ways_in
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
-from cairn.services.outcomes import got_items, procedure_steps, quoted_commands
+from cairn.services.map import normalize_direction
+from cairn.services.outcomes import (
+    TAKE_VERBS,
+    Command,
+    got_items,
+    later_notes,
+    procedure_steps,
+    quoted_commands,
+)
 from cairn.services.preconditions import missing
 
 DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
@@ -116,17 +124,31 @@ def _player_commands(text: str) -> list[str]:
     return quoted_commands(_GAME_WORDS.sub(" ", text))
 
 
-def remembered_procedures(memories: list[MemoryEntry], inventory: list[str]) -> list[str]:
+def remembered_procedures(
+    memories: list[MemoryEntry], inventory: list[str], seen: str | None = None
+) -> list[str]:
     """Commands worth repeating here, most important memory first: steps, then the action;
     never a procedure whose preconditions do not hold (a step's tool, or an item it needed
-    held: `preconditions.missing`)."""
+    held: `preconditions.missing`). An item a "Got" memory took here is taken by its noun
+    (`thing_noun`: "rusty axe (magic word...)" -> `take axe`), never while held, and, when
+    `seen` (what the player has seen here: the room, the replies, the game's object names) is
+    given, only once `seen` names it (a leaflet still in its closed mailbox is not there);
+    so does a remembered score's take."""
     commands: list[str] = []
+    words = set(_WORD.findall(seen.lower())) if seen is not None else None
     for memory in sorted(memories, key=lambda m: -m.importance):
         if memory.category is not MemoryCategory.SUCCESS:
             continue
         got = got_items(memory.title)
         if got:
-            commands.extend(f"take {item}" for item in got if item not in inventory)
+            nouns = (thing_noun(item) for item in got)
+            commands.extend(
+                f"take {noun}"
+                for noun in nouns
+                if noun is not None
+                and not holding(noun, inventory)
+                and (words is None or noun in words)
+            )
             continue
         quoted = quoted_commands(memory.text)
         steps = procedure_steps(memory.text)
@@ -135,19 +157,38 @@ def remembered_procedures(memories: list[MemoryEntry], inventory: list[str]) -> 
         if missing(memory.text, inventory):
             continue  # it needed items held that are not: not before they are
         if quoted and ((memory.score_delta or 0) > 0 or steps):
-            commands.extend([*steps, quoted[0]])
+            # a take waits until what it takes is in sight (its steps may bring it in sight)
+            commands.extend([*steps, *([quoted[0]] if _in_sight(quoted[0], words) else [])])
     return list(dict.fromkeys(c for command in commands if (c := normalize(command))))
+
+
+def _in_sight(command: str, words: set[str] | None) -> bool:
+    """Whether `command` takes nothing, or takes a thing `words` (what was seen) names."""
+    parsed = Command.parse(command)
+    if words is None or parsed.verb not in TAKE_VERBS or not parsed.object:
+        return True
+    return parsed.object.split()[-1] in words
 
 
 def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
     """Commands memory says failed here: every command a FAILURE memory quotes (outside the
-    game's quoted answer), and the first of an older "'x' does not work here." note."""
+    game's quoted answer), the first of an older "'x' does not work here." note, and what a
+    memory of what happened (not a procedure, not a way that led on: a closed door makes the
+    game say what to do first) says later did nothing ("Later, take phone: refused (...)"),
+    unless only because of what the player held or what was in sight then ("already held", "no
+    leaflet in sight")."""
     failed: set[str] = set()
     for memory in memories:
         if memory.category is MemoryCategory.FAILURE:
             failed.update(_player_commands(f"{memory.title}\n{memory.text}"))
         elif memory.source is MemorySource.NOTE and "does not work" in memory.text:
             failed.update(quoted_commands(memory.title + " " + memory.text)[:1])
+        elif memory.category is not MemoryCategory.SUCCESS and not memory.via:
+            failed.update(
+                command
+                for command, reason in later_notes(memory.text)
+                if reason != "already held" and not reason.startswith("no ")
+            )
     return failed
 
 
@@ -171,6 +212,43 @@ def dark_rooms(memories: list[MemoryEntry]) -> dict[int, list[tuple[str, int]]]:
             ways = found.setdefault(memory.location_id, [])
             ways.extend(w for w in ways_in(memory.text) if w not in ways)
     return found
+
+
+_TRAP = re.compile(r"^No way out of .*?\(L(-?\d+)\) was found\b")
+_WAY_OUT = re.compile(r"^A way out of .*?\(L(-?\d+)\) was found\b")
+
+
+def trap_note(name: str, room: int, ways: list[WayIn], episode: int, turn: int) -> str:
+    """The player's note on a room it could not leave: every move and every way out of a
+    position failed there ("No way out of Bog (L30) was found: ... Ways in: 'down' from
+    Lakeside (L24)."). Its ways in are kept out of (`trap_rooms`)."""
+    text = (
+        f"No way out of {name or 'this room'} (L{room}) was found: every move and every way"
+        f" out of a position tried there failed (Ep{episode}, T{turn})."
+    )
+    return with_ways_in(text, ways)
+
+
+def way_out_note(name: str, room: int, command: str, episode: int, turn: int) -> str:
+    """The player's note when it did leave a room noted as a trap (`trap_note`)."""
+    return (
+        f"A way out of {name or 'this room'} (L{room}) was found: '{command}'"
+        f" (Ep{episode}, T{turn})."
+    )
+
+
+def trap_rooms(memories: list[MemoryEntry]) -> dict[int, list[tuple[str, int]]]:
+    """Rooms the player's notes say it could not leave (`trap_note`), each with the ways in
+    they list, unless a later note says a way out was found."""
+    found: dict[int, list[tuple[str, int]]] = {}
+    freed: set[int] = set()
+    for memory in memories:
+        if (out := _WAY_OUT.match(memory.text)) is not None:
+            freed.add(int(out.group(1)))
+        elif (trap := _TRAP.match(memory.text)) is not None:
+            ways = found.setdefault(int(trap.group(1)), [])
+            ways.extend(w for w in ways_in(memory.text) if w not in ways)
+    return {room: ways for room, ways in found.items() if room not in freed}
 
 
 def light_sources(inventory: list[str]) -> list[str]:
@@ -225,8 +303,22 @@ def holding(item: str, inventory: list[str]) -> bool:
 
 
 
-_UNKNOWN_WORD = re.compile(r"""I don't know the word ["'](\w+)["']""", re.IGNORECASE)
+_UNKNOWN_WORD = re.compile(
+    r"""I (?:don't know|can't use) the word ["'](\w+)["']""", re.IGNORECASE
+)
+_UNKNOWN_VERB = re.compile(r"\bnot a verb I recogni[sz]e\b", re.IGNORECASE)
 _UNKNOWN_NOTE = re.compile(r"does not know the word '(\w+)'")
+
+
+def unknown_word_in(text: str, command: str) -> str | None:
+    """The word a reply says the game does not know or cannot use ("I don't know the word
+    'xyzzy'.", "I can't use the word 'again' here."), or the command's first word when the
+    reply says it is no verb the game knows ("That's not a verb I recognise.")."""
+    found = _UNKNOWN_WORD.search(text)
+    if found:
+        return found.group(1).lower()
+    words = command.split()
+    return words[0] if words and _UNKNOWN_VERB.search(text) else None
 
 
 def unknown_words(world_notes: list[MemoryEntry]) -> set[str]:
@@ -257,10 +349,28 @@ def head_noun(name: str) -> str | None:
     return words[-1]
 
 
+_ASIDES = re.compile(r"\([^)]*\)|\[[^\]]*\]|\*")
+
+
+def thing_noun(name: str) -> str | None:
+    """The noun a command can name a thing by: `head_noun` of its name without asides in
+    brackets or stars ("rusty axe (magic word- BUNYON -on it)" -> axe, "*SMALL STATUE OF A BLUE
+    OX*" -> ox, "bird's nest" -> nest)."""
+    return head_noun(_ASIDES.sub(" ", name))
+
+
 def game_object_nouns(obs: GameObservation) -> list[str]:
-    """The nouns of the game's own names for the things here (`objects`)."""
+    """The nouns of the game's own names for the things here (`objects`); two things with one
+    noun ("yellow apple", "green apple") by their names, so the game need not ask which."""
     names = getattr(obs, "objects", None) or []
-    return list(dict.fromkeys(n for name in names if (n := head_noun(name))))
+    heads = [(name, n) for name in names if (n := head_noun(name))]
+    shared = {n for n in {n for _, n in heads} if sum(h == n for _, h in heads) > 1}
+    return list(
+        dict.fromkeys(
+            " ".join(_WORD.findall(name.lower().split(" with ")[0])) if n in shared else n
+            for name, n in heads
+        )
+    )
 
 
 def normalize(command: str) -> str:
@@ -274,6 +384,57 @@ def _entered(obs: GameObservation) -> bool:
     first = obs.text.strip().split("\n", 1)[0].strip().lower()
     name = obs.location_name.strip().lower()
     return bool(name) and first.startswith(name)
+
+
+_WHICH = re.compile(
+    r"\b(?:which do you mean|what do you want to [a-z ]+?)[,:]\s*(?:the |one of the )?"
+    r"([^,?]+?)(?:,| or )",
+    re.IGNORECASE,
+)
+
+
+def which_one(text: str) -> str | None:
+    """The first thing offered when the game asks which was meant ("Which do you mean, the
+    yellow apple or the green apple?" -> yellow apple): the parser reads the next command as
+    the answer, so a move sent now would be taken for one ("take west")."""
+    found = _WHICH.search(text)
+    if not found:
+        return None
+    words = [
+        w for w in _WORD.findall(found.group(1).lower()) if w not in _ARTICLES and len(w) > 1
+    ]
+    return " ".join(words) or None
+
+
+_MOVING_VERBS = frozenset(
+    ["go", "walk", "run", "enter", "climb", "board", "cross", "swim", "jump", "follow", "exit"]
+)
+
+
+_WAY_BEFORE = (
+    r"(?:to|from|toward|towards|lead|leads|leading|lie|lies|go|goes|going|head|heads|heading|run|"
+    r"runs|running|wind|winds|continue|continues|descend|descends|climb|climbs|exit|exits|"
+    r"opening|passage|path|door|doorway|stairs|staircase|steps|ladder|way)"
+)
+_WAY_AFTER = (
+    r"(?:wall|door|doorway|exit|side|end|passage|path|corridor|archway|opening|stair|stairs|"
+    r"staircase)"
+)
+
+
+def names_way(direction: str, text: str) -> bool:
+    """Whether `text` (lower case) names `direction` as a way: "a door to the south", "stairs
+    lead up", "in the south wall", "the exit leading east" (not "you wake up")."""
+    return (
+        re.search(rf"\b{_WAY_BEFORE}\s+(?:[a-z]+\s+){{0,2}}?{direction}\b", text) is not None
+        or re.search(rf"\b{direction}(?:ward|wards|ern)?\s+{_WAY_AFTER}\b", text) is not None
+    )
+
+
+def own_move(command: str) -> bool:
+    """Whether a command is the player's own move (a direction, `enter boat`, `climb tree`)."""
+    words = command.split()
+    return bool(words) and (normalize_direction(command) is not None or words[0] in _MOVING_VERBS)
 
 
 def asked_first(text: str) -> str | None:

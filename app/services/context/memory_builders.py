@@ -14,11 +14,11 @@ from cairn.services.context.builders import (
     SectionBuilder,
     dated_bullet,
     entry_block,
-    entry_heading,
     one_line,
 )
 from cairn.services.context.tokens import estimate_from_counts
-from cairn.services.outcomes import failed_commands
+from cairn.services.map import normalize_direction
+from cairn.services.outcomes import Command, failed_commands
 
 _UNKNOWN_NOTE = re.compile(r"does not know the word '([\w-]+)'")
 """An agent note that the game does not know a word (folded into one line)."""
@@ -52,14 +52,99 @@ def is_visit_summary(entry: MemoryEntry) -> bool:
 
 
 class _Group:
-    """One kind of memory in a location block, with its cap."""
+    """One kind of memory in a location block, with its cap. Failure ledgers (one memory per
+    room and object) are folded into one block listing every command that failed here
+    (`_folded`): the cap counts that block once, the token limit still counts each command."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self.entries: list[_Ranked] = []
+        self.brief: set[int] = set()
+        """The entries (by rank) shown shortened (`_brief`) to make room."""
 
     def render(self) -> list[str]:
-        return [_block(e) for _, e in self.entries]
+        blocks: list[str] = []
+        ledgers = [e for _, e in self.entries if _ledger(e)]
+        for rank, entry in self.entries:
+            if not _ledger(entry):
+                blocks.append(_short_block(entry) if rank in self.brief else _block(entry))
+            elif entry is ledgers[0]:
+                blocks.append(_folded(ledgers))
+        return blocks
+
+    def capped(self) -> None:
+        """Keep the most important (then newest) blocks up to the cap, in their order: the
+        ledgers count as the one block they are folded into."""
+        best = sorted(self.entries, key=_by_importance_then_recency, reverse=True)
+        kept: list[_Ranked] = []
+        blocks = 0
+        folded = False
+        for ranked in best:
+            if _ledger(ranked[1]):
+                if not folded:
+                    if blocks >= self.cap:
+                        continue
+                    blocks, folded = blocks + 1, True
+            elif blocks >= self.cap:
+                continue
+            else:
+                blocks += 1
+            kept.append(ranked)
+        self.entries = sorted(kept)
+
+
+_FOLD_TITLE = "[FAILURE] Did not work here"
+_FOLD_LEAD = "Tried here, did not work:"
+
+
+def _ledger(entry: MemoryEntry) -> list[str]:
+    """The commands of a failure ledger (`outcomes.failure_text`), [] for any other memory."""
+    if entry.category is not MemoryCategory.FAILURE:
+        return []
+    return _ledger_commands(entry.text)
+
+
+@lru_cache(maxsize=4096)
+def _ledger_commands(text: str) -> list[str]:
+    return failed_commands(text)
+
+
+def _piece(entry: MemoryEntry) -> str:
+    """A ledger's commands as the folded block lists them, the verbs on one thing together:
+    `take/push/pull drawer`, `north/up`, `unlock door with key`."""
+    return _commands_piece(tuple(_ledger(entry)))
+
+
+@lru_cache(maxsize=4096)
+def _commands_piece(commands: tuple[str, ...]) -> str:
+    if all(normalize_direction(c) is not None for c in commands):
+        return "/".join(commands)
+    parsed = [Command.parse(c) for c in commands]
+    thing = parsed[0].object if parsed else ""
+    if thing and all(p.object == thing and f"{p.verb} {thing}" == c for p, c in zip(
+        parsed, commands, strict=True
+    )):
+        return f"{'/'.join(p.verb for p in parsed)} {thing}"
+    return "; ".join(commands)
+
+
+def _episodes(entries: list[MemoryEntry]) -> str:
+    """`(Ep1-3)` for the episodes of `entries`, "" when none is known."""
+    found = sorted({e.episode for e in entries if e.episode is not None})
+    if not found:
+        return ""
+    span = f"{found[0]}" if found[0] == found[-1] else f"{found[0]}-{found[-1]}"
+    return f" (Ep{span})"
+
+
+def _fold_head(entries: list[MemoryEntry]) -> str:
+    return f"{_FOLD_TITLE}{_episodes(entries)}\n{_FOLD_LEAD} ."
+
+
+def _folded(ledgers: list[MemoryEntry]) -> str:
+    """Every failure ledger of a room as one block: one heading, then every command."""
+    commands = "; ".join(_piece(e) for e in ledgers)
+    return f"{_FOLD_TITLE}{_episodes(ledgers)}\n{_FOLD_LEAD} {commands}."
 
 
 class _Memo(Generic[_T]):
@@ -84,8 +169,8 @@ class _Memo(Generic[_T]):
 
 
 _RENDERED: dict[int, tuple[MemoryEntry, str]] = {}
-"""Blocks by entry object (entries are replaced, never changed): a prompt re-renders only the
-memories that changed since the last one."""
+"""Blocks (`entry_block`) by entry object (entries are replaced, never changed): a prompt
+re-renders only the memories that changed since the last one."""
 _RENDERED_KEPT = 4096
 
 
@@ -95,18 +180,32 @@ class _SectionSize:
     lines, so characters and words add up."""
 
     def __init__(self, head: list[str], groups: list[_Group]) -> None:
-        blocks = [*head, *(_block(e) for g in groups for _, e in g.entries)]
+        ledgers = [e for g in groups for _, e in g.entries if _ledger(e)]
+        blocks = [
+            *head,
+            *([_fold_head(ledgers)] if ledgers else []),
+            *(_sized_block(e) for g in groups for _, e in g.entries),
+        ]
         sizes = [_size(b) for b in blocks]
         self._head = len(head)
         self._count = len(sizes)
         self._chars = sum(c for c, _ in sizes)
         self._words = sum(w for _, w in sizes)
 
-    def drop(self, entry: MemoryEntry) -> None:
-        chars, words = _size(_block(entry))
+    def drop(self, entry: MemoryEntry, brief: bool = False) -> None:
+        chars, words = _size(_short_block(entry) if brief else _sized_block(entry))
         self._count -= 1
         self._chars -= chars
         self._words -= words
+
+    def shorten(self, entry: MemoryEntry) -> None:
+        """`entry` is shown shortened (`_brief`) instead of whole."""
+        (chars, words), (short_chars, short_words) = (
+            _size(_block(entry)),
+            _size(_short_block(entry)),
+        )
+        self._chars += short_chars - chars
+        self._words += short_words - words
 
     def tokens(self, hidden: int) -> int:
         tail = [_size(b) for b in _tail_lines(self._count > self._head, hidden)]
@@ -137,37 +236,67 @@ def _size(block: str) -> tuple[int, int]:
     return hit
 
 
+def _sized_block(entry: MemoryEntry) -> str:
+    """What an entry adds to a location section: its block, or a ledger's commands."""
+    return _piece(entry) if _ledger(entry) else _block(entry)
+
+
 def _block(entry: MemoryEntry) -> str:
-    """`_render_block(entry)`, kept per entry object."""
+    """`entry_block(entry)`, kept per entry object."""
     hit = _RENDERED.get(id(entry))
     if hit is not None and hit[0] is entry:
         return hit[1]
     if len(_RENDERED) >= _RENDERED_KEPT:
         _RENDERED.clear()
-    text = _render_block(entry)
+    text = entry_block(entry)
     _RENDERED[id(entry)] = (entry, text)
     return text
 
 
-def _render_block(entry: MemoryEntry) -> str:
-    """A location's memory block; a failure ledger shows its commands without the game's answer."""
-    commands = failed_commands(entry.text) if entry.category is MemoryCategory.FAILURE else []
-    if commands:
-        quoted = ", ".join(f"'{c}'" for c in commands)
-        return f"{entry_heading(entry)}\nTried here, did not work: {quoted}."
-    return entry_block(entry)
+def _short_block(entry: MemoryEntry) -> str:
+    """`entry`'s block with a long text shortened (`_brief`)."""
+    return entry_block(_brief(entry))
+
+
+_BRIEF_CHARS = 240
+"""A location memory longer than this is shown as its start and what an agent acts on."""
+_ACTIONABLE = re.compile(
+    r"Needs held: .+?\.(?=\s|$)|Later, [^:]{1,60}: [^(]{1,60} \(Ep\d+, T\d+(?:: \"[^\"]*\")?\)\.|"
+    r"'[^']{1,60}' had failed here before(?: \(Ep\d+\))?\.|Steps first: .*$"
+)
+"""The sentences a procedure's memory adds for whoever replays it (`preconditions`,
+`outcomes.later_note`, `outcomes.with_steps`): kept whole when a long memory is shortened."""
+
+
+def _brief(entry: MemoryEntry) -> MemoryEntry:
+    """`entry` with a long text (a room's whole description quoted in a score's memory) cut to
+    its start and the sentences an agent acts on: what had to be held, what later differed,
+    the steps. The store keeps the whole text; the prompt's room for failures does not go to
+    a quoted description."""
+    text = " ".join(entry.text.split())
+    if len(text) <= _BRIEF_CHARS:
+        return entry
+    kept = [m.group(0) for m in _ACTIONABLE.finditer(text)]
+    head = _ACTIONABLE.sub(" ", text)
+    head = " ".join(head.split())
+    room = max(80, _BRIEF_CHARS - sum(len(k) + 1 for k in kept))
+    if len(head) > room:
+        head = head[: room - 3].rstrip() + "..."
+    return entry.model_copy(update={"text": " ".join([head, *kept])})
 
 
 class LocationMemoryBuilder(SectionBuilder):
     """The "Location Memory" blocks, chosen by what each memory is for, not by recency.
 
     Kinds, in this order: dangers (with their cause), procedures that worked (with their
-    prerequisite steps), what was tried and did not work (one block per object listing every
-    failed command), open leads (discoveries, then notes), and at most the latest visit summary.
+    prerequisite steps), what was tried and did not work (every failure ledger of the room
+    folded into one block listing every failed command, without the game's answers), open leads
+    (discoveries, then notes), and at most the latest visit summary.
     Each kind keeps its most important (then newest) memories up to its cap, shown oldest first.
     While the text is over ``max_tokens``, memories are dropped least useful kind first: visit
-    summaries, then notes, discoveries, successes, failures, dangers; inside a kind the least
-    important (then oldest). Everything left out is counted in a closing
+    summaries, then notes, discoveries; then long memories still shown are shortened to their
+    start and the sentences an agent acts on (`_brief`); then failures, successes, dangers go;
+    inside a kind the least important (then oldest). Everything left out is counted in a closing
     ``(+K more memories not shown)`` line.
     """
 
@@ -238,13 +367,22 @@ class LocationMemoryBuilder(SectionBuilder):
         # and in a kind the least important, then the oldest (sized from each block's
         # characters and words: what the rendered text would cost)
         size = _SectionSize(head, groups)
+        failures = groups[2]
         for group in reversed(groups):
+            if group is failures and size.tokens(hidden) > self.max_tokens:
+                # before a failure goes, long memories still shown are shortened to their start
+                # and what an agent acts on (a score's memory quoting a whole room)
+                for kept in groups:
+                    for rank, entry in kept.entries:
+                        if not _ledger(entry) and _brief(entry) is not entry:
+                            size.shorten(entry)
+                            kept.brief.add(rank)
             dropped: set[int] = set()
             for victim in sorted(group.entries, key=_by_importance_then_recency):
                 if size.tokens(hidden) <= self.max_tokens:
                     break
                 dropped.add(victim[0])
-                size.drop(victim[1])
+                size.drop(victim[1], victim[0] in group.brief)
                 hidden += 1
             if dropped:
                 group.entries = [r for r in group.entries if r[0] not in dropped]
@@ -271,13 +409,12 @@ class LocationMemoryBuilder(SectionBuilder):
                 found.entries.append(ranked)
             else:
                 notes.entries.append(ranked)
-        groups = [dangers, worked, failed, found, notes, visits]
+        groups = [dangers, worked, failed, found, notes, visits]  # `_choose` reads failed as [2]
         for group in groups:
             if group is visits:
                 group.entries = group.entries[-1:]
                 continue
-            best = sorted(group.entries, key=_by_importance_then_recency, reverse=True)
-            group.entries = sorted(best[: max(0, group.cap)])
+            group.capped()
         return groups
 
     @classmethod
