@@ -345,12 +345,7 @@ class ActionMemories(MemoryCore):
                 "superseded_by": None,
             }
         )
-        with self._store.transaction() as tx:
-            tx.add(entry)
-            tx.supersede(earlier.id, entry.id)
-            tx.after_commit(self._superseded_callback(earlier.id, entry.id))
-            self._announce(tx, entry)
-        return entry
+        return self._add_replacing(entry, [earlier])
 
     def _retire_failure(
         self,
@@ -479,13 +474,7 @@ class ActionMemories(MemoryCore):
             location_name=outcome.location_before_name or None,
             **fields,
         )
-        with self._store.transaction() as tx:
-            tx.add(entry)
-            for old in same:
-                tx.supersede(old.id, entry.id)
-                tx.after_commit(self._superseded_callback(old.id, entry.id))
-            self._announce(tx, entry)
-        return entry
+        return self._add_replacing(entry, same)
 
     def _record_failure(self, outcome: TurnOutcome) -> MemoryEntry | None:
         """One FAILURE memory per (room, object), listing every command that failed on it.
@@ -597,13 +586,7 @@ class ActionMemories(MemoryCore):
             and words
             and words in e.text
         ]
-        with self._store.transaction() as tx:
-            tx.add(entry)
-            for old in blamed:
-                tx.supersede(old.id, entry.id)
-                tx.after_commit(self._superseded_callback(old.id, entry.id))
-            self._announce(tx, entry)
-        return entry
+        return self._add_replacing(entry, blamed)
 
     def _dark_hint(self, outcome: TurnOutcome, found: Diagnosis) -> RulesVerdict:
         """The darkness lesson as the rules' hint to a model summarizer (`_by_rules`)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from cairn.errors import SummarizerError
@@ -114,4 +114,15 @@ class MemoryCore:
 
     def _announce(self, tx: StoreTransaction, entry: MemoryEntry) -> None:
         tx.after_commit(lambda: self._publisher.publish(events.memory_recorded, self, entry=entry))
+
+    def _add_replacing(self, entry: MemoryEntry, replaced: Iterable[MemoryEntry]) -> MemoryEntry:
+        """Store `entry` in one unit of work, superseding each of `replaced` by it; the
+        events (each supersession, then the new memory) are sent after commit."""
+        with self._store.transaction() as tx:
+            tx.add(entry)
+            for old in replaced:
+                tx.supersede(old.id, entry.id)
+                tx.after_commit(self._superseded_callback(old.id, entry.id))
+            self._announce(tx, entry)
+        return entry
 

@@ -36,21 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cairn.adapters.game.ztree import ObjectTree
+from cairn.models.directions import DIRECTIONS
 
 _MAX_STATE = 2000  # objects x 2: a bound on a malformed (cyclic) tree
 
-PROBE_MOVES = (
-    "north",
-    "south",
-    "east",
-    "west",
-    "northeast",
-    "northwest",
-    "southeast",
-    "southwest",
-    "up",
-    "down",
-)
+PROBE_MOVES = tuple(d for d in DIRECTIONS if d not in ("in", "out"))
 """The moves tried to tell a rooms root from a room (`in` and `out` enter and leave furniture)."""
 
 
