@@ -394,6 +394,46 @@ def test_supersession_by_id_and_its_link_survive_a_reload(store_factory: StoreFa
     assert [m.id for m in visible] == [bridge.id, attacks.id]
 
 
+def test_ranked_puts_the_most_important_memories_first(store_factory: StoreFactory) -> None:
+    """The top notes of every prompt come from `ranked`: a player who marks a lesson 900 sees
+    it before a 100 note, whatever the order and game time they were written in, after a
+    change of importance, and after the store is opened again (each store's load path)."""
+    store = store_factory.open()
+    # least important first, and the least important the latest in game time (game time is
+    # the ranking's second key: it must not beat importance); a hidden 1000 is never shown
+    written = [
+        location_memory("Leaflet", importance=100, episode=3, turn_start=9),
+        npc_memory("Troll hungry", importance=300, episode=3, turn_start=5),
+        world_memory("Lamp dims", importance=500, episode=2, turn_start=8),
+        location_memory("Grue in the dark", location_id=2, importance=700, episode=2, turn_start=1),
+        world_memory("Carry the lamp", importance=900, episode=1, turn_start=1),
+    ]
+    hidden = world_memory("Old lesson", importance=1000, episode=1, turn_start=1)
+    add_all(store, *written, hidden)
+    with store.transaction() as tx:
+        tx.supersede(hidden.id, None)
+
+    def titles(s: IMemoryStore, limit: int) -> list[str]:
+        return [m.title for m in s.ranked(limit)]
+
+    by_importance = ["Carry the lamp", "Grue in the dark", "Lamp dims", "Troll hungry", "Leaflet"]
+    assert titles(store, 10) == by_importance
+    assert titles(store, 1) == ["Carry the lamp"]
+    assert titles(store, 3) == by_importance[:3]
+
+    # the leaflet turns out to matter most; the lamp lesson matters least
+    with store.transaction() as tx:
+        tx.update(written[0].model_copy(update={"importance": 950}))
+        tx.update(written[4].model_copy(update={"importance": 50}))
+    changed = ["Leaflet", "Grue in the dark", "Lamp dims", "Troll hungry", "Carry the lamp"]
+    assert titles(store, 10) == changed
+    assert titles(store, 1) == ["Leaflet"]
+
+    loaded = reopened(store_factory, store)
+    assert titles(loaded, 10) == changed
+    assert titles(loaded, 2) == changed[:2]
+
+
 # -- escaping: any text round-trips and creates no structure (PITFALLS 4-6) -------------------
 
 MARKDOWN_PIECES = [

@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_mock import MockerFixture
 
+from cairn.adapters.storage.in_memory_store import InMemoryStore
+from cairn.events.publisher import EventPublisher
 from cairn.interfaces.memory_service import IMemoryService
 from cairn.models.game import GameState, LocationState, NPCInstance, ScenarioInstance, TurnOutcome
 from cairn.models.memory import (
@@ -35,7 +37,11 @@ from cairn.services.context import (
     WorldMemoryBuilder,
     estimate_tokens,
 )
+from cairn.services.map import MapGraph
+from cairn.services.memory_service import MemoryService
 from cairn.services.outcomes import failure_text
+from cairn.services.policy import MemoryPolicy
+from cairn.testing import FakeSummarizer
 
 C = MemoryCategory
 DAY0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
@@ -453,6 +459,19 @@ def test_top_notes_by_importance(memory: Any) -> None:
     text = built(TopNotesBuilder(memory, limit=2).build(request())).text
     assert text == "- [900] Lantern: always carry it\n- [400] Leaflet"
     memory.top_memories.assert_called_once_with(limit=6)
+
+
+def test_top_notes_from_a_real_store_show_the_most_important_memory_first() -> None:
+    """The section as a player's prompt gets it: memories written least important first (and
+    the least important latest in game time) through the memory service into a store."""
+    store = InMemoryStore()
+    service = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    with store.transaction() as tx:
+        tx.add(mem("Leaflet", "advertising", importance=100, episode=3, turn=9))
+        tx.add(mem("Troll", "hungry", importance=400, episode=2, turn=4, loc=5))
+        tx.add(mem("Lantern", "always carry it", importance=900, episode=1, turn=1))
+    text = built(TopNotesBuilder(service, limit=2).build(request())).text
+    assert text == "- [900] Lantern: always carry it\n- [400] Troll: hungry"
 
 
 # -- Turn builders -----------------------------------------------------------------------------
