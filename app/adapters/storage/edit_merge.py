@@ -12,9 +12,12 @@ when (a generation number, one per load or write), so a merge can tell:
   copy shows names that file. A memory the copy lacks is a deletion only if that file held it:
   the store held it by then, and that file was not one of the saves that lacked it.
 
-When the file lost more than half of the memories the store holds, the merge takes no
-deletion from it: a sudden shrink is an editor's partial save far more often than a person's
-intent (delete in bulk with cairn stopped).
+When the file lost more than half of the memories the store holds (at least ten), the merge
+takes no deletion from it: a sudden shrink is an editor's partial save far more often than a
+person's intent (delete in bulk with cairn stopped).
+
+These are rules 2 and 4 of the live-edit protocol; `live_edit` states them all, with the
+constants (`VERSIONS_KEPT`, `ABSENT_KEPT`, `SHRINK_SHARE`, `SHRINK_MIN_HELD`) and their reasons.
 """
 
 from __future__ import annotations
@@ -24,16 +27,16 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.adapters.storage.live_edit import (
+    ABSENT_KEPT,
+    SHRINK_MIN_HELD,
+    SHRINK_SHARE,
+    VERSIONS_KEPT,
+)
 from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.models.memory import LocationRecord, MemoryEntry
 
 log = logging.getLogger(__name__)
-
-VERSIONS_KEPT = 16
-"""Versions remembered per memory; an editor's copy older than that counts as an edit."""
-
-ABSENT_KEPT = 256
-"""Merged saves whose missing memories are remembered (older copies restore what they lack)."""
 
 _RecordKey = tuple[str, int, tuple[int, ...]]
 
@@ -54,7 +57,8 @@ class MergeResult:
     edited: list[str] = field(default_factory=list)
     """Memories the file holds in a version this store never held: edits (or other writers')."""
     shrink: bool = False
-    """The file lost more than half of the memories: no deletion was taken from it."""
+    """The file lost more than half of the memories: no deletion was taken from it
+    (`live_edit` rule 4)."""
 
     def log(self, path: Path, source: str, held: MemoryCache) -> None:
         """Log what the merge of a save into `path` decided (`source`: where the save was
@@ -210,7 +214,7 @@ class EditHistory:
                 if mine is not None:
                     result.edited.append(memory_id)
         missing = [i for i in ours.memories if i not in theirs.memories]
-        result.shrink = len(missing) * 2 > len(ours.memories) >= 10
+        result.shrink = len(missing) * SHRINK_SHARE > len(ours.memories) >= SHRINK_MIN_HELD
         absent_from_base = self._absent.get(base, frozenset())
         for memory_id in missing:
             in_base = self._first(memory_id, base + 1) <= base

@@ -1,4 +1,5 @@
-"""HandDeletions: memories a person deleted by hand, whose later changes are dropped."""
+"""HandDeletions: memories a person deleted by hand, whose later changes are dropped (rule 2 of
+the live-edit protocol, `live_edit`)."""
 
 from __future__ import annotations
 

@@ -19,16 +19,11 @@ from cairn.adapters.storage.file_swap import (
     read_settled,
     signature_of,
 )
+from cairn.adapters.storage.live_edit import SETTLE_SECONDS, SETTLE_TIMEOUT
 from cairn.adapters.storage.markdown_backups import SessionBackups
 from cairn.adapters.storage.markdown_layout import RECENT_HEADER
 from cairn.adapters.storage.markdown_parse import ParsedFile, parse
-from cairn.adapters.storage.watched_files import (
-    SETTLE_SECONDS,
-    SETTLE_TIMEOUT,
-    WatchedFiles,
-    looks_complete,
-    read_open,
-)
+from cairn.adapters.storage.watched_files import WatchedFiles, looks_complete, read_open
 from cairn.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -105,7 +100,8 @@ class LiveFile:
         return path_signature(self.path) != self.signature
 
     def read(self) -> tuple[bytes, Signature] | None:
-        """The file's bytes as they are now (a save in place finished), None when missing."""
+        """The file's bytes as they are now (a save in place finished: `live_edit` rule 3),
+        None when missing."""
         in_place = self.signature is not None and self._same_inode()
         try:
             got = read_settled(

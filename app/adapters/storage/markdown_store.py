@@ -1,4 +1,8 @@
-"""MarkdownMemoryStore: Memories.md, written atomically once per unit of work under a file lock."""
+"""MarkdownMemoryStore: Memories.md, written atomically once per unit of work under a file lock.
+
+What it does when a person saves the file while it writes (the live-edit protocol) is stated
+in one place, `live_edit`, as numbered rules with their constants.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from cairn.adapters.storage.file_swap import Signature, modified_time
 from cairn.adapters.storage.gc_pause import gc_paused
 from cairn.adapters.storage.hand_deletions import HandDeletions
 from cairn.adapters.storage.kept_snapshot import KeptSnapshot
+from cairn.adapters.storage.live_edit import FOLD_TRIES, MAX_ROUNDS
 from cairn.adapters.storage.live_file import LiveFile
 from cairn.adapters.storage.markdown_archive import ArchiveFile
 from cairn.adapters.storage.markdown_backups import SessionBackups
@@ -43,9 +48,6 @@ from cairn.models.memory import MemoryEntry, MemoryStatus, utc_now
 
 log = logging.getLogger(__name__)
 
-_MAX_ROUNDS = 20
-_FOLD_TRIES = 3
-"""Folds found outdated by a save before the store appends what the save lacks instead."""
 RECENT_LIMIT = 64 * 1024
 """Bytes of appended units of work after which the next write folds the file (at least: see
 `RECENT_SHARE`)."""
@@ -81,7 +83,7 @@ class MarkdownMemoryStore(CachedStore):
       writer never saw. The file is checked again just before it is replaced, the replaced file
       is compared with what was read, and it is watched for a few seconds for a save that lands
       in it late (`WatchedFiles`): a save that lands at any moment is merged into the next
-      write.
+      write. The rules, numbered, with their constants and reasons: `live_edit`.
     - Reads come from the cache; it is refreshed (merged) when the file's inode, size or mtime
       changed. After a write it holds the memories as the file does (timestamps to the second,
       see `markdown_layout`), so a reload gives what this store already returned.
@@ -294,7 +296,7 @@ class MarkdownMemoryStore(CachedStore):
             # (a fold would read every memory); one that parsed the file folds it first, which
             # also writes an older file in today's form
             backups.copy()
-        for _ in range(_MAX_ROUNDS):
+        for _ in range(MAX_ROUNDS):
             if not self._can_append(ops, bounded=bounded):
                 return False
             written = [*self._pending, *visited, *touched]
@@ -359,7 +361,7 @@ class MarkdownMemoryStore(CachedStore):
         before the swap, and the fold deletes nothing (`appendable`), append to the saved file
         what it lacks instead."""
         rounds: Counter[str] = Counter()
-        for _ in range(_MAX_ROUNDS):
+        for _ in range(MAX_ROUNDS):
             with gc_paused():  # (as a load: what it makes stays alive, or is freed at once)
                 rendered = render_file(self._cache, self._raw, self._blocks)
             displaced = self._replace(rendered.text)
@@ -385,11 +387,11 @@ class MarkdownMemoryStore(CachedStore):
             self._merge(*displaced)
             rounds[displaced[1]] += 1
             # saves keep coming faster than a fold: append to the last one what it lacks
-            outpaced = appendable and rounds["check"] >= _FOLD_TRIES
+            outpaced = appendable and rounds["check"] >= FOLD_TRIES
             if outpaced and self._append([], [], bounded=False):
                 return
         found = ", ".join(f"{k} {v}" for k, v in rounds.most_common())
-        raise StoreError(f"{self._path}: the file kept changing ({_MAX_ROUNDS} writes; {found})")
+        raise StoreError(f"{self._path}: the file kept changing ({MAX_ROUNDS} writes; {found})")
 
     def _replace(self, text: str) -> tuple[ParsedFile | None, str] | None:
         """Write `text` as the file (`LiveFile.replace`). Returns what someone else had saved in

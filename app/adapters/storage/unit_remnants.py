@@ -1,4 +1,5 @@
-"""What a save in place leaves of a unit cairn was appending, and a later save read without it."""
+"""What a save in place leaves of a unit cairn was appending, and a later save read without it
+(rule 6 of the live-edit protocol, `live_edit`)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,9 @@ from collections import deque
 from pathlib import Path
 
 from cairn.adapters.storage.file_swap import Signature
+from cairn.adapters.storage.live_edit import REMNANTS_KEPT
 
 log = logging.getLogger(__name__)
-
-REMNANTS_KEPT = 8
-"""Remnants of units a store cut from a save (see `Remnants.without`) it looks for."""
 
 
 class Remnants:

@@ -1,4 +1,5 @@
-"""WatchedFiles: files a store replaced, kept open a while for an editor's late save."""
+"""WatchedFiles: files a store replaced, kept open a while for an editor's late save (rules 3
+and 8 of the live-edit protocol, `live_edit`)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cairn.adapters.storage.file_swap import Signature, read_fd, read_settled, signature_of
-
-SETTLE_SECONDS = 0.02
-"""A file changed in place is read once it has been still this long (an editor's save) and
-ends with a line end, as every Memories.md does (an empty file or one cut mid-line is a save
-in progress)."""
-SETTLE_TIMEOUT = 2.0
-WATCH_SECONDS = 5.0
-"""How long a replaced file is watched for an editor's save that landed in it late."""
-WATCHED_FILES = 4
+from cairn.adapters.storage.live_edit import (
+    SETTLE_SECONDS,
+    SETTLE_TIMEOUT,
+    WATCH_SECONDS,
+    WATCHED_FILES,
+)
 
 
 def looks_complete(data: bytes) -> bool:
-    """Not a save in progress: not empty, and ends with a line end."""
+    """Not a save in progress: not empty, and ends with a line end, as every Memories.md does
+    (`live_edit` rule 3)."""
     return data.endswith(b"\n")
 
 
