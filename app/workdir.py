@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 MARKER = ".cairn"
 """The file that marks a folder as cairn's workdir."""
 REPLAY_MARKER = ".cairn-replay"
-"""What `cairn replay` leaves in each scenario's folder (`cairn.replay.runner.MARKER`)."""
+"""What `cairn replay` leaves in each scenario's folder (`cairn.replay.prepare.MARKER`)."""
 CHOOSE = "choose another folder with --workdir NEW_FOLDER"
 
 

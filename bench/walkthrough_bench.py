@@ -81,7 +81,8 @@ def remember(path: Path, row: Row) -> None:
     the memory columns."""
     import tempfile
 
-    from cairn.replay.runner import run_scenario, walkthrough_document
+    from cairn.replay.prepare import walkthrough_document
+    from cairn.replay.runner import run_scenario
 
     with tempfile.TemporaryDirectory() as workdir:
         report = run_scenario(walkthrough_document(path), Path(workdir))

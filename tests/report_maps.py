@@ -28,8 +28,9 @@ _SVG = "{http://www.w3.org/2000/svg}"
 def walkthrough_map(story: Path, workdir: Path) -> MapGraph:
     """The map a replay of `story`'s whole walkthrough learns (its workdir: `workdir`)."""
     from cairn.container import build_container
-    from cairn.replay.runner import JerichoReplay, open_story, replay_settings, walkthrough_document
-    from cairn.replay.scenario import JerichoScenario
+    from cairn.replay.prepare import open_story, replay_settings, walkthrough_document
+    from cairn.replay.runner import JerichoReplay
+    from cairn.replay.scenario_models import JerichoScenario
 
     document = walkthrough_document(story)
     spec = document.scenario

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from cairn.replay.scenario import ScenarioDocument
+    from cairn.replay.scenario_document import ScenarioDocument
 
 
 @click.command("replay")
@@ -67,7 +67,8 @@ def replay(
     one is printed as `file:line: field: reason` and the command exits 2, replaying nothing.
     """
     from cairn.errors import ScenarioError
-    from cairn.replay.runner import replay_files, scenario_files, walkthrough_document
+    from cairn.replay.prepare import scenario_files, walkthrough_document
+    from cairn.replay.runner import replay_files
     from cairn.replay.scenario import load_scenario
 
     if walkthrough != (game_path is not None):

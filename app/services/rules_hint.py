@@ -61,7 +61,7 @@ def turn_verdict(outcome: TurnOutcome, existing: Sequence[MemoryEntry] = ()) -> 
 def failure_hint(outcome: TurnOutcome, existing: Sequence[MemoryEntry]) -> RulesVerdict | None:
     """The failure ledger the rules would write for a plain failure (one FAILURE memory per
     room and object listing every command that failed on it); None when its command is listed
-    already (the rules change nothing). Mirrors `ActionMemories._record_failure`."""
+    already (the rules change nothing). Mirrors `failure_ledger.record_failure`."""
     command = normalize_command(outcome.action)
     thing = ledger_key(command)
     tag = f"object:{thing}" if thing else "object:-"
@@ -86,7 +86,7 @@ def failure_hint(outcome: TurnOutcome, existing: Sequence[MemoryEntry]) -> Rules
 def qualify_hint(earlier: MemoryEntry, outcome: TurnOutcome) -> RulesVerdict | None:
     """A success remembered here that did nothing this time: the rules supersede it with itself
     and what differed; None when that difference is said already. Mirrors
-    `ActionMemories._qualify`."""
+    `failure_ledger.qualify`."""
     command = normalize_command(outcome.action)
     reason = why_not(outcome)
     if f"Later, {command}: {reason} (" in earlier.text:
@@ -104,7 +104,7 @@ def qualify_hint(earlier: MemoryEntry, outcome: TurnOutcome) -> RulesVerdict | N
 
 def move_hint(outcome: TurnOutcome, known_name: str = "") -> RulesVerdict:
     """A new way between rooms already seen: the map fact the rules write. Mirrors
-    `ActionMemories._record_move` (`known_name`: the stored name of the room reached)."""
+    `turn_writes.record_move` (`known_name`: the stored name of the room reached)."""
     action = normalize_command(outcome.action)
     after = outcome.location_after
     where = outcome.location_after_name or known_name or f"location {after}"

@@ -20,9 +20,9 @@ from cairn.replay import (
     replay_files,
     run_scenario,
 )
-from cairn.replay.limits import MAX_ITEMS, MAX_SCENARIO_BYTES
-from cairn.replay.runner import replay_settings
-from cairn.replay.scenario import MAX_YAML_DEPTH, NarrativeScenario
+from cairn.replay.limits import MAX_ITEMS, MAX_SCENARIO_BYTES, MAX_YAML_DEPTH
+from cairn.replay.prepare import replay_settings
+from cairn.replay.scenario_models import NarrativeScenario
 
 HEAD = "kind: narrative\nname: attack\nlocations:\n  - {id: 1, name: Hall}\nsteps:\n  - move: 1\n"
 """Five lines; what a test appends starts at line 7."""
@@ -441,7 +441,7 @@ def test_a_jericho_scenarios_actions_and_a_mapping_are_bounded_too(tmp_path: Pat
 def test_a_document_past_the_values_bound_is_refused_where_it_crosses_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("cairn.replay.scenario.MAX_YAML_NODES", 20)
+    monkeypatch.setattr("cairn.replay.scenario_yaml.MAX_YAML_NODES", 20)
     path = _write(tmp_path, HEAD + "  - say: a\n  - say: b\n  - say: c\n  - say: d\n")
     message = _one_line_error(path)
     assert message == f"{path}:8: steps[2]: more than 20 YAML values in the scenario"

@@ -25,8 +25,9 @@ from cairn.replay import (
     prepare_workdir,
     run_scenario,
 )
-from cairn.replay.runner import replay_settings, scenario_files
-from cairn.replay.scenario import JerichoScenario, ScenarioFileError
+from cairn.replay.prepare import replay_settings, scenario_files
+from cairn.replay.scenario_models import JerichoScenario
+from cairn.replay.scenario_yaml import ScenarioFileError
 from tests.conftest import SHARED_ROMS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ from cairn.cli import main
 from cairn.events.events import connect, memory_recorded
 from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus
 from cairn.play.runner import default_space, run_play
-from cairn.replay.runner import replay_settings, walkthrough_document
+from cairn.replay.prepare import replay_settings, walkthrough_document
 from cairn.settings import load_settings
 from cairn.testing import FakeGame
 from cairn.testing.postgres_server import free_port

@@ -8,7 +8,7 @@ import pytest
 
 from cairn.adapters.game.opening import cache_dir, open_game
 from cairn.container import build_container
-from cairn.replay.runner import open_story
+from cairn.replay.prepare import open_story
 from cairn.replay.scenario import load_scenario
 from cairn.settings import load_settings
 

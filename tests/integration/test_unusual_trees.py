@@ -17,7 +17,8 @@ from cairn.adapters.game.ztree import ZStory
 from cairn.interfaces.game import GameObservation
 from cairn.models.memory import MemoryScope
 from cairn.replay.runner import run_scenario
-from cairn.replay.scenario import JerichoScenario, ScenarioDocument
+from cairn.replay.scenario_document import ScenarioDocument
+from cairn.replay.scenario_models import JerichoScenario
 
 NESTED = """
 The grounds is a region.

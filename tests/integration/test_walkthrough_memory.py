@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
-from cairn.replay.runner import ReplayReport, run_scenario, walkthrough_document
+from cairn.replay.prepare import walkthrough_document
+from cairn.replay.results import ReplayReport
+from cairn.replay.runner import run_scenario
 
 ROMS = Path(__file__).resolve().parents[2].parent / "shared" / "roms"
 needs_roms = pytest.mark.skipif(not ROMS.is_dir(), reason=f"no story files at {ROMS}")

@@ -20,7 +20,7 @@ from cairn.models.game import GameState, LocationState, NPCInstance, QuestState
 from cairn.models.kinds import WorldEvent
 from cairn.models.memory import MemoryEntry, MemoryScope
 from cairn.replay.runner import build_world
-from cairn.replay.scenario import NarrativeScenario
+from cairn.replay.scenario_models import NarrativeScenario
 from cairn.testing import InMemoryStore
 
 CAMP, ROAD = 1, 2

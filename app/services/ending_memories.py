@@ -1,0 +1,203 @@
+"""Deaths and endings, stored where they lie: a dark room's lesson, an attacker's lesson, the
+winning command at its room, and the episode's ending as a world memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.events import events
+from cairn.interfaces.summarizer import RulesVerdict
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.kinds import WorldEvent
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
+from cairn.services.causes import (
+    DARK_TAG,
+    LESSON_TAG,
+    Diagnosis,
+    attacker_lesson_text,
+    attacker_lesson_title,
+    blamed_command,
+    dark_lesson_text,
+    dark_lesson_title,
+    dark_words,
+    death_words,
+    diagnose,
+    ends_in_death,
+    is_move,
+    with_death,
+    with_ways_in,
+)
+from cairn.services.endings import CAUSE_WORDS, DeathCause, ending_text
+from cairn.services.memory_core import MemoryCore
+from cairn.services.outcomes import normalize_command, verdict
+from cairn.services.turn_writes import add_at_source
+
+
+def record_dark_room(
+    core: MemoryCore, outcome: TurnOutcome, found: Diagnosis, *, died: bool = True
+) -> MemoryEntry | None:
+    """A room the game describes as dark: the lesson is the room's ("Attic (L201) is dark:
+    entering without a lit light ends in death (...). Ways in: 'up' from Kitchen (L203)."),
+    written when the player first finds it dark and told again when the dark kills, never
+    a danger of the move last taken there. The lesson already there gains the new ways in;
+    a danger here that blamed a move for the same death words is superseded by it."""
+    room = found.room
+    assert room is not None
+    here = core.location_memories(room)
+    words = death_words(outcome.response) if died else dark_words(outcome.response)
+    text = dark_lesson_text(found, outcome.episode, outcome.turn, words, died=died)
+    earlier = next((e for e in here if DARK_TAG in e.tags), None)
+    if earlier is not None:
+        if died and not ends_in_death(earlier.text):
+            text = with_death(earlier.text, text)
+        else:
+            text = with_ways_in(earlier.text, found.ways_in)
+        if text == earlier.text:
+            return None
+        update: dict[str, Any] = {"text": text}
+        if died:
+            update["importance"] = max(earlier.importance, 950)
+            update["source"] = MemorySource.ENDING
+        entry = earlier.model_copy(update=update)
+        with core._store.transaction() as tx:
+            tx.update(entry)
+            core._announce(tx, entry)
+        return entry
+    entry = core._new_entry(
+        scope=MemoryScope.LOCATION,
+        category=MemoryCategory.DANGER,
+        title=dark_lesson_title(),
+        text=text,
+        importance=950 if died else 800,
+        tags=[LESSON_TAG, DARK_TAG],
+        source=MemorySource.ENDING if died else MemorySource.ACTION,
+        episode=outcome.episode,
+        turn_start=outcome.turn,
+        turn_end=outcome.turn,
+        location_id=room,
+        location_name=found.room_name or None,
+    )
+    blamed = [
+        e
+        for e in here
+        if died
+        and e.category is MemoryCategory.DANGER
+        and LESSON_TAG not in e.tags
+        and (command := blamed_command(e.title)) is not None
+        and is_move(command)
+        and words
+        and words in e.text
+    ]
+    return core._add_replacing(entry, blamed)
+
+
+def dark_hint(outcome: TurnOutcome, found: Diagnosis) -> RulesVerdict:
+    """The darkness lesson as the rules' hint to a model summarizer (`by_rules`)."""
+    return RulesVerdict(
+        outcome=verdict(outcome).value,
+        reason=(
+            "died in a room last described as dark, with no light lit: the room is the"
+            " cause, not the command taken there"
+        ),
+        category=MemoryCategory.DANGER,
+        title=dark_lesson_title(),
+        text=dark_lesson_text(found, outcome.episode, outcome.turn, death_words(outcome.response)),
+    )
+
+
+def as_attacker_lesson(
+    core: MemoryCore, entry: MemoryEntry | None, outcome: TurnOutcome, found: Diagnosis
+) -> MemoryEntry | None:
+    """A death in a fight, as the summarizer remembered it (what it superseded stands): a
+    memory that blames the command ("Died by 'north'") becomes the attacker's lesson at
+    the room ("In the Troll Room (L10) the troll attacks and can kill ..."), so that the
+    move last taken is no danger."""
+    if entry is None or entry.category is not MemoryCategory.DANGER:
+        return entry
+    if f"'{normalize_command(outcome.action)}'" not in entry.title.lower():
+        return entry
+    lesson = entry.model_copy(
+        update={
+            "title": attacker_lesson_title(found.detail),
+            "text": attacker_lesson_text(
+                found, outcome.episode, outcome.turn, death_words(outcome.response)
+            ),
+            "tags": list(
+                dict.fromkeys([*entry.tags, LESSON_TAG, f"cause:{DeathCause.COMBAT.value}"])
+            ),
+            "via": None,
+            "leads_to": None,
+        }
+    )
+    with core._store.transaction() as tx:
+        tx.update(lesson)
+    return lesson
+
+
+def record_win_here(core: MemoryCore, outcome: TurnOutcome) -> MemoryEntry | None:
+    """The winning command, at the room where it won, in the game's words."""
+    words = ending_text(outcome.response)
+    action = normalize_command(outcome.action)
+    return add_at_source(
+        core,
+        outcome,
+        category=MemoryCategory.SUCCESS,
+        title=f"Won the game by '{action}'",
+        text=f"'{action}' here won the game: {words}",
+        importance=1000,
+        tags=["ending:won"],
+        source=MemorySource.ENDING,
+    )
+
+
+def record_ending(
+    core: MemoryCore, game_state: GameState, final: TurnOutcome
+) -> MemoryEntry | None:
+    if not (final.won or final.died):
+        return None
+    room = final.location_before_name or (
+        f"location {final.location_before}" if final.location_before is not None else ""
+    )
+    where = f" in {room}" if room else ""
+    words = ending_text(final.response) or final.response.strip()
+    action = normalize_command(final.action)
+    if final.won:
+        title = f"Won the game{where} at turn {final.turn}"
+        category = MemoryCategory.SUCCESS
+        kind = WorldEvent.GAME_WON
+    else:
+        found = diagnose(final, game_state.turns)
+        cause = found.cause
+        how = f"by '{action}'" if found.blames_command else f"({CAUSE_WORDS[cause]})"
+        title = f"Died{where} at turn {final.turn} {how}"
+        category = MemoryCategory.DANGER
+        kind = WorldEvent.PLAYER_DIED
+    last = game_state.conversation_history[-1].index if game_state.conversation_history else -1
+    if any(e.title == title and e.text == words for e in core.world_memories()):
+        game_state.scenario.last_world_message_index = last  # the same ending, merged
+        return None
+    entry = core._new_entry(
+        scope=MemoryScope.WORLD,
+        category=category,
+        title=title,
+        text=words,
+        importance=1000 if final.won else 900,
+        tags=[f"world:{kind}", "ending", f"episode:{final.episode}"]
+        + ([] if final.won else [f"cause:{cause.value}"]),
+        source=MemorySource.ENDING,
+        episode=final.episode,
+        turn_start=final.turn,
+        turn_end=final.turn,
+        score_delta=final.score_delta,
+        location_id=final.location_before,
+    )
+    with core._store.transaction() as tx:
+        tx.add(entry)
+        tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
+        tx.after_commit(
+            lambda: core._publisher.publish(
+                events.world_event_recorded, core, event_kind=kind, related={}
+            )
+        )
+        core._announce(tx, entry)
+    return entry

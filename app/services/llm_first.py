@@ -1,0 +1,61 @@
+"""LLM-first routing: a turn the rules write themselves goes, with a model, to the summarizer,
+the rules' verdict shown to it as a hint (`by_rules`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from cairn.interfaces.summarizer import RulesVerdict, SynthesisRequest
+from cairn.models.game import TurnOutcome
+from cairn.models.memory import MemoryEntry
+from cairn.services.memory_core import MemoryCore
+from cairn.services.supersession import resolve
+from cairn.services.synthesis_memories import store_decision, synthesize
+from cairn.services.triggers import detect_triggers
+
+
+def by_rules(
+    core: MemoryCore,
+    outcome: TurnOutcome,
+    history: list[TurnOutcome],
+    existing: list[MemoryEntry],
+    hint: RulesVerdict | None,
+    write: Callable[[], MemoryEntry | None],
+    triggers: Sequence[str] = (),
+) -> MemoryEntry | None:
+    """A turn the rules write themselves (a failure, a success that did nothing this time,
+    a new way between known rooms). Offline, `write` does it. With a model
+    (`ISummarizer.llm_first`), the summarizer decides, `hint` (what the rules make of the
+    turn and the memory they would write) shown to it: an answer that repeats the rules'
+    memory word for word keeps `write`'s, plus what else it supersedes (a TENTATIVE guess
+    this turn contradicts); another answer is stored as synthesis stores it. When the model
+    fails, the rules decide alone (`write`)."""
+    if hint is None or not core._summarizer.llm_first:
+        return write()
+    fired = list(triggers) or detect_triggers(
+        outcome, first_visit=False, long_response_chars=core._policy.long_response_chars
+    )
+    request = SynthesisRequest(
+        outcome=outcome, triggers=fired, existing=existing, history=history, hint=hint
+    )
+    decision = synthesize(core, request)
+    if decision is None:
+        return write()
+    if not hint.agrees(decision):
+        return store_decision(core, outcome, history, existing, decision)
+    entry = write()
+    if entry is None:
+        return None
+    resolution = resolve(decision, existing, core._policy.max_supersessions)
+    assert outcome.location_before is not None
+    visible = {e.id for e in core.location_memories(outcome.location_before)} - {entry.id}
+    supersede = [i for i in resolution.supersede if i in visible]
+    invalidate = [i for i in resolution.invalidate if i in visible and i not in supersede]
+    if supersede or invalidate:
+        with core._store.transaction() as tx:
+            for old_id in supersede:
+                tx.supersede(old_id, entry.id)
+                tx.after_commit(core._superseded_callback(old_id, entry.id))
+            for old_id in invalidate:
+                tx.supersede(old_id, None)
+    return entry

@@ -1,0 +1,96 @@
+"""The summarizer's memory of a turn: asked for (`synthesize`) and stored at its source with
+what it supersedes; a procedure or a score keeps what had to be held (`store_decision`)."""
+
+from __future__ import annotations
+
+from cairn.errors import SummarizerError
+from cairn.interfaces.summarizer import SynthesisRequest
+from cairn.models.game import TurnOutcome
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, SynthesisDecision
+from cairn.services.endings import ending_text
+from cairn.services.memory_core import MemoryCore, log
+from cairn.services.memory_rules import adds_content, move_of
+from cairn.services.outcomes import procedure_steps
+from cairn.services.preconditions import needed_items, with_needs
+from cairn.services.replies import is_junk
+from cairn.services.supersession import resolve
+
+
+def synthesize(core: MemoryCore, request: SynthesisRequest) -> SynthesisDecision | None:
+    """The summarizer's decision on a turn, counted; None when it failed (logged, counted
+    and published as a summary failure)."""
+    core.summarizer_calls["synthesis"] += 1
+    log.debug(
+        "turn %s: synthesis for triggers %s", request.outcome.turn, ", ".join(request.triggers)
+    )
+    try:
+        return core._summarizer.synthesize(request)
+    except SummarizerError as exc:  # a programming error is not a summary that failed
+        core._failed("synthesis", exc)
+        return None
+
+
+def store_decision(
+    core: MemoryCore,
+    outcome: TurnOutcome,
+    history: list[TurnOutcome],
+    existing: list[MemoryEntry],
+    decision: SynthesisDecision,
+) -> MemoryEntry | None:
+    """The summarizer's memory of a turn, stored at its source with what it supersedes."""
+    source = outcome.location_before
+    assert source is not None
+    move = move_of(outcome)
+    if not decision.should_remember or not decision.memory_title.strip():
+        return None
+    text = decision.memory_text.strip()
+    if is_junk(text):
+        log.info("synthesis kept only banners or stock replies (%r); skipped", text[:80])
+        return None
+    if outcome.died:
+        words = ending_text(outcome.response)
+        if words and words not in text:
+            text = f'{text} The game said: "{words}"'
+    if decision.category is MemoryCategory.SUCCESS and (
+        outcome.score_delta > 0 or procedure_steps(text)
+    ):
+        # a procedure or a score: what had to be held, so it is not replayed before
+        text = with_needs(text, needed_items(outcome, history))
+    same = [
+        e
+        for e in existing
+        if e.title.strip().lower() == decision.memory_title.strip().lower()
+        and e.category is decision.category
+    ]
+    if same and not any(adds_content(text, e.text) for e in same):
+        log.info("synthesis repeated an existing memory title %r; skipped", decision.memory_title)
+        return None
+    first_turn = min((h.turn for h in history if h.location_before == source), default=outcome.turn)
+    entry = core._new_entry(
+        scope=MemoryScope.LOCATION,
+        category=decision.category,
+        status=decision.status,
+        title=decision.memory_title.strip(),
+        text=text,
+        importance=decision.importance,
+        **move,  # triggers are logged, not stored
+        episode=outcome.episode,
+        turn_start=first_turn if decision.multi_step else outcome.turn,
+        turn_end=outcome.turn,
+        score_delta=outcome.score_delta,
+        location_id=source,
+        location_name=outcome.location_before_name or None,
+    )
+    resolution = resolve(decision, existing, core._policy.max_supersessions)
+    # the same title with more to say (a procedure that now has its steps) replaces the old
+    supersede = list(dict.fromkeys([*resolution.supersede, *(e.id for e in same)]))
+    with core._store.transaction() as tx:
+        tx.add(entry)
+        for old_id in supersede:
+            tx.supersede(old_id, entry.id)
+            tx.after_commit(core._superseded_callback(old_id, entry.id))
+        for old_id in resolution.invalidate:
+            if old_id not in supersede:
+                tx.supersede(old_id, None)
+        core._announce(tx, entry)
+    return entry
