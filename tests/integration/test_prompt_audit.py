@@ -15,7 +15,7 @@ from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
 from cairn.interfaces.memory_service import IMemoryService
 from cairn.models.memory import MemoryCategory
 from cairn.play.runner import run_play
-from cairn.services.context.memory_builders import is_visit_summary
+from cairn.services.context.ranking import is_visit_summary
 from cairn.services.outcomes import failed_commands
 from cairn.settings import load_settings
 

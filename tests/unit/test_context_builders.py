@@ -550,7 +550,8 @@ def test_request_from_game_state_finds_location_and_present_npcs() -> None:
 def test_the_location_sections_size_is_what_its_rendered_text_costs(memory: Any) -> None:
     """The trimming loop sizes a location section from its blocks' characters and words; that
     must be exactly the estimate of the text it would render, at every step."""
-    from cairn.services.context import memory_builders as mb
+    from cairn.services.context.location_memory import LocationMemoryBuilder
+    from cairn.services.context.location_trim import _SectionSize
     from cairn.services.context.tokens import estimate_tokens
 
     entries = [
@@ -564,10 +565,10 @@ def test_the_location_sections_size_is_what_its_rendered_text_costs(memory: Any)
         )
         for n in range(30)
     ]
-    builder = mb.LocationMemoryBuilder(memory, max_tokens=10**6)
+    builder = LocationMemoryBuilder(memory, max_tokens=10**6)
     groups = builder._grouped(entries)
     head = ["Location Memory for Hall (Location 1):", "You've been here 3 times."]
-    size = mb._SectionSize(head, groups)
+    size = _SectionSize(head, groups)
     for hidden in range(len(entries)):
         text = builder._render(head, groups, hidden)
         assert size.tokens(hidden) == estimate_tokens(text)
@@ -583,7 +584,8 @@ def _choose_one_by_one(
     """The trimming as first written: drop the least important (then oldest) memory of the
     least useful kind, one at a time, sizing the whole section again after each drop; before
     the failures, long memories still shown are shortened (`_brief`)."""
-    from cairn.services.context import memory_builders as mb
+    from cairn.services.context.failure_fold import _ledger
+    from cairn.services.context.location_trim import _brief
 
     groups = builder._grouped(entries)
     hidden = len(entries) - sum(len(g.entries) for g in groups)
@@ -593,7 +595,7 @@ def _choose_one_by_one(
         ):
             for kept in groups:
                 kept.brief = {
-                    r for r, e in kept.entries if not mb._ledger(e) and mb._brief(e) is not e
+                    r for r, e in kept.entries if not _ledger(e) and _brief(e) is not e
                 }
         while group.entries and (
             estimate_tokens(builder._render(head, groups, hidden)) > builder.max_tokens
@@ -623,7 +625,7 @@ def test_the_location_sections_choice_is_the_one_by_one_trimming(
     """However many memories, of whatever kinds, sizes and importance (ties included), and
     whatever the budget, the location section keeps exactly the memories, in the order, that
     dropping them one at a time and measuring the rendered text again would keep."""
-    from cairn.services.context import memory_builders as mb
+    from cairn.services.context.location_memory import LocationMemoryBuilder
 
     entries = [
         MemoryEntry(
@@ -637,7 +639,7 @@ def test_the_location_sections_choice_is_the_one_by_one_trimming(
         )
         for n, (category, importance, words, visit) in enumerate(specs)
     ]
-    builder = mb.LocationMemoryBuilder(None, max_tokens=budget)  # type: ignore[arg-type]
+    builder = LocationMemoryBuilder(None, max_tokens=budget)  # type: ignore[arg-type]
     head = ["Location Memory for Hall (Location 1):", "You've been here 3 times."]
     groups, hidden = builder._choose(head, entries)
     want_groups, want_hidden = _choose_one_by_one(builder, head, entries)

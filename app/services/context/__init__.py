@@ -1,5 +1,6 @@
 """Prompt context: named, token-costed sections from memory builders, fitted to a budget."""
 
+from cairn.services.context.adjacent_memory import AdjacentMemoryBuilder
 from cairn.services.context.builders import (
     ContextBuilder,
     ContextRequest,
@@ -13,16 +14,14 @@ from cairn.services.context.context_service import (
     default_builders,
     render_sections,
 )
-from cairn.services.context.memory_builders import (
-    FIRST_VISIT,
-    AdjacentMemoryBuilder,
-    LocationMemoryBuilder,
+from cairn.services.context.location_memory import FIRST_VISIT, LocationMemoryBuilder
+from cairn.services.context.narrative_memory import (
     NarrativeLocationMemoryBuilder,
     NpcMemoryBuilder,
-    TopNotesBuilder,
     WorldMemoryBuilder,
 )
 from cairn.services.context.tokens import estimate_tokens
+from cairn.services.context.top_notes import TopNotesBuilder
 from cairn.services.context.turn_builders import (
     ExtraSectionBuilder,
     RecentActionsBuilder,

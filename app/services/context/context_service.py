@@ -10,17 +10,17 @@ from pydantic import BaseModel, ConfigDict
 from cairn.errors import CairnError, ConfigError, UnknownPromptError
 from cairn.interfaces.memory_service import IMemoryReader
 from cairn.models.kinds import PromptKind
+from cairn.services.context.adjacent_memory import AdjacentMemoryBuilder
 from cairn.services.context.builders import ContextBuilder, ContextRequest, Section
+from cairn.services.context.location_memory import LocationMemoryBuilder
 from cairn.services.context.map_builders import CurrentLocationBuilder, NearbyMapBuilder
-from cairn.services.context.memory_builders import (
-    AdjacentMemoryBuilder,
-    LocationMemoryBuilder,
+from cairn.services.context.narrative_memory import (
     NarrativeLocationMemoryBuilder,
     NpcMemoryBuilder,
-    TopNotesBuilder,
     WorldMemoryBuilder,
 )
 from cairn.services.context.tokens import estimate_from_counts
+from cairn.services.context.top_notes import TopNotesBuilder
 from cairn.services.context.turn_builders import (
     ExtraSectionBuilder,
     RecentActionsBuilder,
