@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from cairn.interfaces.summarizer import SynthesisRequest
 from cairn.models.game import GameState, TurnOutcome
+from cairn.models.kinds import Trigger
 from cairn.models.memory import MemoryEntry
 from cairn.services import ending_memories, notes_and_pruning
 from cairn.services.causes import dark_arrival, diagnose
 from cairn.services.ending_memories import (
     as_attacker_lesson,
     dark_hint,
+    death_decision,
+    death_hint,
     record_dark_room,
     record_win_here,
+    win_hint,
 )
 from cairn.services.endings import DeathCause
 from cairn.services.failure_ledger import failed_here, qualify, record_failure, retire_failure
@@ -60,7 +64,14 @@ class ActionMemories(MemoryCore):
             log.warning("turn %s: location before the action is unknown; not stored", outcome.turn)
             return None
         if outcome.won:
-            return record_win_here(self, outcome)
+            return by_rules(
+                self,
+                outcome,
+                history,
+                self.location_memories(source),
+                win_hint(outcome),
+                lambda: record_win_here(self, outcome),
+            )
         dark = dark_arrival(outcome)
         if dark is not None:
             # a room the game shows dark is remembered so at once: light before coming back
@@ -79,6 +90,22 @@ class ActionMemories(MemoryCore):
         if why is not None and why.cause is not DeathCause.COMBAT and not why.blames_command:
             return None  # the world's ending, remembered by record_ending, not this command's
         existing = self.location_memories(source)
+        if why is not None and self._summarizer.llm_first:
+            # the command's or an attacker's death: the model sees the rules' danger as a hint
+            danger = by_rules(
+                self,
+                outcome,
+                history,
+                existing,
+                death_hint(outcome, why, existing),
+                lambda: store_decision(
+                    self, outcome, history, existing, death_decision(outcome, existing)
+                ),
+                self._triggers(outcome, existing),
+            )
+            if why.cause is DeathCause.COMBAT:
+                return as_attacker_lesson(self, danger, outcome, why)
+            return danger
         found = verdict(outcome)
         if not outcome.died and found in (Verdict.FAILURE, Verdict.NO_OP):
             # one truth per action: a success remembered here says when it did not work
@@ -116,26 +143,16 @@ class ActionMemories(MemoryCore):
         self, outcome: TurnOutcome, history: list[TurnOutcome], existing: list[MemoryEntry]
     ) -> MemoryEntry | None:
         """A turn that was no plain failure: a move, a map fact or the summarizer's memory."""
-        source = outcome.location_before
-        assert source is not None
         record = (
             self._store.location(outcome.location_after)
             if outcome.location_after is not None
             else None
         )
         first_visit = outcome.moved and (record is None or record.visits <= 1)
-        triggers = detect_triggers(
-            outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
-        )
-        move = move_of(outcome)
-        known = any(
-            e.via == move.get("via") and e.leads_to == move.get("leads_to") for e in existing
-        )
-        if move and not first_visit and known:
-            # A move already remembered from here: the room text that follows is old news.
-            triggers = [t for t in triggers if t not in (LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER)]
+        triggers = self._triggers(outcome, existing)
         if not triggers:
             return None
+        move = move_of(outcome)
         plain_move = move and not first_visit and set(triggers) <= _MOVE_TRIGGERS
         if plain_move and not failed_here(existing, outcome.action):
             return by_rules(
@@ -155,6 +172,26 @@ class ActionMemories(MemoryCore):
         if decision is None:
             return None
         return store_decision(self, outcome, history, existing, decision)
+
+    def _triggers(self, outcome: TurnOutcome, existing: list[MemoryEntry]) -> list[Trigger]:
+        """The triggers the turn fires; a move already remembered from here fires neither the
+        room's text nor a long response (old news)."""
+        record = (
+            self._store.location(outcome.location_after)
+            if outcome.location_after is not None
+            else None
+        )
+        first_visit = outcome.moved and (record is None or record.visits <= 1)
+        triggers = detect_triggers(
+            outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
+        )
+        move = move_of(outcome)
+        known = any(
+            e.via == move.get("via") and e.leads_to == move.get("leads_to") for e in existing
+        )
+        if move and not first_visit and known:
+            triggers = [t for t in triggers if t not in (LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER)]
+        return triggers
 
     def _cover(self, game_state: GameState, outcome: TurnOutcome) -> None:
         """Mark the turn's own messages (its command and the game's answer) as read."""

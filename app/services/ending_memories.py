@@ -3,13 +3,22 @@ winning command at its room, and the episode's ending as a world memory."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from cairn.events import events
 from cairn.interfaces.summarizer import RulesVerdict
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import WorldEvent
-from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
+from cairn.models.memory import (
+    MemoryCategory,
+    MemoryEntry,
+    MemoryScope,
+    MemorySource,
+    MemoryStatus,
+    SynthesisDecision,
+)
 from cairn.services.causes import (
     DARK_TAG,
     LESSON_TAG,
@@ -29,8 +38,11 @@ from cairn.services.causes import (
 )
 from cairn.services.endings import CAUSE_WORDS, DeathCause, ending_text
 from cairn.services.memory_core import MemoryCore
-from cairn.services.outcomes import normalize_command, verdict
+from cairn.services.outcomes import first_sentences, normalize_command, verdict
+from cairn.services.replies import is_stock, without_banners
 from cairn.services.turn_writes import add_at_source
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def record_dark_room(
@@ -134,16 +146,87 @@ def as_attacker_lesson(
     return lesson
 
 
+def death_decision(outcome: TurnOutcome, existing: Sequence[MemoryEntry]) -> SynthesisDecision:
+    """The rules' memory of a death the command or an attacker caused, as the rule-based
+    summarizer decides it offline ("Died by 'north'": "'north' here was fatal: ..."; every
+    TENTATIVE memory here superseded), for the LLM-first path to write when the model repeats
+    it, fails or is down. Mirrors `RuleBasedSummarizer.synthesize` on a death."""
+    flat = " ".join(without_banners(outcome.response).split())
+    news = " ".join(
+        s
+        for s in (first_sentences(part) for part in _SENTENCE_END.split(flat) if part)
+        if not is_stock(s)
+    )
+    gist = news or first_sentences(outcome.response)
+    return SynthesisDecision(
+        should_remember=True,
+        category=MemoryCategory.DANGER,
+        memory_title=f"Died by '{outcome.action}'",
+        memory_text=f"'{outcome.action}' here was fatal: {ending_text(outcome.response) or gist}",
+        importance=900,
+        supersedes_memory_ids=[e.id for e in existing if e.status is MemoryStatus.TENTATIVE],
+        reasoning="death is always worth remembering; it confirms earlier guesses",
+    )
+
+
+def death_hint(
+    outcome: TurnOutcome, found: Diagnosis, existing: Sequence[MemoryEntry]
+) -> RulesVerdict:
+    """A death the command or an attacker caused, as the rules' hint to a model summarizer
+    (`by_rules`): the outcome, its cause class and the memory the rules would write (an
+    attacker's lesson at the room for combat, else the command's danger), in place of every
+    TENTATIVE memory here."""
+    cause = found.cause
+    who = f": the {found.detail}" if cause is DeathCause.COMBAT and found.detail else ""
+    reason = f"cause {cause.value} ({CAUSE_WORDS[cause]}{who})"
+    decision = death_decision(outcome, existing)
+    title, text = decision.memory_title, decision.memory_text
+    if cause is DeathCause.COMBAT:
+        title = attacker_lesson_title(found.detail)
+        text = attacker_lesson_text(
+            found, outcome.episode, outcome.turn, death_words(outcome.response)
+        )
+        reason += "; the attacker, not the command, is the danger here"
+    else:
+        reason += "; the command taken here is the danger"
+    return RulesVerdict(
+        outcome="death",
+        reason=reason,
+        category=MemoryCategory.DANGER,
+        title=title,
+        text=text,
+        replaces=[e.title for e in existing if e.status is MemoryStatus.TENTATIVE],
+    )
+
+
+def _win_memory(outcome: TurnOutcome) -> tuple[str, str]:
+    """The title and text of the winning command's memory."""
+    action = normalize_command(outcome.action)
+    words = ending_text(outcome.response)
+    return f"Won the game by '{action}'", f"'{action}' here won the game: {words}"
+
+
+def win_hint(outcome: TurnOutcome) -> RulesVerdict:
+    """The winning command's memory as the rules' hint to a model summarizer (`by_rules`)."""
+    title, text = _win_memory(outcome)
+    return RulesVerdict(
+        outcome="win",
+        reason="the game says it was won: the command taken here won it",
+        category=MemoryCategory.SUCCESS,
+        title=title,
+        text=text,
+    )
+
+
 def record_win_here(core: MemoryCore, outcome: TurnOutcome) -> MemoryEntry | None:
     """The winning command, at the room where it won, in the game's words."""
-    words = ending_text(outcome.response)
-    action = normalize_command(outcome.action)
+    title, text = _win_memory(outcome)
     return add_at_source(
         core,
         outcome,
         category=MemoryCategory.SUCCESS,
-        title=f"Won the game by '{action}'",
-        text=f"'{action}' here won the game: {words}",
+        title=title,
+        text=text,
         importance=1000,
         tags=["ending:won"],
         source=MemorySource.ENDING,

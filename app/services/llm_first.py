@@ -24,7 +24,8 @@ def by_rules(
     triggers: Sequence[str] = (),
 ) -> MemoryEntry | None:
     """A turn the rules write themselves (a failure, a success that did nothing this time,
-    a new way between known rooms). Offline, `write` does it. With a model
+    a new way between known rooms, a dark room's lesson, the command's or an attacker's death,
+    a win). Offline, `write` does it. With a model
     (`ISummarizer.llm_first`), the summarizer decides, `hint` (what the rules make of the
     turn and the memory they would write) shown to it: an answer that repeats the rules'
     memory word for word keeps `write`'s, plus what else it supersedes (a TENTATIVE guess

@@ -304,6 +304,144 @@ def test_a_new_way_between_known_rooms_is_asked_about_with_the_map_fact_as_hint(
     assert fact.source is MemorySource.MOVE and (fact.via, fact.leads_to) == ("up", CELLAR)
 
 
+# -- (c) deaths reach the model with the rules' danger as the hint -----------------------------
+
+TROLL_ROOM = 102
+GIFT = TurnOutcome(
+    turn=1,
+    action="give lunch to troll",
+    response="The troll, who is not overly proud, graciously accepts the gift and not having "
+    "the most discriminating tastes, gleefully eats it.",
+    location_before=TROLL_ROOM,
+    location_before_name="The Troll Room",
+    location_after=TROLL_ROOM,
+    inventory_before=["lunch"],
+    inventory_after=[],
+)
+KILLED = TurnOutcome(
+    turn=2,
+    action="east",
+    response="The troll's mighty axe hits you squarely in the face. Alas, the troll's axe "
+    "removes your head.\n\n    ****  You have died  ****\n",
+    location_before=TROLL_ROOM,
+    location_before_name="The Troll Room",
+    location_after=TROLL_ROOM,
+    died=True,
+)
+GIFT_GUESS = {
+    "should_remember": True,
+    "category": "NOTE",
+    "status": "TENTATIVE",
+    "memory_title": "Troll accepts lunch gift",
+    "memory_text": "Giving the lunch to the troll: he accepts it; whether it calms him is unclear.",
+}
+
+
+def troll_room(store: InMemoryStore) -> list[MemoryEntry]:
+    return store.entries(scope=MemoryScope.LOCATION, location_id=TROLL_ROOM)
+
+
+def offline_lesson() -> MemoryEntry:
+    """What the rules alone leave of the troll's kill (no model): the attacker's lesson."""
+    offline = service(RuleBasedSummarizer())
+    gs = GameState()
+    offline.record_action_outcome(gs, GIFT)
+    offline.record_action_outcome(gs, KILLED)
+    [lesson] = offline.location_memories(TROLL_ROOM)
+    return lesson
+
+
+def test_a_death_reaches_the_model_with_the_rules_danger_and_supersedes_the_gift_guess(
+    server: FakeMessagesServer,
+) -> None:
+    store = InMemoryStore()
+    svc = service(SummarizerAgent(client_for(server)), store)
+    server.queue_tool_use(TOOL, GIFT_GUESS)
+    server.queue_tool_use(
+        TOOL,
+        {
+            "should_remember": True,
+            "category": "DANGER",
+            "status": "ACTIVE",
+            "memory_title": "Lunch does not appease the troll",
+            "memory_text": "The troll eats the lunch and still kills: fight him armed.",
+            "supersedes_memory_titles": ["Troll accepts lunch gift"],
+        },
+    )
+    gs = GameState()
+    svc.record_action_outcome(gs, GIFT)
+    svc.record_action_outcome(gs, KILLED)
+
+    assert server.request_count == 2
+    asked = prompt_of(server.requests[1])
+    verdict = "Rules' verdict (a hint; you decide): DEATH (cause combat (an attacker: the troll)"
+    assert verdict in asked
+    rules = offline_lesson()
+    assert f"The rules alone would write: [DANGER] {rules.title}: " in asked
+    assert "(in place of 'Troll accepts lunch gift')" in asked
+    guess = by_title(troll_room(store), "Troll accepts lunch gift")
+    lesson = by_title(troll_room(store), "Lunch does not appease the troll")
+    assert guess.status is MemoryStatus.SUPERSEDED and guess.superseded_by == lesson.id
+    assert [e.title for e in svc.location_memories(TROLL_ROOM)] == [lesson.title]
+
+
+def test_a_model_that_repeats_the_rules_death_keeps_their_lesson(
+    server: FakeMessagesServer,
+) -> None:
+    rules = offline_lesson()
+    assert rules.title == "Attacked here by the troll"
+    store = InMemoryStore()
+    svc = service(SummarizerAgent(client_for(server)), store)
+    server.queue_tool_use(TOOL, GIFT_GUESS)
+    server.queue_tool_use(
+        TOOL,
+        {
+            "should_remember": True,
+            "category": "DANGER",
+            "memory_title": rules.title,
+            "memory_text": rules.text,
+            "supersedes_memory_titles": ["Troll accepts lunch gift"],
+        },
+    )
+    gs = GameState()
+    svc.record_action_outcome(gs, GIFT)
+    svc.record_action_outcome(gs, KILLED)
+
+    lesson = by_title(troll_room(store), rules.title)
+    assert (lesson.text, lesson.tags, lesson.source, lesson.importance) == (
+        rules.text,
+        rules.tags,
+        rules.source,
+        rules.importance,
+    )
+    guess = by_title(troll_room(store), "Troll accepts lunch gift")
+    assert guess.status is MemoryStatus.SUPERSEDED and guess.superseded_by == lesson.id
+
+
+def test_when_the_model_fails_on_a_death_the_rules_write_their_lesson(
+    server: FakeMessagesServer,
+) -> None:
+    rules = offline_lesson()
+    store = InMemoryStore()
+    svc = service(SummarizerAgent(client_for(server)), store)
+    server.queue_tool_use(TOOL, GIFT_GUESS)
+    server.queue_fault("500")
+    gs = GameState()
+    svc.record_action_outcome(gs, GIFT)
+    svc.record_action_outcome(gs, KILLED)
+
+    assert server.request_count == 2 and svc.summary_failures == 1
+    [lesson] = svc.location_memories(TROLL_ROOM)
+    assert (lesson.title, lesson.text, lesson.tags, lesson.source) == (
+        rules.title,
+        rules.text,
+        rules.tags,
+        rules.source,
+    )
+    guess = by_title(troll_room(store), "Troll accepts lunch gift")
+    assert guess.status is MemoryStatus.SUPERSEDED and guess.superseded_by == lesson.id
+
+
 # -- (b) a decision after 4 research rounds carries their results -------------------------------
 
 
