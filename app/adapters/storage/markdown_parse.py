@@ -312,7 +312,7 @@ class _Parser:
                 if len(chunk) > 1:
                     self.flush(start + 1, chunk[1:])
                 return
-            if error == NOT_A_HEADER and all(map(prose_line, chunk)):
+            if error == NOT_A_HEADER and self.unit is None and all(map(prose_line, chunk)):
                 self.note(start, RawBlock(self.section, chunk, [], self.last_id))
                 return
             message = f"{error}; the block is kept verbatim"
