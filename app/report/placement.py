@@ -6,7 +6,7 @@ Each pair of neighbours costs something unless the grid keeps its moves' bearing
 (`_LONG`), more a cell left on another row within 45 degrees (`_ASKEW`), much more anywhere
 else (`_AGAINST`); a straight line through another room's box costs `_THROUGH`. Moves with no
 compass word (`enter window`, `up`) only want their rooms near each other. Moves between two
-rooms that disagree (Zork's North of House is `north` of West of House, which is `west` of it)
+rooms that disagree (B is `north` of A, and A is `west` of B: a path that bends out of sight)
 take the bearing between theirs.
 
 A part of the map (rooms joined by moves) grows from the room with the most compass moves, one
@@ -124,8 +124,8 @@ def adjacency_of(rooms: Iterable[int], links: list[Connection]) -> Adjacency:
 
 
 def _agreed(steps: tuple[Cell, ...]) -> tuple[Cell, ...]:
-    """Moves between two rooms that disagree (`north` there, `west` back, as around Zork's
-    house) all take the bearing between theirs (`northeast`); none when they cancel out."""
+    """Moves between two rooms that disagree (`north` there, `west` back: a path that bends
+    out of sight) all take the bearing between theirs (`northeast`); none when they cancel out."""
     if len(set(steps)) <= 1:
         return steps
     dx, dy = sum(step[0] for step in steps), sum(step[1] for step in steps)

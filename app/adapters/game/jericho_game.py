@@ -32,11 +32,11 @@
 - `world_changed`: whether the command changed the world, from Jericho's cleaned object-tree
   diff (objects moved, attributes set or cleared, the game's special memory), read right after
   the step (the `look` asked for a name is a step of its own), with the player's own attribute
-  flags left out (parsers set them while reading a command: Zork I on a refused `take`, Lost Pig
-  on `look`) and without what time alone changes that turn: when the diff is not empty, a
+  flags left out (parsers set them while reading a command, even one that is refused or
+  only looks) and without what time alone changes that turn: when the diff is not empty, a
   second interpreter (loaded once, never the one played) steps `wait` from the state before the
-  command, and the changes it makes too are the world's, not the command's (Planetfall's
-  explosions shake the ship whatever the player types). The played interpreter never goes back
+  command, and the changes it makes too are the world's, not the command's (a timed
+  event that happens whatever the player types). The played interpreter never goes back
   in time for this: Jericho keeps some of a game's figures outside its saved state (the demo
   world's score lagged a turn when it did). Jericho's world-state hash is not used: it changes
   with the player's flags. None after a reset or a restore, and for games Jericho does not

@@ -7,17 +7,17 @@ and on games whose rooms sit in one container (`tests/integration/test_unusual_t
   is 0 (the top).
 - Some games keep every room inside one top-level container (the rooms root): Infocom's
   `rooms` object, a game that moves its rooms into a region. The room is then the ancestor
-  just under that container: `West of House` (180) under `rooms` (82), and `White Cliffs Beach`
-  (33) when the player sits in the magic boat (156) there. Distinct rooms that share the
+  just under that container, also when the player sits in a vehicle or on furniture in that
+  room. Distinct rooms that share the
   container stay distinct.
 - Other games (Inform, TextWorld) keep rooms at the top: the room is the top of the chain
-  (9:05's `Bedroom` 25 around the `bed` 27; Snack Time's and TextWorld's rooms have no names,
-  and still are the top).
+  (a bedroom around the bed the player lies in; rooms whose objects have no names still are
+  the top).
 - The top is known to be a rooms root, never by its name or a game's words, when:
-  1. at the start it has no name and the object under it has one (Zork I's `rooms`);
+  1. at the start it has no name and the object under it has one;
   2. the game's own location variable (global 0: the status line's location in version 3,
      Z-machine standard §8.2.2, and the first global of the Inform and ZIL libraries) names the
-     object just under it (Plundered Hearts' `rooms` is called "it");
+     object just under it (a rooms object may have a name of its own);
   3. one compass move takes the player from one of its children straight into another
      (`root_from_move`): a room holds furniture, never a room one walks into. The adapter
      tries the moves on a second interpreter, so the played game never moves.

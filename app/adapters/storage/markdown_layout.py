@@ -5,7 +5,7 @@ section)::
 
     # Location Memories
 
-    ## Location 15: West of House
+    ## Location 15: Old Mill
     **Visits:** 3 | **Episodes:** 1, 2, 3
 
     ### Memories
@@ -14,16 +14,16 @@ section)::
     <!-- cairn {"id": "m-...", "created_at": "2026-11-23T09:31:46Z"} -->
     Window can be opened with effort and used as alternative entrance to house.
 
-    **[NOTE - SUPERSEDED] Troll accepts lunch gift** *(Ep1, T12, +0)*
+    **[NOTE - SUPERSEDED] Miller accepts bread gift** *(Ep1, T12, +0)*
     <!-- cairn {"id": "m-...", "importance": 300, "created_at": "...", "superseded_by": "m-..."} -->
-    [Superseded at T13 by "Troll attacks after accepting gift"]
-    Troll accepts lunch offering graciously.
+    [Superseded at T13 by "Miller turns hostile after the gift"]
+    The miller accepts the bread graciously.
 
     ---
 
     # NPC Memories
 
-    ## NPC troll
+    ## NPC miller
 
     **[DANGER] ...**
 

@@ -220,8 +220,8 @@ _WAY_OUT = re.compile(r"^A way out of .*?\(L(-?\d+)\) was found\b")
 
 def trap_note(name: str, room: int, ways: list[WayIn], episode: int, turn: int) -> str:
     """The player's note on a room it could not leave: every move and every way out of a
-    position failed there ("No way out of Bog (L30) was found: ... Ways in: 'down' from
-    Lakeside (L24)."). Its ways in are kept out of (`trap_rooms`)."""
+    position failed there ("No way out of <room> (L<id>) was found: ... Ways in: '<move>' from
+    <room> (L<id>)."). Its ways in are kept out of (`trap_rooms`)."""
     text = (
         f"No way out of {name or 'this room'} (L{room}) was found: every move and every way"
         f" out of a position tried there failed (Ep{episode}, T{turn})."
