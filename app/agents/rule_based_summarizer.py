@@ -16,7 +16,7 @@ from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
 from cairn.models.game import GameState, Message, NPCInstance, TurnOutcome
 from cairn.models.kinds import WorldEvent
 from cairn.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
-from cairn.services.endings import ending_text
+from cairn.services.ending_memories import death_decision
 from cairn.services.map import normalize_direction
 from cairn.services.memory_rules import named_in, story_line
 from cairn.services.outcomes import (
@@ -148,16 +148,8 @@ class RuleBasedSummarizer(ISummarizer):
         o = request.outcome
         gist = news(o.response) or first_sentences(o.response)
         tentative = [e.id for e in request.existing if e.status is MemoryStatus.TENTATIVE]
-        if o.died:
-            return SynthesisDecision(
-                should_remember=True,
-                category=MemoryCategory.DANGER,
-                memory_title=f"Died by '{o.action}'",
-                memory_text=f"'{o.action}' here was fatal: {ending_text(o.response) or gist}",
-                importance=900,
-                supersedes_memory_ids=tentative,
-                reasoning="death is always worth remembering; it confirms earlier guesses",
-            )
+        if o.died:  # the one death memory the rules write, offline and as a model's hint
+            return death_decision(o, request.existing)
         steps = _procedure(request.history, o)
         if o.score_delta > 0:
             return SynthesisDecision(

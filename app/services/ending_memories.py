@@ -150,7 +150,7 @@ def death_decision(outcome: TurnOutcome, existing: Sequence[MemoryEntry]) -> Syn
     """The rules' memory of a death the command or an attacker caused, as the rule-based
     summarizer decides it offline ("Died by 'north'": "'north' here was fatal: ..."; every
     TENTATIVE memory here superseded), for the LLM-first path to write when the model repeats
-    it, fails or is down. Mirrors `RuleBasedSummarizer.synthesize` on a death."""
+    it, fails or is down; `RuleBasedSummarizer.synthesize` answers a death with it too."""
     flat = " ".join(without_banners(outcome.response).split())
     news = " ".join(
         s
