@@ -192,6 +192,10 @@ class LiveFile:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
+                # What this store wrote, known by the file itself: read from the path after
+                # the swap, it could be an editor's save renamed over it in between, which
+                # would then pass for this store's own and be overwritten unread.
+                written = signature_of(os.fstat(handle.fileno()))
             os.chmod(tmp, file_mode(self.path))
             if path_signature(self.path) != self.signature:  # saved since read: merge first
                 tmp.unlink()
@@ -199,24 +203,24 @@ class LiveFile:
                 self.signature = got[1] if got else None
                 return (got[0], got[1], "check") if got else (None, None, "check")
             if self.signature is not None and exchange(tmp, self.path):
-                return self._keep_displaced(tmp)
+                return self._keep_displaced(tmp, written)
             self.backups.rotate(file_known=self.signature is not None)
             os.replace(tmp, self.path)
             fsync_dir(self.path.parent)
         except OSError as e:
             tmp.unlink(missing_ok=True)
             raise StoreError(f"{self.path}: cannot write: {e}") from e
-        self.signature = path_signature(self.path)
+        self.signature = written
         self.backups.taken = True  # a session that found no file has nothing to back up
         return None
 
-    def _keep_displaced(self, displaced: Path) -> Displaced | None:
+    def _keep_displaced(self, displaced: Path, written: Signature) -> Displaced | None:
         """After a swap, `displaced` holds the file that was live: keep it as the session's
         backup (or delete it), watch it, and return its content when it is not what this store
-        had read."""
+        had read. `written`: the signature of the file the swap made live."""
         read_signature = self.signature
         fd = os.open(displaced, os.O_RDONLY)
-        self.signature = path_signature(self.path)
+        self.signature = written
         signature = signature_of(os.fstat(fd))
         watched = self.watched.add(fd, signature)
         self.backups.keep_displaced(displaced)
