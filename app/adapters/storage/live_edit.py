@@ -75,11 +75,15 @@ several writes: same inode) or through a temp file renamed over it (a new inode)
 9. **A torn copy is read without the torn unit.** An editor's copy taken while cairn was
    appending holds any prefix of the write. A unit is read only once its end marker is read,
    so a torn unit's memories are neither read as deleted nor as edited (the copy shows their
-   older versions, or lacks them: rule 2 keeps cairn's). What a cut leaves of cairn's lines
-   at the end of a unit that never ended is dropped when every line of it is what a cut
-   leaves of cairn's lines (`cut_units`); anything else there is reported as a block that
-   does not parse and kept verbatim. Nothing is lost, but the file may need a hand to tidy it
-   (PLAN "What does not work yet": seen once in 120 loaded runs).
+   older versions, or lacks them: rule 2 keeps cairn's). cairn keeps the bytes of the units it
+   appended last (`UNIT_BYTES_KEPT`): a unit in a save that never ended, whose bytes begin one
+   of those and stop short of its end with nothing of cairn's after them, is taken out before
+   the save is parsed (`torn_units`), so what the cut left is neither reported nor allowed to
+   take in the person's text below it. A unit older than those, or another writer's: what a
+   cut leaves of cairn's lines at the end of a unit that never ended is dropped when every line
+   of it is what a cut leaves of cairn's lines (`cut_units`); anything else there is reported
+   as a block that does not parse and kept verbatim (nothing is lost; the file may need a hand
+   to tidy it).
 """
 
 from __future__ import annotations
@@ -110,6 +114,14 @@ WATCHED_FILES = 4
 """Replaced files watched at once, the newest (rule 8). Reason: each is one fstat at every
 write; PLAN (tenth speed session) measured the check at ~8 µs of a ~71 µs markdown write with
 four folds watched."""
+
+UNIT_BYTES_KEPT = 1 << 20
+"""The bytes of the units of work cairn appended last that it looks for, torn, in later saves
+(rule 9). Reason: an editor's copy read while cairn appended holds the unit cut short, and
+the person's save carries it; a mebibyte is the last ~2,000 units of a play session (a unit
+is ~0.5 KB), minutes of play at full speed, and is looked through only for a unit in a save
+that never ended. A copy torn at a unit older than that reads as before: what the cut left of
+cairn's lines kept verbatim and reported."""
 
 REMNANTS_KEPT = 8
 """Remnants of units cairn cut from a save that it looks for in later saves (rule 6). Reason:

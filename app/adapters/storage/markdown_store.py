@@ -40,6 +40,7 @@ from cairn.adapters.storage.store_ops import (
     touched_ids,
     visits_only,
 )
+from cairn.adapters.storage.torn_units import AppendedUnits
 from cairn.adapters.storage.unit_appender import UnitAppender
 from cairn.adapters.storage.unit_remnants import Remnants
 from cairn.errors import StoreError, StoreLockedError
@@ -122,7 +123,9 @@ class MarkdownMemoryStore(CachedStore):
         """Memories (ids) and location records (ids) a merge kept that the live file lacks or
         holds in another version: the next append writes them."""
         self._snapshots = KeptSnapshot(self._path)
-        self._appender = UnitAppender(self._file, self._snapshots)
+        self._units = AppendedUnits(self._path)
+        """The units this store appended last, by their bytes (see `_parse`)."""
+        self._appender = UnitAppender(self._file, self._snapshots, self._units)
         self._remnants = Remnants(self._path)
         """What is left of units this store cut from a save (see `_saved_meanwhile`)."""
         self._archive = ArchiveFile(self._path, utc_now if clock is None else clock.now)
@@ -146,6 +149,9 @@ class MarkdownMemoryStore(CachedStore):
     def _parse(self, data: bytes, modified_ns: int) -> ParsedFile:
         if self._remnants:
             data = self._without_remnants(data)
+        if self._units:
+            data, torn = self._units.without_torn(data)
+            self._unwritten = self._unwritten or torn  # (the file is written again without it)
         parsed = self._file.parse(data, modified_ns)
         self._unpinned = self._unpinned or bool(parsed.unpinned)
         return parsed

@@ -11,6 +11,7 @@ from cairn.adapters.storage.live_file import LiveFile
 from cairn.adapters.storage.markdown_append import AppendedPart
 from cairn.adapters.storage.markdown_layout import RECENT_TITLE
 from cairn.adapters.storage.memory_cache import MemoryCache
+from cairn.adapters.storage.torn_units import AppendedUnits
 from cairn.adapters.storage.unit_remnants import landed
 from cairn.errors import StoreError
 
@@ -28,9 +29,12 @@ class SavedMeanwhile:
 class UnitAppender:
     """Appends units of work to the live file's recent part (`# Recent Memories`)."""
 
-    def __init__(self, file: LiveFile, snapshots: KeptSnapshot) -> None:
+    def __init__(self, file: LiveFile, snapshots: KeptSnapshot, units: AppendedUnits) -> None:
         self._file = file
         self._snapshots = snapshots
+        self._units = units
+        """The units appended last, by their bytes (a copy torn inside one is read without
+        it)."""
         self.part = AppendedPart(RECENT_TITLE)
         """The recent part as this store appends it (its header, the section it ends in)."""
         self.appended = False
@@ -83,6 +87,7 @@ class UnitAppender:
             # an editor saved while the blocks were appended: what the file holds now is merged
             return SavedMeanwhile("append", landed(fd, data, before))
         file.appended(after)  # (`take` ends the text with a line end)
+        self._units.appended(data)
         part.section = section
         if not file.crlf:
             self._snapshots.extend(text, data, before[1], cache, part)
