@@ -23,6 +23,7 @@ from cairn.services.ending_memories import (
     record_dark_room,
     record_win_here,
     win_hint,
+    world_ending_hint,
 )
 from cairn.services.endings import DeathCause
 from cairn.services.failure_ledger import failed_here, qualify, record_failure, retire_failure
@@ -87,9 +88,19 @@ class ActionMemories(MemoryCore):
                 dark_hint(outcome, why),
                 lambda: record_dark_room(self, outcome, why),
             )
-        if why is not None and why.cause is not DeathCause.COMBAT and not why.blames_command:
-            return None  # the world's ending, remembered by record_ending, not this command's
         existing = self.location_memories(source)
+        if why is not None and why.cause is not DeathCause.COMBAT and not why.blames_command:
+            # the world's ending, remembered by record_ending, not this command's: offline
+            # nothing here; a model may leave the lesson a player could act on
+            return by_rules(
+                self,
+                outcome,
+                history,
+                existing,
+                world_ending_hint(why),
+                lambda: None,
+                self._triggers(outcome, existing),
+            )
         if why is not None and self._summarizer.llm_first:
             # the command's or an attacker's death: the model sees the rules' danger as a hint
             danger = by_rules(

@@ -199,6 +199,23 @@ def death_hint(
     )
 
 
+def world_ending_hint(found: Diagnosis) -> RulesVerdict:
+    """A death the command taken did not cause (a clock, a need such as hunger or air, the
+    plot), as the rules' hint to a model summarizer (`by_rules`): the rules write nothing at
+    the room (the ending is the world's, `record_ending` remembers it), so a model that sees
+    what a player could do about it (drink before the thirst ends it, leave before the
+    timer) writes that lesson here; one that agrees with the rules writes nothing."""
+    cause = found.cause
+    return RulesVerdict(
+        outcome="death",
+        reason=(
+            f"cause {cause.value} ({CAUSE_WORDS[cause]}); not the command taken here: the"
+            " game's own ending, remembered in the world scope. Remember something here only"
+            " if it tells a player what to do before it happens again"
+        ),
+    )
+
+
 def _win_memory(outcome: TurnOutcome) -> tuple[str, str]:
     """The title and text of the winning command's memory."""
     action = normalize_command(outcome.action)

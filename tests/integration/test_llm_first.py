@@ -442,6 +442,58 @@ def test_when_the_model_fails_on_a_death_the_rules_write_their_lesson(
     assert guess.status is MemoryStatus.SUPERSEDED and guess.superseded_by == lesson.id
 
 
+THIRST = TurnOutcome(
+    turn=30,
+    action="north",
+    response="You stumble on, but your throat is parched and your strength is gone. You die of"
+    " thirst.\n\n    ****  You have died  ****\n",
+    location_before=CELLAR,
+    location_before_name="Cellar",
+    location_after=CELLAR,
+    died=True,
+)
+THIRST_LESSON = {
+    "should_remember": True,
+    "category": "DANGER",
+    "status": "ACTIVE",
+    "memory_title": "Thirst kills by turn 30",
+    "memory_text": "Without a drink the thirst ends the game near turn 30: fill the flask first.",
+}
+
+
+def test_a_death_the_command_did_not_cause_reaches_the_model_for_a_lesson_here(
+    server: FakeMessagesServer,
+) -> None:
+    """A death by a need (thirst) blames no command: the rules write nothing at the room (the
+    world's ending is `record_ending`'s), but with a model the turn goes to it, told the cause,
+    and a lesson it draws is kept where it happened. Before, the model was never asked."""
+    store = InMemoryStore()
+    svc = service(SummarizerAgent(client_for(server)), store)
+    server.queue_tool_use(TOOL, THIRST_LESSON)
+    svc.record_action_outcome(GameState(), THIRST)
+
+    assert server.request_count == 1
+    asked = prompt_of(server.requests[0])
+    assert "Rules' verdict (a hint; you decide): DEATH (cause hunger (hunger or thirst)" in asked
+    assert "The rules alone would write nothing themselves." in asked
+    [lesson] = all_here(store)
+    assert (lesson.title, lesson.category) == ("Thirst kills by turn 30", MemoryCategory.DANGER)
+    assert "'north'" not in lesson.title
+
+
+def test_a_death_the_command_did_not_cause_writes_nothing_here_offline_or_when_declined(
+    server: FakeMessagesServer,
+) -> None:
+    offline = InMemoryStore()
+    service(RuleBasedSummarizer(), offline).record_action_outcome(GameState(), THIRST)
+    assert all_here(offline) == []
+    store = InMemoryStore()
+    svc = service(SummarizerAgent(client_for(server)), store)
+    server.queue_tool_use(TOOL, {"should_remember": False, "reasoning": "nothing to act on"})
+    svc.record_action_outcome(GameState(), THIRST)
+    assert server.request_count == 1 and all_here(store) == []
+
+
 # -- (b) a decision after 4 research rounds carries their results -------------------------------
 
 
