@@ -246,7 +246,6 @@ class Container(containers.DeclarativeContainer):
             LLMObjectiveDiscoverer,
             llm_client,
             run_context,
-            objective_map,
             fallback=_rule_objectives,
         ),
     )

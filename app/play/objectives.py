@@ -6,8 +6,8 @@ Two discoverers share one tracker:
   achieved (earlier scores are often prerequisites of later ones), then the nearest room with
   an unexplored exit.
 - `LLMObjectiveDiscoverer`: the ContextService's objective prompt (location and adjacent
-  memories, objectives, Mermaid map with `L{id}` nodes and routing summary, world memories,
-  notes, the knowledge base) sent to the `objective` role; answers are
+  memories, objectives, the map around the player as routes and as a Mermaid drawing with
+  `L{id}` nodes, the knowledge base) sent to the `objective` role; answers are
   `ObjectivesAnswer` JSON.
   Location ids named as "Location N" or "L N" become targets. On an LLM failure it falls back
   to the offline discoverer and counts the failure.
@@ -322,12 +322,10 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
         self,
         client: ILLMClient,
         context: ContextService,
-        map_graph: MapGraph,
         fallback: IObjectiveDiscoverer,
     ) -> None:
         self._client = client
         self._context = context
-        self._map = map_graph
         self._fallback = fallback
         self.failures = 0
 
@@ -337,14 +335,7 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
 
     def discover(self, data: ObjectiveInput) -> list[Objective]:
         here = data.request.location_id
-        extra = dict(data.request.extra_sections)
-        extra["map"] = "\n".join(
-            [
-                self._map.render_mermaid(),
-                "Node ids match location ids in memories (L180 = Location 180).",
-                self._map.routing_summary(here) if here is not None else "",
-            ]
-        )
+        extra = dict(data.request.extra_sections)  # (the map is the context's own sections)
         extra["knowledge"] = data.knowledge
         request = data.request.model_copy(update={"extra_sections": extra})
         prompt = self._context.assemble(PromptKind.OBJECTIVE, request)

@@ -1,6 +1,8 @@
 """Seed 000's objective prompt on Zork I's whole walkthrough map (84+ rooms): the current room
-by name and id, the exploration statistics, every knowledge-base line, and a map that names
-every room within 3 moves (the rest counted, not cut), under the objective prompt's budget."""
+by name and id, the exploration statistics, every knowledge-base line, a map that names
+every room within 3 moves (the rest counted, not cut), and its Mermaid drawing ("Mermaid +
+Summary": on a map this big, of the rooms within 3 moves), under the objective prompt's
+budget."""
 
 from __future__ import annotations
 
@@ -58,4 +60,28 @@ def test_the_objective_prompt_on_zork_s_full_map(tmp_path: Path) -> None:
         assert f"From {graph.name_of(room)} ({room}):" in map_text
     far = len(graph.location_ids()) - len(near)
     assert f"(+{far} more known rooms further than 3 moves away)" in map_text
+    drawing = prompt.text.split("## Map Visualization (Mermaid Format)")[1]
+    fenced = drawing.split("```mermaid\n")[1].split("```")[0]
+    nodes = {int(line.split("[")[0].strip()[1:]) for line in fenced.splitlines() if "[" in line}
+    assert nodes == set(near)  # the rooms within 3 moves, and only those
+    assert f"L{here} <-->" in fenced or f"<--> L{here}" in fenced or f"L{here} -->" in fenced
+    assert "Node ids match location ids in memories" in drawing
+    assert f"Current location: L{here}" in drawing
+    assert f"(rooms within 3 moves of L{here}; {far} more rooms not drawn)" in drawing
     assert prompt.total_tokens <= prompt.budget_tokens == 12000
+
+
+def test_a_small_map_is_drawn_whole_in_the_objective_prompt(tmp_path: Path) -> None:
+    container = build_container(load_settings(workdir=tmp_path))
+    graph: MapGraph = container.map_graph()
+    for room, name in [(1, "Hall"), (2, "Kitchen"), (3, "Cellar")]:
+        graph.set_name(room, name)
+    graph.add_connection(1, 2, action="north")
+    graph.add_connection(2, 1, action="south")
+    graph.add_connection(2, 3, action="down")
+    request = ContextRequest(game_state=GameState(), location_id=1, location_name="Hall")
+    text = container.context_service().assemble("objective", request).text
+    drawing = text.split("## Map Visualization (Mermaid Format)\n")[1]
+    assert '    L3["Cellar (L3)"]' in drawing and "L2 -->|down| L3" in drawing
+    assert "L1 <-->|north / south| L2" in drawing
+    assert "not drawn" not in drawing

@@ -13,7 +13,11 @@ from cairn.models.kinds import PromptKind
 from cairn.services.context.adjacent_memory import AdjacentMemoryBuilder
 from cairn.services.context.builders import ContextBuilder, ContextRequest, Section
 from cairn.services.context.location_memory import LocationMemoryBuilder
-from cairn.services.context.map_builders import CurrentLocationBuilder, NearbyMapBuilder
+from cairn.services.context.map_builders import (
+    CurrentLocationBuilder,
+    MermaidMapBuilder,
+    NearbyMapBuilder,
+)
 from cairn.services.context.narrative_memory import (
     NarrativeLocationMemoryBuilder,
     NpcMemoryBuilder,
@@ -244,6 +248,7 @@ def default_builders(
     if map_graph is not None:
         objective[:0] = [CurrentLocationBuilder(map_graph, memory, priority=5)]
         objective.append(NearbyMapBuilder(map_graph, moves=map_moves, priority=40))
+        objective.append(MermaidMapBuilder(map_graph, moves=map_moves, priority=45))
     else:
         objective.append(extra("map", 40))
     if not with_memory:  # the baseline: the same prompts without any memory section

@@ -1,5 +1,6 @@
-"""Builders that read the map: where the player is with exploration figures, and the map
-compressed around the player (every room within N moves, then a count of the rest)."""
+"""Builders that read the map: where the player is with exploration figures, the map
+compressed around the player (every room within N moves, then a count of the rest), and its
+Mermaid drawing (seed 000's objective prompt: "Mermaid + Summary")."""
 
 from __future__ import annotations
 
@@ -71,3 +72,47 @@ class NearbyMapBuilder(SectionBuilder):
         if loc_id is None or not self._map.location_ids():
             return None
         return self.section(self._map.nearby_summary(loc_id, self.moves))
+
+
+class MermaidMapBuilder(SectionBuilder):
+    """The map as a Mermaid flowchart with `L{id}` nodes (the ids memories use), for the
+    objective prompt (seed 000): the whole map while it has at most `whole_map_rooms` rooms,
+    else the rooms within `moves` moves of the player and the connections between them (seed
+    000's answer to a huge map), with a line saying how many rooms are left out."""
+
+    default_name = "map_drawing"
+    default_title = "Map Visualization (Mermaid Format)"
+    default_priority = 45
+
+    def __init__(
+        self,
+        map_graph: MapGraph,
+        *,
+        moves: int = 3,
+        whole_map_rooms: int = 30,
+        priority: int | None = None,
+        title: str | None = None,
+    ) -> None:
+        super().__init__(priority=priority, title=title)
+        self._map = map_graph
+        self.moves = moves
+        self.whole_map_rooms = whole_map_rooms
+
+    def build(self, request: ContextRequest) -> Section | None:
+        rooms = self._map.location_ids()
+        if not rooms:
+            return None
+        here = request.location_id
+        shown: set[int] | None = None
+        if len(rooms) > self.whole_map_rooms and here is not None and here in rooms:
+            shown = set(self._map.rooms_within(here, self.moves))
+        lines = ["```mermaid", self._map.render_mermaid(rooms=shown), "```"]
+        lines.append("Node ids match location ids in memories (L180 = Location 180).")
+        if here is not None:
+            lines.append(f"Current location: L{here}")
+        if shown is not None:
+            lines.append(
+                f"(rooms within {self.moves} moves of L{here}; {len(rooms) - len(shown)}"
+                " more rooms not drawn)"
+            )
+        return self.section("\n".join(lines))

@@ -9,7 +9,7 @@ which reads it through a protocol and never imports it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -433,9 +433,12 @@ class MapGraph(IMapRecorder):
 
     # -- rendering (app/services/map/render.py) ------------------------------------------------
 
-    def render_mermaid(self, direction: Literal["LR", "TD"] = "LR") -> str:
-        """A Mermaid flowchart: nodes `L{id}["Name"]`, edges `L1 -->|north| L2` (known only)."""
-        return render.mermaid(self, direction)
+    def render_mermaid(
+        self, direction: Literal["LR", "TD"] = "LR", rooms: Collection[int] | None = None
+    ) -> str:
+        """A Mermaid flowchart: nodes `L{id}["Name"]`, edges `L1 -->|north| L2` (known only);
+        `rooms`: only these rooms and the connections between them."""
+        return render.mermaid(self, direction, rooms)
 
     def render_dot(self) -> str:
         """A Graphviz digraph with the same nodes and edges as `render_mermaid`."""

@@ -6,6 +6,7 @@ graph: the graph's `render_mermaid` and summaries call down into this module.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -103,13 +104,22 @@ def room_label(graph: MapReader, room: int) -> str:
     return f"{_display_name(graph, room)} (L{room})"
 
 
-def mermaid(graph: MapReader, direction: Literal["LR", "TD"] = "LR") -> str:
+def mermaid(
+    graph: MapReader,
+    direction: Literal["LR", "TD"] = "LR",
+    rooms: Collection[int] | None = None,
+) -> str:
     """A Mermaid flowchart: nodes `L{id}["Name (L{id})"]`; one edge per connection,
-    `L1 -->|enter window| L2` one way, `L1 <-->|north / south| L2` both ways (known only)."""
+    `L1 -->|enter window| L2` one way, `L1 <-->|north / south| L2` both ways (known only).
+    `rooms`: only these rooms and the connections between them (all when None)."""
     lines = [f"graph {direction}"]
     for room in graph.location_ids():
+        if rooms is not None and room not in rooms:
+            continue
         lines.append(f'    L{room}["{_mermaid_text(_display_name(graph, room))} (L{room})"]')
     for link in connections(graph):
+        if rooms is not None and (link.a not in rooms or link.b not in rooms):
+            continue
         arrow = "<-->" if link.two_way else "-->"
         label = f"|{_mermaid_text(link.label)}|" if link.label else ""
         lines.append(f"    L{link.a} {arrow}{label} L{link.b}")
