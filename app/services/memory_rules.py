@@ -39,14 +39,30 @@ def span(game_state: GameState, messages: Sequence[Message]) -> dict[str, object
 
 
 def npcs_in(messages: Sequence[Message], game_state: GameState) -> list[str]:
-    """NPC ids present in or mentioned by a message after that NPC's cursor, first seen first."""
+    """NPC ids that a message after that NPC's cursor shows both present and mentioned (see
+    `engaged`), first seen first."""
     cursors = game_state.scenario.last_npc_message_index
     seen: dict[str, None] = {}
     for m in messages:
-        for npc_id in [*m.npcs_present, *m.npcs_mentioned, *named_in(m, game_state)]:
-            if m.index > cursors.get(npc_id, -1):
+        for npc_id in dict.fromkeys([*m.npcs_present, *m.npcs_mentioned, *named_in(m, game_state)]):
+            if m.index > cursors.get(npc_id, -1) and engaged(m, npc_id, game_state):
                 seen.setdefault(npc_id, None)
     return list(seen)
+
+
+def engaged(message: Message, npc_id: str, game_state: GameState) -> bool:
+    """Whether the NPC is present and mentioned in this one message (an NPC memory is of an
+    NPC who was there and took part, not of one only talked about elsewhere, nor of
+    one who stood by unnamed). Present: in the message's `npcs_present`, or, when the message
+    lists no one present, the NPC's current location is the message's. Mentioned: in its
+    `npcs_mentioned`, or named in its text (`named_in`)."""
+    if message.npcs_present:
+        present = npc_id in message.npcs_present
+    else:
+        npc = game_state.npcs.get(npc_id)
+        where = npc.current_location_id if npc is not None else None
+        present = where is not None and where == message.location_id
+    return present and (npc_id in message.npcs_mentioned or npc_id in named_in(message, game_state))
 
 
 def named_in(message: Message, game_state: GameState) -> list[str]:
@@ -65,15 +81,12 @@ def mentions(text: str, name: str) -> bool:
 def mention_window(
     visit: list[Message], npc_id: str, since: int, game_state: GameState
 ) -> list[Message]:
-    """Messages naming the NPC after its cursor, with one message of context either side."""
+    """Messages after its cursor where the NPC is present and mentioned (`engaged`), with one
+    message of context either side."""
     fresh = [m for m in visit if m.index > since]
     keep: set[int] = set()
     for pos, m in enumerate(fresh):
-        if (
-            npc_id in m.npcs_present
-            or npc_id in m.npcs_mentioned
-            or npc_id in named_in(m, game_state)
-        ):
+        if engaged(m, npc_id, game_state):
             keep.update(p for p in (pos - 1, pos, pos + 1) if 0 <= p < len(fresh))
     return [fresh[p] for p in sorted(keep)]
 
@@ -98,7 +111,7 @@ def story_names(related: EventRelated, game_state: GameState) -> dict[str, str]:
 
 
 def story_line(event_kind: str, related: Mapping[str, str | list[str]]) -> str:
-    """"Completed objective 'Free the prisoner' (quest 'The Goblin Cage')", "Completed quest
+    """ "Completed objective 'Free the prisoner' (quest 'The Goblin Cage')", "Completed quest
     'The Goblin Cage'", "Reached act 'The Siege'": the story event by the names in `related`
     (see `story_names`); '' for other events, or when the names are not known."""
     quest, objective, act = (_text(related.get(k)) for k in (QUEST_NAME, OBJECTIVE_NAME, ACT_NAME))
@@ -131,7 +144,7 @@ def _text(value: str | list[str] | None) -> str:
 
 
 def world_title(event_kind: WorldEvent, related: EventRelated, game_state: GameState) -> str:
-    """"Completed quest 'The Goblin Cage'" when the GameState names it, else "Quest completed:
+    """ "Completed quest 'The Goblin Cage'" when the GameState names it, else "Quest completed:
     rescue-lia", "Location cleared: Tavern Cellar": no `key=value` codes."""
     line = story_line(event_kind, story_names(related, game_state))
     if line:

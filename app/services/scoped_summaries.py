@@ -90,7 +90,7 @@ class ScopedSummaries(MemoryCore):
             title=f"Visit to {name or f'location {loc_id}'}",
             text=summary,
             importance=VISIT_IMPORTANCE,
-            tags=["session"],
+            tags=["session", f"location:{loc_id}"],  # (as NPC memories name their place)
             source=MemorySource.VISIT,
             location_id=loc_id,
             location_name=name or None,

@@ -206,12 +206,12 @@ def test_a_wrong_expectation_fails_with_a_readable_diff(tmp_path: Path) -> None:
 
     assert not report.passed
     failed = {check.name: check for check in report.failures}
-    assert set(failed) == {"memories[13]", "prompts[1]"}
+    assert set(failed) == {"memories[16]", "prompts[1]"}
     diff = failed["prompts[1]"].detail
     assert "(expected)" in diff and "+++ actual prompt" in diff
     assert "-- 2026-01-01 Left act 1. Ovo burns the letter." in diff
     assert "+- 2026-01-01 Reached act 'The conspiracy'. Ovo burns the letter." in diff
-    memory = failed["memories[13]"].detail
+    memory = failed["memories[16]"].detail
     assert "expected exactly 1 memory: scope world, visible, text contains 'slays the dragon'" in (
         memory
     )
@@ -219,11 +219,11 @@ def test_a_wrong_expectation_fails_with_a_readable_diff(tmp_path: Path) -> None:
     assert "[NOTE] Reached act 'The conspiracy' (world, ACTIVE)" in memory
     assert "differs: text lacks 'slays the dragon'" in memory
     line = text.splitlines().index(next(ln for ln in text.splitlines() if "slays the dragon" in ln))
-    assert failed["memories[13]"].line == line + 1
+    assert failed["memories[16]"].line == line + 1
 
     result = invoke_replay([str(scenario), "--workdir", str(tmp_path / "cli")])
     assert result.exit_code == 1
-    assert f"FAIL memories[13] ({scenario}:{line + 1})" in result.output
+    assert f"FAIL memories[16] ({scenario}:{line + 1})" in result.output
     assert "+- 2026-01-01 Reached act 'The conspiracy'. Ovo burns the letter." in result.output
     assert "1 scenario(s): 0 passed, 1 failed" in result.output
 

@@ -89,22 +89,35 @@ def test_no_message_is_summarized_twice(env: Env) -> None:
     assert location_calls == [[a], [b]]
 
 
-def test_npc_memories_only_for_present_or_mentioned_including_one_who_left(env: Env) -> None:
+def test_memory_service_npc_entries_only_for_present_and_mentioned(env: Env) -> None:
+    """Seed 004: an NPC memory is for an NPC present and mentioned in one message. Lia stands
+    by unnamed, then is talked about after she left; Ovo is only talked about: neither gets
+    one. Before, present OR mentioned was enough."""
     env.at(1)
     env.say("Bram pours ale.", present=["bram", "lia"])
     env.gs.npcs["lia"].current_location_id = 2  # Lia leaves before the player
-    env.say("Lia waves goodbye and leaves.", mentioned=["lia"])
+    env.say("Someone says Lia has gone home.", mentioned=["lia"])
+    env.say("They ask about Ovo.", mentioned=["ovo"])
     env.say("The fire crackles.")
     env.service.on_location_exit(env.gs)
-    assert {e.npc_ids[0] for e in env.store.entries(scope=MemoryScope.NPC)} == {"bram", "lia"}
-    assert env.service.npc_memories("ovo") == []  # never present or mentioned
-    assert set(env.gs.scenario.last_npc_message_index) == {"bram", "lia"}
+    assert {e.npc_ids[0] for e in env.store.entries(scope=MemoryScope.NPC)} == {"bram"}
+    assert env.service.npc_memories("lia") == env.service.npc_memories("ovo") == []
+    assert set(env.gs.scenario.last_npc_message_index) == {"bram"}
+
+
+def test_an_npc_with_no_presence_list_is_present_where_it_stands(env: Env) -> None:
+    """A message that lists no one present: an NPC is there when its current location is the
+    message's (the seed's `npc.current_location_id == from_location_id`)."""
+    env.at(1)
+    env.say("Bram and Ovo argue about the rent.")  # Bram stands in the tavern, Ovo outside
+    env.service.on_location_exit(env.gs)
+    assert {e.npc_ids[0] for e in env.store.entries(scope=MemoryScope.NPC)} == {"bram"}
 
 
 def test_npc_window_has_one_message_of_context_either_side(env: Env) -> None:
     env.at(1)
     before = env.say("A stranger sits down.")
-    mention = env.say("Someone asks about Ovo.", mentioned=["ovo"])
+    mention = env.say("Ovo asks about the road.", present=["ovo"], mentioned=["ovo"])
     after = env.say("Nobody answers.")
     env.say("Rain.")
     env.say("More rain.")
@@ -473,7 +486,9 @@ def test_the_same_note_about_two_places_is_two_notes(env: Env) -> None:
 
 
 def test_an_npc_is_named_by_whole_words_not_inside_other_words(env: Env) -> None:
-    env.gs.npcs["ed"] = NPCInstance(instance_id="ed", name="Ed", aliases=["the smith"])
+    env.gs.npcs["ed"] = NPCInstance(
+        instance_id="ed", name="Ed", aliases=["the smith"], current_location_id=1
+    )
     env.at(1)
     env.say("You opened the door; it creaked.")
     env.service.on_location_exit(env.gs)

@@ -1,6 +1,6 @@
 """Builders that read the map: where the player is with exploration figures, the map
 compressed around the player (every room within N moves, then a count of the rest), and its
-Mermaid drawing (seed 000's objective prompt: "Mermaid + Summary")."""
+Mermaid drawing (the objective prompt shows the map both as routes and as a drawing)."""
 
 from __future__ import annotations
 
@@ -76,9 +76,9 @@ class NearbyMapBuilder(SectionBuilder):
 
 class MermaidMapBuilder(SectionBuilder):
     """The map as a Mermaid flowchart with `L{id}` nodes (the ids memories use), for the
-    objective prompt (seed 000): the whole map while it has at most `whole_map_rooms` rooms,
-    else the rooms within `moves` moves of the player and the connections between them (seed
-    000's answer to a huge map), with a line saying how many rooms are left out."""
+    objective prompt: the whole map while it has at most `whole_map_rooms` rooms, else the
+    rooms within `moves` moves of the player and the connections between them (a huge map
+    drawn whole would crowd out the rest), with a line saying how many rooms are left out."""
 
     default_name = "map_drawing"
     default_title = "Map Visualization (Mermaid Format)"
