@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from cairn.events.bus import MessageBus
 from cairn.events.handlers import (
     EpisodeHandler,
     LocationHandler,
+    MemoryHandler,
     NoteHandler,
     QuestHandler,
     TurnHandler,
@@ -42,6 +44,7 @@ from cairn.play.objectives import (
 from cairn.services.clock import DeterministicClock, SystemClock
 from cairn.services.context import ContextService, default_builders
 from cairn.services.map import MapGraph
+from cairn.services.memory_edits import MemoryEdits
 from cairn.services.memory_query import MemoryQueryTools
 from cairn.services.memory_service import MemoryService
 from cairn.services.no_memory import NoMemory
@@ -97,6 +100,20 @@ def _context(config: Any, reader: Any, map_view: Any, *, with_memory: bool = Tru
         budget_tokens=config.prompt_token_budget,
         budgets=providers.Dict(objective=config.objective_token_budget),
     )
+
+
+def _on_first_use(handler: Any, method: str) -> Any:
+    """The bus's entry for a handler's method, building the handler when a command first needs
+    it: a library write (`cairn.Memory.add`) builds its editor, not the memory service, the map
+    it loads or the LLM client."""
+    return providers.Callable(_calling, handler.provider, method)
+
+
+def _calling(handler: Callable[[], Any], method: str) -> Callable[[Any], Any]:
+    def handle(command: Any) -> Any:
+        return getattr(handler(), method)(command)
+
+    return handle
 
 
 class Container(containers.DeclarativeContainer):
@@ -182,19 +199,28 @@ class Container(containers.DeclarativeContainer):
     turn_handler = providers.Singleton(TurnHandler, memory_service)
     note_handler = providers.Singleton(NoteHandler, memory_service)
     episode_handler = providers.Singleton(EpisodeHandler, memory_service, publisher)
+    # the library's and an import's writes (IMemoryEditor), through the same bus as play's
+    memory_editor = providers.Singleton(MemoryEdits, store, publisher)
+    memory_handler = providers.Singleton(MemoryHandler, memory_editor)
 
     bus = providers.Singleton(
         MessageBus,
         handlers=providers.Dict(
             {
-                commands.ChangeLocation: location_handler.provided.change_location,
-                commands.UpdateLocationState: location_handler.provided.update_location_state,
-                commands.CompleteObjective: quest_handler.provided.complete_objective,
-                commands.CompleteQuest: quest_handler.provided.complete_quest,
-                commands.ProgressAct: quest_handler.provided.progress_act,
-                commands.RecordTurn: turn_handler.provided.record_turn,
-                commands.RememberNote: note_handler.provided.remember_note,
-                commands.EndEpisode: episode_handler.provided.end_episode,
+                commands.ChangeLocation: _on_first_use(location_handler, "change_location"),
+                commands.UpdateLocationState: _on_first_use(
+                    location_handler, "update_location_state"
+                ),
+                commands.CompleteObjective: _on_first_use(quest_handler, "complete_objective"),
+                commands.CompleteQuest: _on_first_use(quest_handler, "complete_quest"),
+                commands.ProgressAct: _on_first_use(quest_handler, "progress_act"),
+                commands.RecordTurn: _on_first_use(turn_handler, "record_turn"),
+                commands.RememberNote: _on_first_use(note_handler, "remember_note"),
+                commands.EndEpisode: _on_first_use(episode_handler, "end_episode"),
+                commands.AddMemory: _on_first_use(memory_handler, "add_memory"),
+                commands.UpdateMemory: _on_first_use(memory_handler, "update_memory"),
+                commands.ForgetMemory: _on_first_use(memory_handler, "forget_memory"),
+                commands.ImportMemories: _on_first_use(memory_handler, "import_memories"),
             }
         ),
         store=store,

@@ -259,8 +259,9 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
 @space_option
 def import_command(file: Path, workdir: Path | None, store: str | None, space: str | None) -> None:
     """Load FILE (from `memories export --format jsonl`) into an empty store."""
-    from cairn.adapters.storage.store_opening import open_store
-    from cairn.adapters.storage.transfer import import_into, read_export
+    from cairn.adapters.storage.transfer import read_export
+    from cairn.container import build_container
+    from cairn.events.commands import ImportMemories
 
     records, entries = read_export(file)
     settings = settings_for(workdir, store, space)
@@ -268,9 +269,13 @@ def import_command(file: Path, workdir: Path | None, store: str | None, space: s
         from cairn.workdir import claim_workdir
 
         claim_workdir(settings.workdir, None, settings)
-    mem_store = open_store(settings)
+    # through the bus, as every write: one unit of work; an import asks no model, so none is
+    # configured (a settings file naming one would otherwise want its API key)
+    container = build_container(settings.model_copy(update={"llm": "offline"}))
+    mem_store = container.store()
     try:
-        warnings = import_into(mem_store, records, entries)
+        command = ImportMemories(records=tuple(records), entries=tuple(entries))
+        warnings: list[str] = container.bus().handle(command)
     finally:
         mem_store.close()
     for warning in warnings:

@@ -1,4 +1,4 @@
-"""Memory: a small add/search/get/list/update/forget API over a container's store and service."""
+"""Memory: a small add/search/get/list/update/forget API over a container's bus and store."""
 
 from __future__ import annotations
 
@@ -10,19 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from cairn.errors import InvalidMemoryError, MemoryNotFoundError
-from cairn.events import events
-from cairn.events.publisher import EventPublisher
+from cairn.errors import InvalidMemoryError
+from cairn.events.bus import MessageBus
+from cairn.events.commands import AddMemory, ForgetMemory, UpdateMemory
 from cairn.interfaces.clock import IClock
 from cairn.interfaces.memory_service import IMemoryService
 from cairn.interfaces.store import IMemoryStore
-from cairn.models.memory import (
-    MemoryCategory,
-    MemoryEntry,
-    MemoryScope,
-    MemorySource,
-    MemoryStatus,
-)
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
 from cairn.services.memory_core import VISIBLE
 from cairn.services.search_index import SearchHit, SearchIndex
 from cairn.services.similarity import short_title
@@ -66,15 +60,20 @@ def _source(source: MemorySource | str, method: str) -> MemorySource:
         raise InvalidMemoryError(f"{method}: source: {source!r} is not one of {known}") from None
 
 
+def _invalid(method: str, exc: ValidationError) -> InvalidMemoryError:
+    """InvalidMemoryError naming the method and the argument pydantic refused."""
+    first = exc.errors()[0]
+    field = str(first["loc"][0]) if first["loc"] else "?"
+    argument = _ARGUMENT_OF_FIELD.get(field, field)
+    return InvalidMemoryError(f"{method}: {argument}: {first['msg']}")
+
+
 def _validated(method: str, fields: dict[str, Any]) -> MemoryEntry:
     """A MemoryEntry of `fields`; InvalidMemoryError naming the argument pydantic refused."""
     try:
         return MemoryEntry.model_validate(fields)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = str(first["loc"][0]) if first["loc"] else "?"
-        argument = _ARGUMENT_OF_FIELD.get(field, field)
-        raise InvalidMemoryError(f"{method}: {argument}: {first['msg']}") from None
+        raise _invalid(method, exc) from None
 
 
 def _tags(tags: Iterable[str]) -> list[str]:
@@ -82,20 +81,20 @@ def _tags(tags: Iterable[str]) -> list[str]:
 
 
 class Memory:
-    """Memories as a plain API, over the same store, unit of work and events as the service.
-
-    Every change is one unit of work (`store.transaction()`); called inside a bus command it
-    joins the command's unit of work. `add` announces `memory_recorded` and `forget` announces
-    `memory_superseded` after commit, with this object as the sender. Searches are ranked by
-    BM25 (see `cairn.services.search_index`). Invalid arguments (an empty text, an importance
-    outside 1..1000, an unknown category or scope) raise InvalidMemoryError (a CairnError and a
+    """Memories as a plain API, through the same door as play: every change is a command on
+    the container's bus (`AddMemory`, `UpdateMemory`, `ForgetMemory`), handled by the memory
+    service in one unit of work; called inside a bus command (or `bus.unit()`, or an open
+    store unit) it joins that unit of work. `add` announces `memory_recorded` and `forget`
+    announces `memory_superseded` after commit, sent by the memory service as every memory
+    event is. Reads (get, list, search) read the store; searches are ranked by BM25 (see
+    `cairn.services.search_index`). Invalid arguments (an empty text, an importance outside
+    1..1000, an unknown category or scope) raise InvalidMemoryError (a CairnError and a
     ValueError) naming the method and the argument; an unknown id raises MemoryNotFoundError.
     """
 
     def __init__(self, container: Container, *, owns_store: bool = False) -> None:
         self._container = container
         self._store: IMemoryStore = container.store()
-        self._publisher: EventPublisher = container.publisher()
         self._clock: IClock = container.clock()
         self._index = SearchIndex(self._store)
         self._owns_store = owns_store
@@ -122,6 +121,12 @@ class Memory:
         service: IMemoryService = self._container.memory_service()
         return service
 
+    @property
+    def _bus(self) -> MessageBus:
+        """The container's bus, built at the first change (reading needs none of it)."""
+        bus: MessageBus = self._container.bus()
+        return bus
+
     # -- writing ---------------------------------------------------------------------------
 
     def add(
@@ -142,7 +147,8 @@ class Memory:
 
         The scope, unless given, follows the keys: `location_id` makes a location memory,
         `npc_id` an NPC memory, neither a world memory. The title defaults to the first words
-        of the text; a location's name defaults to the one the store already knows.
+        of the text; a location's name defaults to the one the store already knows (the
+        service fills it in, inside the unit of work).
         """
         if not isinstance(text, str) or not text.strip():
             raise InvalidMemoryError(f"Memory.add: text: must be a non-empty string, got {text!r}")
@@ -156,8 +162,7 @@ class Memory:
             else MemoryScope.WORLD
         )
         if location_id is not None and not location_name:
-            record = self._store.location(location_id)
-            location_name = record.name if record is not None and record.name else None
+            location_name = None  # named by the service as the store knows the place
         entry = _validated(
             "Memory.add",
             {
@@ -175,14 +180,8 @@ class Memory:
                 "source": _source(source, "Memory.add"),
             },
         )
-        with self._store.transaction() as tx:
-            tx.add(entry)
-            tx.after_commit(
-                lambda: self._publisher.publish(
-                    events.memory_recorded, self, entry=self._as_stored(entry)
-                )
-            )
-        return self._as_stored(entry)
+        staged: MemoryEntry = self._bus.handle(AddMemory(entry))
+        return self._as_stored(staged)
 
     def update(
         self,
@@ -195,23 +194,18 @@ class Memory:
         tags: Iterable[str] | None = None,
     ) -> MemoryEntry:
         """Change the given fields of a memory (the others stay); return the stored version."""
-        changes: dict[str, Any] = {}
-        if text is not None:
-            changes["text"] = text.strip()
-        if title is not None:
-            changes["title"] = title.strip()
-        if importance is not None:
-            changes["importance"] = importance
-        if category is not None:
-            changes["category"] = _category(category, "Memory.update")
-        if tags is not None:
-            changes["tags"] = _tags(tags)
-        with self._store.transaction() as tx:
-            current = self._require(memory_id)
-            if not changes:
-                return current
-            updated = _validated("Memory.update", {**current.model_dump(), **changes})
-            tx.update(updated)
+        command = UpdateMemory(
+            memory_id,
+            text=None if text is None else text.strip(),
+            title=None if title is None else title.strip(),
+            importance=importance,
+            category=None if category is None else _category(category, "Memory.update"),
+            tags=None if tags is None else tuple(_tags(tags)),
+        )
+        try:
+            updated: MemoryEntry = self._bus.handle(command)
+        except ValidationError as exc:  # the merged memory would be invalid: nothing staged
+            raise _invalid("Memory.update", exc) from None
         return self._as_stored(updated)
 
     def forget(self, memory_id: str) -> None:
@@ -220,16 +214,7 @@ class Memory:
         It stays readable with `get` and in `list(include_superseded=True)`; forgetting a
         memory that is already SUPERSEDED changes nothing (its successor link is kept).
         """
-        with self._store.transaction() as tx:
-            current = self._require(memory_id)
-            if current.status is MemoryStatus.SUPERSEDED:
-                return
-            tx.supersede(memory_id, None)
-            tx.after_commit(
-                lambda: self._publisher.publish(
-                    events.memory_superseded, self, old_id=memory_id, new_id=None
-                )
-            )
+        self._bus.handle(ForgetMemory(memory_id))
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -301,9 +286,3 @@ class Memory:
         second); the entry itself while an outer unit of work has not committed yet."""
         stored = self._store.get(entry.id)
         return stored if stored is not None and stored.id == entry.id else entry
-
-    def _require(self, memory_id: str) -> MemoryEntry:
-        entry = self._store.get(memory_id)
-        if entry is None:
-            raise MemoryNotFoundError(f"no memory with id {memory_id!r}")
-        return entry

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cairn.models.game import GameState, TurnOutcome
+from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry
 
 
 @dataclass(frozen=True)
@@ -88,3 +89,50 @@ class EndEpisode(Command):
     final: TurnOutcome | None = None
     """The turn that ended it (the winning move, or the death): its words become the ending's
     memory. Without it, a won/died episode is summarized from the recent messages."""
+
+
+# -- memories written as given (`cairn.Memory`, `cairn memories import`), not from a game ------
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditCommand(Command):
+    """Base of the commands that write memories as their caller gives them. They act on the
+    store, not on a game: the game state is an empty one unless given (keyword only)."""
+
+    game_state: GameState = field(default_factory=GameState)
+
+
+@dataclass(frozen=True)
+class AddMemory(EditCommand):
+    """Store a new, validated memory (its id new to the store); returns it as staged."""
+
+    entry: MemoryEntry
+
+
+@dataclass(frozen=True)
+class UpdateMemory(EditCommand):
+    """Change the given fields of memory `memory_id` (None: unchanged); returns the new
+    version, or the memory as it is when nothing is given."""
+
+    memory_id: str
+    text: str | None = None
+    title: str | None = None
+    importance: int | None = None
+    category: MemoryCategory | None = None
+    tags: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ForgetMemory(EditCommand):
+    """Invalidate memory `memory_id`: SUPERSEDED with no successor, never deleted."""
+
+    memory_id: str
+
+
+@dataclass(frozen=True)
+class ImportMemories(EditCommand):
+    """Load an export (its memories, then its location records' visits) into an empty store,
+    in one unit of work; returns the warnings (filled once the unit commits)."""
+
+    records: tuple[LocationRecord, ...] = ()
+    entries: tuple[MemoryEntry, ...] = ()

@@ -1,14 +1,16 @@
-"""IMemoryService: the port handlers call (location, NPC and world scopes with cursors), and
-IMemoryReader, its read-only half for prompts, the knowledge base and the query tools."""
+"""IMemoryService: the port handlers call (location, NPC and world scopes with cursors);
+IMemoryReader, its read-only half for prompts, the knowledge base and the query tools; and
+IMemoryEditor, the narrow port that writes memories as a caller gives them (`cairn.Memory`,
+`cairn memories import`)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
-from cairn.models.memory import LocationRecord, MemoryEntry
+from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry
 
 
 class IMemoryReader(ABC):
@@ -101,3 +103,45 @@ class IMemoryService(IMemoryReader):
     @abstractmethod
     def prune(self) -> list[str]:
         """Apply the pruning policy; return a line per memory it retired or removed."""
+
+
+class IMemoryEditor(ABC):
+    """Writes memories as given, not from a game: what the library's add/update/forget and an
+    import ask for. Each method writes in one unit of work (the command's, on the bus) and
+    sends its events after that unit commits."""
+
+    @abstractmethod
+    def add_memory(self, entry: MemoryEntry) -> MemoryEntry:
+        """Store `entry` (its id new to the store); a location memory without a location name
+        takes the one the store knows. Returns the entry staged; `memory_recorded` is sent,
+        with the entry as stored, after commit."""
+
+    @abstractmethod
+    def update_memory(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        title: str | None = None,
+        importance: int | None = None,
+        category: MemoryCategory | None = None,
+        tags: Iterable[str] | None = None,
+    ) -> MemoryEntry:
+        """Change the given fields of a memory (the others stay) and return the new version;
+        nothing given changes nothing. MemoryNotFoundError for an unknown id; pydantic's
+        ValidationError when the changed memory would be invalid (nothing is staged)."""
+
+    @abstractmethod
+    def forget_memory(self, memory_id: str) -> None:
+        """Mark a memory SUPERSEDED with no successor (never deleted); `memory_superseded` after
+        commit. One already SUPERSEDED is left as it is (its successor link is kept).
+        MemoryNotFoundError for an unknown id."""
+
+    @abstractmethod
+    def import_memories(
+        self, records: Iterable[LocationRecord], entries: Iterable[MemoryEntry]
+    ) -> list[str]:
+        """Add every memory and location record to an empty store (StoreError when it holds
+        any), announcing nothing: an import restores memories, it records none. Returns a list
+        that holds, once the unit commits, a warning per location record the store's
+        operations could not make exactly (e.g. more episodes than visits)."""

@@ -1,17 +1,18 @@
-"""Moving memories between stores: a JSON-lines export of every field, and its import.
+"""Moving memories between stores: a JSON-lines export of every field, and reading it back.
 
 The export is a header line (`{"cairn_export": 1}`), one line per location record (by id),
 then one line per memory, each with every field: the memories in play (not SUPERSEDED) in
 store order, then every SUPERSEDED one, whether a store keeps it in play or has moved it to
 its archive, by section, creation time and id. Lines are ASCII JSON, so any text (NUL,
 unpaired surrogates from a hand-edited file) survives. Two stores holding the same memories
-give the same export, whatever their kind and whatever they archived.
+give the same export, whatever their kind and whatever they archived. Writing what was read
+into a store is the `ImportMemories` command's (`cairn.services.memory_edits`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -75,33 +76,3 @@ def read_export(path: Path) -> tuple[list[LocationRecord], list[MemoryEntry]]:
     if not lines:
         raise StoreError(f"{path}: empty file, not a cairn export")
     return records, entries
-
-
-def import_into(
-    store: IMemoryStore, records: Iterable[LocationRecord], entries: Iterable[MemoryEntry]
-) -> list[str]:
-    """Add every memory and location record to an empty store, in one unit of work; return
-    a warning per location record the store ops cannot make exactly (e.g. more episodes than
-    visits: a visit names at most one episode)."""
-    held = (len(store.entries()), len(store.locations()))
-    if any(held):
-        raise StoreError(
-            f"{store.path}: holds {held[0]} memories and {held[1]} locations already;"
-            " import into an empty store"
-        )
-    records = list(records)
-    with store.transaction() as tx:
-        for entry in entries:
-            tx.add(entry)  # a memory at a location makes its record, named as the memory says
-        for record in records:  # then each visit, naming the episodes in order
-            for n in range(record.visits):
-                episode = record.episodes[n] if n < len(record.episodes) else None
-                tx.record_visit(record.id, record.name, episode)
-    wanted = {record.id: record for record in records}
-    made = store.locations()
-    return [
-        f"location {location_id}: stored as {made.get(location_id)}, exported as"
-        f" {wanted.get(location_id)}"
-        for location_id in sorted(set(wanted) | set(made))
-        if made.get(location_id) != wanted.get(location_id)
-    ]
