@@ -14,7 +14,6 @@ grows right or down if it must), so no label ever covers another label or a room
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -132,9 +131,24 @@ class Obstacles:
             self._buckets.setdefault(key, []).append(rect)
 
     def hit(self, rect: Rect) -> bool:
-        return any(
-            other.overlaps(rect) for key in _keys(rect) for other in self._buckets.get(key, ())
-        )
+        """Whether `rect` overlaps any of the rectangles."""
+        return self.hit_area(rect.left, rect.top, rect.right, rect.bottom)
+
+    def hit_area(self, left: float, top: float, right: float, bottom: float) -> bool:
+        """`hit` for the rectangle with these sides (`Rect.overlaps` written out: a label's
+        candidates are many, and most are turned down here)."""
+        buckets = self._buckets
+        for bx in range(int(left // _BUCKET), int(right // _BUCKET) + 1):
+            for by in range(int(top // _BUCKET), int(bottom // _BUCKET) + 1):
+                for other in buckets.get((bx, by), ()):
+                    if (
+                        other.left < right
+                        and left < other.right
+                        and other.top < bottom
+                        and top < other.bottom
+                    ):
+                        return True
+        return False
 
 
 class Strokes:
@@ -144,20 +158,29 @@ class Strokes:
         self._buckets: dict[tuple[int, int], list[tuple[int, Point]]] = {}
 
     def add(self, edge: int, points: Iterable[Point]) -> None:
+        buckets = self._buckets
         for point in points:
             key = (int(point[0] // _BUCKET), int(point[1] // _BUCKET))
-            self._buckets.setdefault(key, []).append((edge, point))
+            bucket = buckets.get(key)
+            if bucket is None:
+                buckets[key] = [(edge, point)]
+            else:
+                bucket.append((edge, point))
 
     def crossed(self, rect: Rect, own: int) -> int:
         """How many edges other than `own` pass through `rect`."""
-        return len(
-            {
-                edge
-                for key in _keys(rect)
-                for edge, point in self._buckets.get(key, ())
-                if edge != own and rect.contains(point)
-            }
-        )
+        return self.crossed_area(rect.left, rect.top, rect.right, rect.bottom, own)
+
+    def crossed_area(self, left: float, top: float, right: float, bottom: float, own: int) -> int:
+        """`crossed` for the rectangle with these sides."""
+        buckets = self._buckets
+        edges: set[int] = set()
+        for bx in range(int(left // _BUCKET), int(right // _BUCKET) + 1):
+            for by in range(int(top // _BUCKET), int(bottom // _BUCKET) + 1):
+                for edge, (x, y) in buckets.get((bx, by), ()):
+                    if edge != own and left <= x <= right and top <= y <= bottom:
+                        edges.add(edge)
+        return len(edges)
 
 
 def _keys(rect: Rect) -> Iterator[tuple[int, int]]:
@@ -196,18 +219,19 @@ def place_labels(
     for request in order:
         label = _choose(request, obstacles, strokes, bounds) or _spiral(request, obstacles, bounds)
         placed[request.index] = label
-        obstacles.add(label.rect)
+        rect = label.rect
+        obstacles.add(rect)
         bounds = Rect(
-            min(bounds.left, label.rect.left),
-            min(bounds.top, label.rect.top),
-            max(bounds.right, label.rect.right),
-            max(bounds.bottom, label.rect.bottom),
+            min(bounds.left, rect.left),
+            min(bounds.top, rect.top),
+            max(bounds.right, rect.right),
+            max(bounds.bottom, rect.bottom),
         )
     return placed, bounds
 
 
 def _length(curve: list[Point]) -> float:
-    return sum(math.dist(a, b) for a, b in itertools.pairwise(curve))
+    return sum(map(math.dist, curve, curve[1:]))
 
 
 def _choose(
@@ -219,36 +243,47 @@ def _choose(
     curve = request.curve
     last = len(curve) - 1
     mid = curve[last // 2]
+    spots = []  # each point of `_ALONG` on the curve, with the unit normal there
+    for t in _ALONG:
+        i = round(t * last)
+        x, y = curve[i]
+        ahead, behind = curve[min(i + 1, last)], curve[max(i - 1, 0)]
+        nx, ny = -(ahead[1] - behind[1]), ahead[0] - behind[0]
+        norm = math.hypot(nx, ny) or 1.0
+        spots.append((x, y, nx / norm, ny / norm))
+    mx, my = mid
+    left, top, right, bottom = bounds.left, bounds.top, bounds.right, bounds.bottom
     best: tuple[float, EdgeLabel] | None = None
     for rank, lines in enumerate(line_forms(request.text)):
+        per_line = _PER_LINE * rank
+        if best is not None and per_line >= best[0]:
+            break  # a candidate costs at least its lines' price: none of these is better
         probe = text_rect(lines, 0, 0)
         half_w, half_h = probe.right, probe.bottom
-        for t in _ALONG:
-            i = round(t * last)
-            x, y = curve[i]
-            ahead, behind = curve[min(i + 1, last)], curve[max(i - 1, 0)]
-            nx, ny = -(ahead[1] - behind[1]), ahead[0] - behind[0]
-            norm = math.hypot(nx, ny) or 1.0
-            nx, ny = nx / norm, ny / norm
+        for x, y, nx, ny in spots:
             # a shift across the edge that clears the label off the line, in units of
             # the label's extent along the normal
             reach = abs(nx) * half_w + abs(ny) * half_h
             for k in _ACROSS:
                 cx, cy = x + nx * reach * k, y + ny * reach * k
-                rect = Rect(cx - half_w, cy - half_h, cx + half_w, cy + half_h)
-                if not (
-                    bounds.left <= rect.left
-                    and rect.right <= bounds.right
-                    and bounds.top <= rect.top
-                    and rect.bottom <= bounds.bottom
-                ):
-                    continue
-                cost = math.dist((cx, cy), mid) + _PER_LINE * rank + _PER_SHIFT * abs(k)
+                # math.hypot of the differences is math.dist, without the tuples
+                cost = math.hypot(cx - mx, cy - my) + per_line + _PER_SHIFT * abs(k)
                 if best is not None and cost >= best[0]:
                     continue
-                if obstacles.hit(rect):
+                rect_left, rect_right = cx - half_w, cx + half_w
+                rect_top, rect_bottom = cy - half_h, cy + half_h
+                if not (
+                    left <= rect_left
+                    and rect_right <= right
+                    and top <= rect_top
+                    and rect_bottom <= bottom
+                ):
                     continue
-                cost += _PER_EDGE * strokes.crossed(rect, request.index)
+                if obstacles.hit_area(rect_left, rect_top, rect_right, rect_bottom):
+                    continue
+                cost += _PER_EDGE * strokes.crossed_area(
+                    rect_left, rect_top, rect_right, rect_bottom, request.index
+                )
                 if best is None or cost < best[0]:
                     best = (cost, EdgeLabel(lines, cx, cy))
     return None if best is None else best[1]

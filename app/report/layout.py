@@ -11,9 +11,10 @@ outside it).
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
 from cairn.report.edge_labels import EdgeLabel, LabelRequest, Rect, place_labels
 from cairn.report.placement import COMPASS, Cell, place_rooms
@@ -32,6 +33,10 @@ _FIRST_X, _FIRST_Y = MARGIN + BOX_W / 2, MARGIN + BOX_H / 2
 """The centre of the box in the top-left cell."""
 _GAP_POINTS = 80
 """At most this many gap points are tried for one edge."""
+_CLEAR = 6
+"""How far outside another room's box an edge counts as passing through it."""
+Area = tuple[float, float, float, float]
+"""A room's box grown by `_CLEAR` on every side: left, right, top, bottom."""
 CURVE_POINTS = 40
 """Points sampled along each edge (plus one) to place its label."""
 STUB_DIRECTIONS: dict[str, tuple[float, float]] = {
@@ -83,14 +88,17 @@ class Box:
     def border_towards(self, point: Point) -> Point:
         """Where the line from the box's center to `point` leaves the box."""
         cx, cy = self.center
-        dx, dy = point[0] - cx, point[1] - cy
-        if dx == 0 and dy == 0:
-            return (cx, self.y)
-        scale = min(
-            (self.w / 2) / abs(dx) if dx else math.inf,
-            (self.h / 2) / abs(dy) if dy else math.inf,
-        )
-        return (cx + dx * scale, cy + dy * scale)
+        return _border(cx, cy, self.w / 2, self.h / 2, self.y, point)
+
+
+def _border(cx: float, cy: float, half_w: float, half_h: float, top: float, point: Point) -> Point:
+    """`Box.border_towards` for the box centred on (`cx`, `cy`), `half_w` and `half_h` from
+    its sides, its top at `top` (an edge tries many points from the same two boxes)."""
+    dx, dy = point[0] - cx, point[1] - cy
+    if dx == 0 and dy == 0:
+        return (cx, top)
+    scale = min(half_w / abs(dx) if dx else math.inf, half_h / abs(dy) if dy else math.inf)
+    return (cx + dx * scale, cy + dy * scale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,19 +172,20 @@ def layout_map(
         for room, (col, row) in cells.items()
     }
     occupied = {cell: room for room, cell in cells.items()}
-    edges = [_draw_edge(link, boxes, occupied) for link in links]
+    clear = {
+        room: (box.x - _CLEAR, box.x + box.w + _CLEAR, box.y - _CLEAR, box.y + box.h + _CLEAR)
+        for room, box in boxes.items()
+    }
+    sampling: dict[int, list[int]] = {}  # `_coarse_first` by sample count, for every edge
+    edges = [_draw_edge(link, boxes, occupied, clear, sampling) for link in links]
     columns = max((col for col, _ in cells.values()), default=-1) + 1
     rows = max((row for _, row in cells.values()), default=-1) + 1
     width = 2 * MARGIN + max(columns - 1, 0) * CELL_W + BOX_W
     height = 2 * MARGIN + max(rows - 1, 0) * CELL_H + BOX_H
     requests = [
-        LabelRequest(
-            index,
-            edge.link.label,
-            [edge.point_at(i / CURVE_POINTS) for i in range(CURVE_POINTS + 1)],
-        )
+        LabelRequest(index, label, _curve(edge))
         for index, edge in enumerate(edges)
-        if edge.link.label
+        if (label := edge.link.label)
     ]
     stubs = [
         stub_of(box, direction)
@@ -189,7 +198,10 @@ def layout_map(
         for x, y in (stub.end for stub in stubs)
     ]
     labels, bounds = place_labels(requests, rects, Rect(0, 0, width, height), circles)
-    edges = [replace(edge, label=labels.get(index)) for index, edge in enumerate(edges)]
+    edges = [
+        DrawnEdge(edge.link, edge.start, edge.control, edge.end, labels.get(index))
+        for index, edge in enumerate(edges)
+    ]
     return MapLayout(
         boxes=boxes,
         edges=edges,
@@ -199,11 +211,34 @@ def layout_map(
     )
 
 
-def _draw_edge(link: Connection, boxes: dict[int, Box], occupied: dict[Cell, int]) -> DrawnEdge:
+def _weights_at(t: float) -> tuple[float, float, float]:
+    """The weights of a quadratic curve's start, control point and end at `t`, as
+    `DrawnEdge.point_at` computes them (so a point made from them is the same float)."""
+    u = 1 - t
+    return (u * u, 2 * u * t, t * t)
+
+
+_CURVE_WEIGHTS = [_weights_at(i / CURVE_POINTS) for i in range(CURVE_POINTS + 1)]
+
+
+def _curve(edge: DrawnEdge) -> list[Point]:
+    """`edge.point_at(i / CURVE_POINTS)` for i from 0 to `CURVE_POINTS` (the same floats)."""
+    (x0, y0), (x1, y1), (x2, y2) = edge.start, edge.control, edge.end
+    return [(a * x0 + b * x1 + c * x2, a * y0 + b * y1 + c * y2) for a, b, c in _CURVE_WEIGHTS]
+
+
+def _draw_edge(
+    link: Connection,
+    boxes: dict[int, Box],
+    occupied: dict[Cell, int],
+    clear: dict[int, Area],
+    sampling: dict[int, list[int]],
+) -> DrawnEdge:
     """Straight when that crosses no other box, else the first bend that crosses none (or
     the fewest): bulging to either side of the middle, a little then more, or round a corner
     (the control point level with one end and plumb with the other); else through the gaps
-    between boxes near the edge, the shortest curve first."""
+    between boxes near the edge, the shortest curve first (found only when needed: most edges
+    are done before)."""
     first, second = boxes[link.a], boxes[link.b]
     (ax, ay), (bx, by) = first.center, second.center
     middle = ((ax + bx) / 2, (ay + by) / 2)
@@ -211,19 +246,28 @@ def _draw_edge(link: Connection, boxes: dict[int, Box], occupied: dict[Cell, int
     normal = (-(by - ay) / length, (bx - ax) / length)
     bulges = [(middle[0] + normal[0] * bend, middle[1] + normal[1] * bend) for bend in _BENDS]
     corners = [(ax, by), (bx, ay)] if ax != bx and ay != by else []
+    ends = (link.a, link.b)
     best: DrawnEdge | None = None
     best_hits = math.inf
-    for control in (middle, *bulges[:4], *corners, *bulges[4:], *_gap_points(first, second)):
-        edge = DrawnEdge(
-            link, first.border_towards(control), control, second.border_towards(control)
-        )
-        hits = _crossings(edge, boxes, occupied, best_hits)
+    tried = itertools.chain(
+        (middle, *bulges[:4], *corners, *bulges[4:]), _later_gap_points(first, second)
+    )
+    a_half_w, a_half_h, b_half_w, b_half_h = first.w / 2, first.h / 2, second.w / 2, second.h / 2
+    for control in tried:
+        start = _border(ax, ay, a_half_w, a_half_h, first.y, control)
+        end = _border(bx, by, b_half_w, b_half_h, second.y, control)
+        hits = _crossings(start, control, end, ends, occupied, clear, sampling, best_hits)
         if hits < best_hits:
-            best, best_hits = edge, hits
+            best, best_hits = DrawnEdge(link, start, control, end), hits
         if hits == 0:
             break
     assert best is not None
     return best
+
+
+def _later_gap_points(first: Box, second: Box) -> Iterator[Point]:
+    """`_gap_points`, worked out when the first is asked for."""
+    yield from _gap_points(first, second)
 
 
 def _gap_points(first: Box, second: Box) -> list[Point]:
@@ -246,23 +290,48 @@ def _gap_points(first: Box, second: Box) -> list[Point]:
 
 
 def _crossings(
-    edge: DrawnEdge, boxes: dict[int, Box], occupied: dict[Cell, int], enough: float = math.inf
+    start: Point,
+    control: Point,
+    end: Point,
+    ends: tuple[int, int],
+    occupied: dict[Cell, int],
+    clear: dict[int, Area],
+    sampling: dict[int, list[int]],
+    enough: float = math.inf,
 ) -> int:
-    """How many other rooms' boxes the edge passes through (sampled every ~8 px), counting
-    no further than `enough`."""
-    ends = {edge.link.a, edge.link.b}
-    (x0, y0), (x1, y1), (x2, y2) = edge.start, edge.control, edge.end
-    length = math.dist(edge.start, edge.control) + math.dist(edge.control, edge.end)
+    """How many other rooms' boxes (grown by `_CLEAR`: `clear`, left right top bottom) the
+    curve from `start` through `control` to `end` passes through, sampled every ~8 px;
+    counting no further than `enough`.
+
+    A sample can only be in the box of the room on its nearest cell (a grown box lies inside
+    its cell). The samples are taken coarse to fine (`_coarse_first`): the count does not
+    depend on their order, and most curves tried cross a box, which a coarse pass finds in a
+    few samples."""
+    (x0, y0), (x1, y1), (x2, y2) = start, control, end
+    length = math.dist(start, control) + math.dist(control, end)
     samples = max(int(length / 8), 2)
+    order = sampling.get(samples)
+    if order is None:
+        order = sampling[samples] = _coarse_first(samples)
     crossed: set[int] = set()
-    for i in range(1, samples):
+    for i in order:
         t = i / samples
         u = 1 - t
         x = u * u * x0 + 2 * u * t * x1 + t * t * x2
         y = u * u * y0 + 2 * u * t * y1 + t * t * y2
         room = occupied.get((round((x - _FIRST_X) / CELL_W), round((y - _FIRST_Y) / CELL_H)))
-        if room is not None and room not in ends and boxes[room].contains((x, y), pad=6):
+        if room is None or room in ends or room in crossed:
+            continue
+        left, right, top, bottom = clear[room]
+        if left <= x <= right and top <= y <= bottom:
             crossed.add(room)
             if len(crossed) >= enough:
                 break
     return len(crossed)
+
+
+def _coarse_first(samples: int) -> list[int]:
+    """1 to `samples` - 1: every 2**k-th first for the largest k, then those halfway between,
+    and so on."""
+    strides = [1 << k for k in range(samples.bit_length() - 1, -1, -1)]
+    return [i for stride in strides for i in range(stride, samples, 2 * stride)]

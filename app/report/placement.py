@@ -48,6 +48,15 @@ _NEAR: tuple[Cell, ...] = ((1, 0), (0, 1), (1, 1), (1, -1), (0, -1), (-1, 1), (-
 """Where a room reached without a compass word goes, when free (east first, reading order)."""
 _SEARCH = 2
 """How far (in cells, around each wanted cell) a room looks for a free cell."""
+_AROUND: tuple[Cell, ...] = tuple(
+    (dx, dy) for dx in range(-_SEARCH, _SEARCH + 1) for dy in range(-_SEARCH, _SEARCH + 1)
+)
+"""The steps from a wanted cell to the cells looked at around it, in the order tried."""
+_AROUND_NEAR: tuple[Cell, ...] = tuple(
+    dict.fromkeys((nx + dx, ny + dy) for nx, ny in _NEAR for dx, dy in _AROUND)
+)
+"""The steps from a room to the cells looked at around each `_NEAR` cell, in the order
+first tried."""
 _SWEEPS = 3
 _LONG = 2.0
 """The cost of each cell a compass move's edge is longer than one cell."""
@@ -64,7 +73,9 @@ _OPEN = 4.0
 _SIDE = 5.0
 """Sweeps try opening a column or row only for rooms that cost at least this."""
 
-Adjacency = dict[int, dict[int, tuple[Cell, ...]]]
+Steps = tuple[Cell, ...]
+"""The grid steps of the compass moves from a room to a neighbour (see `Adjacency`)."""
+Adjacency = dict[int, dict[int, Steps]]
 """Each room's neighbours, with the grid step of each compass move to them (none: no compass
 move joins the two; two for `east / west`)."""
 
@@ -123,7 +134,7 @@ def adjacency_of(rooms: Iterable[int], links: list[Connection]) -> Adjacency:
     return adjacency
 
 
-def _agreed(steps: tuple[Cell, ...]) -> tuple[Cell, ...]:
+def _agreed(steps: Steps) -> tuple[Cell, ...]:
     """Moves between two rooms that disagree (`north` there, `west` back: a path that bends
     out of sight) all take the bearing between theirs (`northeast`); none when they cancel out."""
     if len(set(steps)) <= 1:
@@ -145,10 +156,11 @@ def place_rooms(rooms: list[int], links: list[Connection], start: int | None) ->
     parts = _components(adjacency)
     parts.sort(key=lambda part: (start not in part, -len(part), min(part)))
     placed: dict[int, Cell] = {}
+    known = _Known()  # geometry, the same for every part
     band_top, band_height, left = 0, 0, 0
     for part in parts:
         root = min(part, key=lambda r: (-sum(map(len, adjacency[r].values())), r != start, r))
-        cells = _compact(_place_part(root, adjacency))
+        cells = _compact(_place_part(root, adjacency, known))
         width = max(c for c, _ in cells.values()) + 1
         height = max(r for _, r in cells.values()) + 1
         if left and left + width > WRAP_COLUMNS:
@@ -177,12 +189,43 @@ def _components(adjacency: Adjacency) -> list[set[int]]:
     return parts
 
 
+Placed = list[tuple[int, Cell, Steps, dict[Cell, float]]]
+"""A room's neighbours on the grid: each with its cell, the steps to it, and the costs of
+those steps by offset (`_Known.bearings`)."""
+
+
+class _Known:
+    """What the placement has worked out already and asks for again and again; it depends
+    on no room's place, so every grid of one `place_rooms` call shares it."""
+
+    def __init__(self) -> None:
+        self.lines: dict[tuple[Cell, Cell], tuple[Cell, ...]] = {}
+        """The cells whose boxes the straight line between two cells' centres passes through
+        (`_line_cells`), by the line's ends."""
+        self.bands: dict[Cell, tuple[tuple[int, tuple[int, ...]], ...]] = {}
+        """The cells near the line from a cell's centre to another's (`_band`), by the
+        offset between the two."""
+        self.bearings: dict[Steps, dict[Cell, float]] = {}
+        """What a neighbour costs (`_offset_cost`), by the steps to it, then by its offset."""
+
+
 class _Grid:
     """Rooms on cells, both ways round, with rows and columns that can be opened."""
 
-    def __init__(self, cells: dict[int, Cell] | None = None) -> None:
-        self.cells: dict[int, Cell] = dict(cells or {})
-        self.rooms: dict[Cell, int] = {cell: room for room, cell in self.cells.items()}
+    def __init__(
+        self,
+        cells: dict[int, Cell] | None = None,
+        known: _Known | None = None,
+        rooms: dict[Cell, int] | None = None,
+    ) -> None:
+        """A grid of `cells` (copied; taken as they are along with `rooms`, the same both
+        ways round, when that is given)."""
+        if rooms is None:
+            self.cells: dict[int, Cell] = dict(cells or {})
+            self.rooms: dict[Cell, int] = {cell: room for room, cell in self.cells.items()}
+        else:
+            self.cells, self.rooms = cells or {}, rooms
+        self.known = _Known() if known is None else known
 
     def put(self, room: int, cell: Cell) -> None:
         old = self.cells.get(room)
@@ -200,27 +243,35 @@ class _Grid:
         self.cells[first], self.cells[second] = b, a
         self.rooms[a], self.rooms[b] = second, first
 
-    def opened(self, step: Cell, at: Cell) -> tuple[_Grid, Cell, set[int]]:
-        """A copy with a column (a row, for `north` and `south`) opened beside `at` on the side
-        of `step`, every room on that side one cell further; the now free cell there; and the
-        rooms that moved."""
-        (dx, dy), (ax, ay) = step, at
-        if dx:
-            edge = ax + 1 if dx > 0 else ax  # columns from `edge` on move right
-            cells = {r: (c + (c >= edge), w) for r, (c, w) in self.cells.items()}
-            free = (edge, ay + dy)
-            moved = {r for r, (c, _) in self.cells.items() if c >= edge}
+    def opened(self, step: Cell, at: Cell, leaving: int) -> tuple[_Grid, Cell]:
+        """A copy without `leaving`, with a column (a row, for `north` and `south`) opened
+        beside `at` on the side of `step`, every room on that side one cell further (see
+        `_cut`); and the now free cell there."""
+        axis, edge, free = _cut(step, at)
+        kept = ((room, cell) for room, cell in self.cells.items() if room != leaving)
+        if axis == 0:
+            cells = {r: (c + 1, w) if c >= edge else (c, w) for r, (c, w) in kept}
         else:
-            edge = ay + 1 if dy > 0 else ay
-            cells = {r: (c, w + (w >= edge)) for r, (c, w) in self.cells.items()}
-            free = (ax, edge)
-            moved = {r for r, (_, w) in self.cells.items() if w >= edge}
-        return _Grid(cells), free, moved
+            cells = {r: (c, w + 1) if w >= edge else (c, w) for r, (c, w) in kept}
+        rooms = {cell: room for room, cell in cells.items()}
+        return _Grid(cells, self.known, rooms), free
 
 
-def _place_part(root: int, adjacency: Adjacency) -> dict[int, Cell]:
+def _cut(step: Cell, at: Cell) -> tuple[int, int, Cell]:
+    """Where a column (a row, for `north` and `south`) opens beside `at` on the side of
+    `step`: its axis (0: a column, 1: a row), the first column (row) that moves one further,
+    and the free cell beside `at` once it has."""
+    (dx, dy), (ax, ay) = step, at
+    if dx:
+        edge = ax + 1 if dx > 0 else ax  # columns from `edge` on move right
+        return 0, edge, (edge, ay + dy)
+    edge = ay + 1 if dy > 0 else ay
+    return 1, edge, (ax, edge)
+
+
+def _place_part(root: int, adjacency: Adjacency, known: _Known) -> dict[int, Cell]:
     """Cells for the rooms of `root`'s part (see the module docstring)."""
-    grid = _Grid({root: (0, 0)})
+    grid = _Grid({root: (0, 0)}, known)
     found = {root: 0}
     counter = itertools.count(1)
     queue: list[tuple[int, int, int]] = []  # (-compass moves to placed rooms, found, room)
@@ -249,39 +300,74 @@ def _place_part(root: int, adjacency: Adjacency) -> dict[int, Cell]:
     return grid.cells
 
 
-def _pair_cost(
-    cell: Cell, there: Cell, steps: tuple[Cell, ...], grid: _Grid, ends: tuple[int, int]
-) -> float:
-    """The cost of two neighbours at `cell` and `there`: each compass move's `bearing_cost`
-    (`steps` go from `cell` to `there`), or their distance for rooms joined by no compass
-    move; plus `_THROUGH` for each room the straight line between them passes through."""
-    return _pair_bearings(cell, there, steps) + _THROUGH * _rooms_crossed(cell, there, grid, ends)
+def _offset_cost(ox: int, oy: int, steps: Steps) -> float:
+    """The cost of a neighbour at offset (`ox`, `oy`) without the rooms in the way: the sum
+    of each compass move's `bearing_cost` (`steps` go towards the neighbour; written out, it
+    is the placement's most frequent sum), or the distance for rooms joined by no compass move.
+    Every cost is a whole number, so sums of them are exact in any order."""
+    length = max(ox if ox >= 0 else -ox, oy if oy >= 0 else -oy)
+    if not steps:
+        return _NEARNESS * max(length - 1, 0)
+    total = 0.0
+    for sx, sy in steps:
+        dot = ox * sx + oy * sy
+        if dot > 0 and ox * sy == oy * sx:
+            total += _LONG * (length - 1)
+        elif dot > 0 and dot * dot >= 0.5 * (ox * ox + oy * oy) * (sx * sx + sy * sy):
+            total += _ASKEW + _LONG * length
+        else:
+            total += _AGAINST + _LONG * length
+    return total
 
 
-def _pair_bearings(cell: Cell, there: Cell, steps: tuple[Cell, ...]) -> float:
-    """`_pair_cost` without the rooms in the way."""
-    offset = (there[0] - cell[0], there[1] - cell[1])
-    if steps:
-        return sum(bearing_cost(offset, step) for step in steps)
-    return _NEARNESS * max(max(abs(offset[0]), abs(offset[1])) - 1, 0)
-
-
-def _bearings(room: int, cell: Cell, grid: _Grid, adjacency: Adjacency) -> float:
-    """The part of `_cost` that needs no look at other rooms (a lower bound of it)."""
-    return sum(
-        _pair_bearings(cell, there, steps)
-        for neighbour, steps in adjacency[room].items()
-        if (there := grid.cells.get(neighbour)) is not None
-    )
+def _placed_neighbours(room: int, grid: _Grid, adjacency: Adjacency) -> Placed:
+    """`room`'s neighbours on the grid (see `Placed`)."""
+    cells, tables = grid.cells, grid.known.bearings
+    placed: Placed = []
+    for neighbour, steps in adjacency[room].items():
+        there = cells.get(neighbour)
+        if there is not None:
+            table = tables.get(steps)
+            if table is None:
+                table = tables[steps] = {}
+            placed.append((neighbour, there, steps, table))
+    return placed
 
 
 def _cost(room: int, cell: Cell, grid: _Grid, adjacency: Adjacency) -> float:
-    """How badly `room` at `cell` keeps its placed neighbours' bearings (and nearness)."""
-    return sum(
-        _pair_cost(cell, there, steps, grid, (room, neighbour))
-        for neighbour, steps in adjacency[room].items()
-        if (there := grid.cells.get(neighbour)) is not None
-    )
+    """How badly `room` at `cell` keeps its placed neighbours' bearings (and nearness): for
+    each, `_offset_cost`, plus `_THROUGH` for each room the straight line between them passes
+    through."""
+    placed = _placed_neighbours(room, grid, adjacency)
+    return _bearings_of(cell, placed) + _through(room, cell, grid, placed)
+
+
+def _bearings_of(cell: Cell, placed: Placed) -> float:
+    """The part of `_cost` that needs no look at other rooms (a lower bound of it)."""
+    x, y = cell
+    total = 0.0
+    for _, (tx, ty), steps, table in placed:
+        offset = (tx - x, ty - y)
+        cost = table.get(offset)
+        if cost is None:
+            cost = table[offset] = _offset_cost(offset[0], offset[1], steps)
+        total += cost
+    return total
+
+
+def _through(room: int, cell: Cell, grid: _Grid, placed: Placed, budget: float = math.inf) -> float:
+    """The rest of `_cost`: `_THROUGH` for each room in the way of each placed neighbour
+    (none in the way of the next cell: most neighbours are not looked at further). Counted
+    no further than needed to pass `budget`."""
+    x, y = cell
+    crossed = 0
+    for neighbour, there, _, _ in placed:
+        if -1 <= there[0] - x <= 1 and -1 <= there[1] - y <= 1:
+            continue
+        crossed += _rooms_crossed(cell, there, grid, (room, neighbour))
+        if _THROUGH * crossed > budget:
+            break
+    return _THROUGH * crossed
 
 
 def _rooms_crossed(start: Cell, end: Cell, grid: _Grid, ends: tuple[int, int]) -> int:
@@ -289,103 +375,199 @@ def _rooms_crossed(start: Cell, end: Cell, grid: _Grid, ends: tuple[int, int]) -
     passes through (a box, with a little room around it, is taken as 0.8 of a cell wide and
     0.6 of a cell high)."""
     (x0, y0), (x1, y1) = start, end
-    if max(abs(x1 - x0), abs(y1 - y0)) <= 1:
+    if -1 <= x1 - x0 <= 1 and -1 <= y1 - y0 <= 1:
         return 0
-    dx, dy = x1 - x0, y1 - y0
-    reach = 0.5 * math.hypot(dx, dy)  # a box's half diagonal (0.5), times the line's length
+    known = grid.known
+    cells = known.lines.get((start, end))
+    if cells is None:
+        cells = known.lines[(start, end)] = _line_cells(start, end, known)
+    rooms = grid.rooms
+    first, second = ends
     crossed = 0
-    for cx in range(min(x0, x1), max(x0, x1) + 1):
-        for cy in range(min(y0, y1), max(y0, y1) + 1):
-            if abs(dx * (cy - y0) - dy * (cx - x0)) > reach:
-                continue  # too far from the line
-            room = grid.rooms.get((cx, cy))
-            if room is not None and room not in ends and _segment_hits(start, end, (cx, cy)):
-                crossed += 1
+    for cell in cells:
+        room = rooms.get(cell)
+        if room is not None and room != first and room != second:
+            crossed += 1
     return crossed
 
 
-def _segment_hits(start: Cell, end: Cell, cell: Cell) -> bool:
-    """Whether the segment between two cell centres meets the box around `cell` (clipped
-    against the box's slabs, Liang-Barsky)."""
-    low, high = 0.0, 1.0
-    for origin, delta, centre, half in (
-        (start[0], end[0] - start[0], cell[0], 0.4),
-        (start[1], end[1] - start[1], cell[1], 0.3),
-    ):
-        if delta == 0:
-            if abs(origin - centre) > half:
-                return False
-            continue
-        t0, t1 = (centre - half - origin) / delta, (centre + half - origin) / delta
-        low, high = max(low, min(t0, t1)), min(high, max(t0, t1))
-        if low > high:
-            return False
-    return True
+def _line_cells(start: Cell, end: Cell, known: _Known) -> tuple[Cell, ...]:
+    """The cells whose boxes the straight line between two cells' centres passes through
+    (see `_rooms_crossed`), whether a room is on them or not: of the cells near the line
+    (`_band`), those whose box it meets, clipped against the box's slabs (Liang-Barsky).
 
-
-def _candidates(room: int, grid: _Grid, adjacency: Adjacency) -> list[Cell]:
-    """Free cells near those the placed neighbours want `room` in (their compass steps, or
-    next to them)."""
-    wanted: list[Cell] = []
-    for neighbour, steps in adjacency[room].items():
-        there = grid.cells.get(neighbour)
-        if there is None:
-            continue
-        if steps:
-            wanted += [(there[0] - step[0], there[1] - step[1]) for step in steps]
+    The clipping is done where the cells are (not relative to `start`, which could round
+    differently), `min` and `max` written out as the builtins pick."""
+    (x0, y0), (x1, y1) = start, end
+    dx, dy = x1 - x0, y1 - y0
+    band = known.bands.get((dx, dy))
+    if band is None:
+        band = known.bands[(dx, dy)] = _band(dx, dy)
+    found: list[Cell] = []
+    for across, alongs in band:
+        cx = x0 + across
+        if dx == 0:  # the line runs down the column
+            low, high = 0.0, 1.0
         else:
-            wanted += [(there[0] + dx, there[1] + dy) for dx, dy in _NEAR]
-    cells: dict[Cell, int] = {}
-    for wx, wy in wanted:
-        for dx, dy in itertools.product(range(-_SEARCH, _SEARCH + 1), repeat=2):
-            cell = (wx + dx, wy + dy)
-            if cell not in grid.rooms:
-                cells.setdefault(cell, len(cells))
-    return list(cells)
+            t0, t1 = (cx - 0.4 - x0) / dx, (cx + 0.4 - x0) / dx
+            near, far = (t1, t0) if t1 < t0 else (t0, t1)
+            low = near if near > 0.0 else 0.0
+            high = far if far < 1.0 else 1.0
+            if low > high:
+                continue
+        for along in alongs:
+            cy = y0 + along
+            if dy == 0:  # along the row
+                found.append((cx, cy))
+                continue
+            t0, t1 = (cy - 0.3 - y0) / dy, (cy + 0.3 - y0) / dy
+            near, far = (t1, t0) if t1 < t0 else (t0, t1)
+            if not (near if near > low else low) > (far if far < high else high):
+                found.append((cx, cy))
+    return tuple(found)
+
+
+def _band(dx: int, dy: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The cells (by column, then row, from the line's start) of the rectangle between a
+    cell's centre and the centre `dx`, `dy` from it whose centres lie within a box's half
+    diagonal (half a cell) of the line between them, column by column."""
+    reach = 0.5 * math.hypot(dx, dy)  # a box's half diagonal (0.5), times the line's length
+    low_row, high_row = min(0, dy), max(0, dy)
+    band: list[tuple[int, tuple[int, ...]]] = []
+    for across in range(min(0, dx), max(0, dx) + 1):
+        rows = range(low_row, high_row + 1)
+        if dx:
+            # only rows near dy * across / dx can be near the line: those and a row further
+            # on each side are looked at, and the test below decides
+            middle = dy * across / dx
+            spread = reach / abs(dx)
+            rows = range(
+                max(low_row, math.floor(middle - spread) - 1),
+                min(high_row, math.ceil(middle + spread) + 1) + 1,
+            )
+        alongs = tuple(along for along in rows if abs(dx * along - dy * across) <= reach)
+        if alongs:
+            band.append((across, alongs))
+    return tuple(band)
+
+
+def _candidates(grid: _Grid, placed: Placed) -> list[Cell]:
+    """Free cells near those the `placed` neighbours want their room in (their compass steps,
+    or next to them), in the order first seen."""
+    near: list[Cell] = []
+    expanded: set[Cell] = set()  # a wanted cell seen again adds no cell its first sight did not
+    for _, (tx, ty), steps, _ in placed:
+        if not steps:
+            near += [(tx + dx, ty + dy) for dx, dy in _AROUND_NEAR]
+            continue
+        for sx, sy in steps:
+            wx, wy = tx - sx, ty - sy
+            if (wx, wy) not in expanded:
+                expanded.add((wx, wy))
+                near += [(wx + dx, wy + dy) for dx, dy in _AROUND]
+    rooms = grid.rooms
+    return [cell for cell in dict.fromkeys(near) if cell not in rooms]
 
 
 def _best(room: int, grid: _Grid, adjacency: Adjacency) -> tuple[float, Cell] | None:
     """The free candidate cell of least cost (ties: the first wanted), None without any.
     Cells are tried cheapest bearings first, and no further once those alone cost more than
-    the best so far."""
-    bounded = sorted(
-        (_bearings(room, cell, grid, adjacency), order, cell)
-        for order, cell in enumerate(_candidates(room, grid, adjacency))
-    )
+    the best so far (nor, at the same cost, after it)."""
+    placed = _placed_neighbours(room, grid, adjacency)
+    candidates = _candidates(grid, placed)
+    bounds = [0.0] * len(candidates)  # `_bearings_of` each candidate, written out
+    for _, (tx, ty), steps, table in placed:
+        for order, (x, y) in enumerate(candidates):
+            offset = (tx - x, ty - y)
+            cost = table.get(offset)
+            if cost is None:
+                cost = table[offset] = _offset_cost(offset[0], offset[1], steps)
+            bounds[order] += cost
+    bounded = sorted(zip(bounds, itertools.count(), candidates, strict=False))
     best: tuple[float, int, Cell] | None = None
     for bound, order, cell in bounded:
-        if best is not None and bound > best[0]:
+        if best is None:
+            cost = bound + _through(room, cell, grid, placed)
+        elif bound > best[0]:
             break
-        cost = _cost(room, cell, grid, adjacency)
+        elif bound == best[0] and order > best[1]:
+            continue  # costs at least its bound: no better than the best
+        else:
+            cost = bound + _through(room, cell, grid, placed, best[0] - bound)
         if best is None or (cost, order) < best[:2]:
             best = (cost, order, cell)
     return None if best is None else (best[0], best[2])
 
 
-def _opening(
-    room: int, grid: _Grid, adjacency: Adjacency
-) -> Iterator[tuple[float, int, _Grid, Cell]]:
-    """For each compass move to a placed neighbour: a grid (without `room`) with a column or
-    row opened for `room` on that bearing, the free cell, and what the change costs: `_OPEN`,
-    plus the pairs of rooms the opening moved apart, plus `room` on the free cell."""
-    without = _Grid({r: c for r, c in grid.cells.items() if r != room})
+Opening = tuple[float, int, Cell, Cell]
+"""What opening a column or row for a room costs, the order of the compass move it is for,
+and the step and cell it opens beside (`_Grid.opened`)."""
+
+
+def _opening(room: int, grid: _Grid, adjacency: Adjacency) -> Iterator[Opening]:
+    """For each compass move to a placed neighbour: opening a column or row for `room` on
+    that bearing (`_Grid.opened`, `room` taken off the grid), and what the change costs:
+    `_OPEN`, plus the pairs of rooms the opening moved apart, plus `room` on the free cell.
+    Worked out on `grid` as it is (most openings are not taken)."""
+    cells = grid.cells
     order = 0
     for neighbour, steps in adjacency[room].items():
-        there = without.cells.get(neighbour)
-        if there is None:
+        there = cells.get(neighbour)
+        if there is None or neighbour == room:
             continue
         for step in steps:
             order += 1
-            wider, free, moved = without.opened((-step[0], -step[1]), there)
-            change = _OPEN + _cost(room, free, wider, adjacency)
-            for a in moved:
+            away = (-step[0], -step[1])
+            axis, edge, free = _cut(away, there)
+            change = _OPEN + _opened_cost(room, free, grid, adjacency, axis, edge)
+            # a moved room is one column (row) further from each neighbour that stayed
+            sx, sy = (1, 0) if axis == 0 else (0, 1)
+            for a, here in cells.items():
+                if a == room or here[axis] < edge:
+                    continue  # stays
+                ax, ay = here
                 for b, pair_steps in adjacency[a].items():
-                    if b == room or b in moved or b not in without.cells:
-                        continue
-                    change += _pair_bearings(
-                        wider.cells[a], wider.cells[b], pair_steps
-                    ) - _pair_bearings(without.cells[a], without.cells[b], pair_steps)
-            yield change, order, wider, free
+                    at = cells.get(b)
+                    if b == room or at is None or at[axis] >= edge:
+                        continue  # moved too, or not on the grid
+                    ox, oy = at[0] - ax, at[1] - ay
+                    change += _offset_cost(ox - sx, oy - sy, pair_steps) - _offset_cost(
+                        ox, oy, pair_steps
+                    )
+            yield change, order, away, there
+
+
+def _opened_cost(
+    room: int, free: Cell, grid: _Grid, adjacency: Adjacency, axis: int, edge: int
+) -> float:
+    """`_cost` of `room` on `free` in the grid `grid.opened` gives (without `room`, the rooms
+    from `edge` on along `axis` one further; see `_cut`), looked up in `grid` as it is."""
+    cells, rooms, known = grid.cells, grid.rooms, grid.known
+    fx, fy = free
+    bearings = 0.0
+    crossed = 0
+    for neighbour, steps in adjacency[room].items():
+        at = cells.get(neighbour)
+        if at is None:
+            continue
+        if at[axis] >= edge:
+            at = (at[0] + 1, at[1]) if axis == 0 else (at[0], at[1] + 1)
+        tx, ty = at
+        bearings += _offset_cost(tx - fx, ty - fy, steps)
+        if -1 <= tx - fx <= 1 and -1 <= ty - fy <= 1:
+            continue
+        line = known.lines.get((free, at))
+        if line is None:
+            line = known.lines[(free, at)] = _line_cells(free, at, known)
+        for cell in line:
+            if cell[axis] == edge:
+                continue  # the opened column (row) is empty
+            if cell[axis] > edge:
+                cell = (cell[0] - 1, cell[1]) if axis == 0 else (cell[0], cell[1] - 1)
+            other = rooms.get(cell)
+            if other is not None and other != room and other != neighbour:
+                crossed += 1
+    return bearings + _THROUGH * crossed
 
 
 def _place(room: int, grid: _Grid, adjacency: Adjacency) -> _Grid:
@@ -395,16 +577,16 @@ def _place(room: int, grid: _Grid, adjacency: Adjacency) -> _Grid:
     if best is not None and best[0] == 0:
         grid.put(room, best[1])
         return grid
-    options = list(_opening(room, grid, adjacency))
-    if best is not None:
-        options.append((best[0], 0, grid, best[1]))
-    if not options:
-        cell = _nearest_free(grid, (0, 0))
-        grid.put(room, cell)
+    opening = min(_opening(room, grid, adjacency), key=lambda option: option[:2], default=None)
+    if best is not None and (opening is None or (best[0], 0) < opening[:2]):
+        grid.put(room, best[1])
         return grid
-    _, _, chosen, cell = min(options, key=lambda option: option[:2])
-    chosen.put(room, cell)
-    return chosen
+    if opening is None:
+        grid.put(room, _nearest_free(grid, (0, 0)))
+        return grid
+    wider, free = grid.opened(opening[2], opening[3], room)
+    wider.put(room, free)
+    return wider
 
 
 def _nearest_free(grid: _Grid, wanted: Cell) -> Cell:
@@ -438,14 +620,14 @@ def _sweep(grid: _Grid, adjacency: Adjacency, rooms: set[int]) -> tuple[_Grid, s
         elif (other := _swap_better(room, now, grid, adjacency)) is not None:
             moved |= {room, other}
         elif now >= _SIDE:
-            options = list(_opening(room, grid, adjacency))
-            if options:
-                change, _, wider, free = min(options, key=lambda option: option[:2])
-                if change < now - 1e-9:
-                    grid = wider
-                    grid.put(room, free)
-                    moved.add(room)
-                    opened = True
+            opening = min(
+                _opening(room, grid, adjacency), key=lambda option: option[:2], default=None
+            )
+            if opening is not None and opening[0] < now - 1e-9:
+                grid, free = grid.opened(opening[2], opening[3], room)
+                grid.put(room, free)
+                moved.add(room)
+                opened = True
     if opened:
         return grid, set(grid.cells)
     return grid, moved.union(*(adjacency[room] for room in moved))

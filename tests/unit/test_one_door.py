@@ -18,7 +18,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-import cairn
+from tests.unit.test_layers import package_modules
 
 EXEMPT = ("services", "testing")
 """Folders of the package whose modules may open a unit of work on the store."""
@@ -49,18 +49,6 @@ class Opening:
     receiver: str
 
 
-def modules() -> dict[str, Path]:
-    """Every module of the package by dotted name (`cairn.container` lives beside `app/`)."""
-    root = Path(cairn.__file__).parent
-    found: dict[str, Path] = {}
-    for path in sorted(root.rglob("*.py")):
-        parts = list(path.relative_to(root).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        found[".".join(["cairn", *parts])] = path
-    return found
-
-
 def openings(module: str, source: str, path: Path) -> list[Opening]:
     """Each call of a method named `transaction` in `source`, in line order."""
     found = [
@@ -88,7 +76,7 @@ def outside_the_door(found: list[Opening], allowed: dict[str, str]) -> list[str]
 
 def all_openings() -> list[Opening]:
     found: list[Opening] = []
-    for name, path in modules().items():
+    for name, path in package_modules().items():
         found += openings(name, path.read_text(encoding="utf-8"), path)
     return found
 
