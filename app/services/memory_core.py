@@ -21,6 +21,7 @@ from cairn.models.memory import (
     MemoryEntry,
     MemoryScope,
 )
+from cairn.services import persistence
 from cairn.services.clock import SystemClock
 from cairn.services.memory_rules import MessagesByLocation
 from cairn.services.policy import MemoryPolicy
@@ -54,6 +55,9 @@ class MemoryCore:
         self._summarized: dict[int, set[str]] = {}
         self._by_location = MessagesByLocation()
         """The conversation's messages by location (for the visit summaries)."""
+        self._episode_started = self._clock.now()
+        """When the current episode started (`persistence`: ephemeral memories from before it
+        are over)."""
         self.summary_failures = 0
         self.summarizer_calls: Counter[str] = Counter()
         """Summarizer calls by kind: synthesis, location, npc, world."""
@@ -66,21 +70,40 @@ class MemoryCore:
     # -- queries ---------------------------------------------------------------------------
 
     def location_memories(self, location_id: int) -> list[MemoryEntry]:
-        return self._store.entries(
-            scope=MemoryScope.LOCATION, location_id=location_id, statuses=VISIBLE
+        return self._current(
+            self._store.entries(
+                scope=MemoryScope.LOCATION, location_id=location_id, statuses=VISIBLE
+            )
         )
 
     def adjacent_memories(self, location_id: int) -> dict[int, list[MemoryEntry]]:
         return {n: self.location_memories(n) for n in self._map.neighbors(location_id)}
 
     def npc_memories(self, npc_id: str) -> list[MemoryEntry]:
-        return self._store.entries(scope=MemoryScope.NPC, npc_id=npc_id, statuses=VISIBLE)
+        return self._current(
+            self._store.entries(scope=MemoryScope.NPC, npc_id=npc_id, statuses=VISIBLE)
+        )
 
     def world_memories(self) -> list[MemoryEntry]:
-        return self._store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE)
+        return self._current(self._store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE))
 
     def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
-        return self._store.ranked(limit)
+        ranked = self._store.ranked(limit)
+        shown = self._current(ranked)
+        if len(shown) < len(ranked):  # ephemeral ones of earlier episodes: look further
+            shown = self._current(self._store.ranked(limit + len(ranked) - len(shown) + 20))
+        return shown[:limit]
+
+    def start_episode(self) -> None:
+        """A new episode starts now: ephemeral memories written before it are over."""
+        self._episode_started = self._clock.now()
+
+    def _current(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+        """`entries` without the ephemeral ones of earlier episodes (`persistence`)."""
+        started = self._episode_started
+        if not any(map(persistence.ephemeral, entries)):
+            return entries
+        return [e for e in entries if persistence.current(e, started)]
 
     def location_record(self, location_id: int) -> LocationRecord | None:
         return self._store.location(location_id)

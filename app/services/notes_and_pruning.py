@@ -60,6 +60,7 @@ def end_episode(core: MemoryCore, game_state: GameState) -> None:
         prune(core)
         # once the episode is stored: fold the store's recent part, archive SUPERSEDED
         tx.after_commit(core._store.checkpoint)
+        tx.after_commit(core.start_episode)  # (the episode's ephemeral memories are over)
 
 
 def prune(core: MemoryCore) -> list[str]:

@@ -17,6 +17,7 @@ from cairn.models.memory import (
     MemoryStatus,
     cap_key,
 )
+from cairn.services import persistence
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +73,11 @@ def prune(entries: Iterable[MemoryEntry], policy: MemoryPolicy, tx: StoreTransac
     """Stage the pruning policy; return one line per memory retired or removed.
 
     1. Per scope key, at most `cap` visible (ACTIVE or TENTATIVE) memories. The excess is
-       RETIRED, never deleted, least useful kind first: TENTATIVE, then visit summaries, then
-       notes, discoveries, successes and failures, dangers last; inside a kind the lowest
-       importance, then the oldest. A retired
-       memory becomes SUPERSEDED (no successor) with the tag `pruned`, stays on disk and leaves
-       the prompts.
+       RETIRED, never deleted, least useful kind first: `ephemeral` ones (`persistence`),
+       TENTATIVE, then visit summaries, then notes, discoveries, successes and failures,
+       dangers last; inside a kind the lowest importance, then the oldest. `core` and
+       `permanent` memories are never retired. A retired memory becomes SUPERSEDED (no
+       successor) with the tag `pruned`, stays on disk and leaves the prompts.
     2. Per scope key, at most `superseded_kept_per_key` SUPERSEDED memories are kept; the
        oldest beyond that are removed. Only SUPERSEDED memories are ever removed.
     """
@@ -90,8 +91,9 @@ def prune(entries: Iterable[MemoryEntry], policy: MemoryPolicy, tx: StoreTransac
         excess = len(visible) - policy.cap_for(key[0])
         if excess > 0:
             order = sorted(
-                visible,
+                (e for e in visible if not persistence.outlasts_caps(e)),
                 key=lambda e: (
+                    not persistence.ephemeral(e),
                     e.status is not MemoryStatus.TENTATIVE,
                     _usefulness(e),
                     e.importance,

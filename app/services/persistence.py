@@ -1,0 +1,41 @@
+"""Persistence levels, as files written by the reference tool mark them (`[NOTE - core]`,
+`permanent`, `ephemeral`; cairn reads and writes the level, and these rules give it meaning):
+
+- `core` and `permanent`: the memory outlasts the pruning policy's caps (never retired for
+  being one too many; only a person or a supersession ends it);
+- `ephemeral`: the memory is for the episode it was written in: from the next episode on it
+  leaves the prompts and the queries (it stays in the store, as it was), and when a cap
+  retires memories, ephemeral ones go first.
+
+Any other level (or none) changes nothing. Levels are compared without case.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from cairn.models.memory import MemoryEntry
+
+KEPT_LEVELS = frozenset({"core", "permanent"})
+EPHEMERAL = "ephemeral"
+
+
+def level(entry: MemoryEntry) -> str:
+    """The entry's persistence level, lower case ("" for none)."""
+    return (entry.persistence or "").strip().lower()
+
+
+def outlasts_caps(entry: MemoryEntry) -> bool:
+    """Whether pruning may never retire it (`core`, `permanent`)."""
+    return level(entry) in KEPT_LEVELS
+
+
+def ephemeral(entry: MemoryEntry) -> bool:
+    return level(entry) == EPHEMERAL
+
+
+def current(entry: MemoryEntry, episode_started: datetime) -> bool:
+    """False for an ephemeral memory written before the current episode started (to the
+    second: Memories.md keeps times to the second, so one written in the episode's first
+    second stays current)."""
+    return not (ephemeral(entry) and entry.created_at < episode_started.replace(microsecond=0))
