@@ -100,9 +100,12 @@ class MemoryCore:
 
     def _current(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
         """`entries` without the ephemeral ones of earlier episodes (`persistence`)."""
-        started = self._episode_started
-        if not any(map(persistence.ephemeral, entries)):
+        for entry in entries:  # (most memories have no level: a plain check first)
+            if entry.persistence:
+                break
+        else:
             return entries
+        started = self._episode_started
         return [e for e in entries if persistence.current(e, started)]
 
     def location_record(self, location_id: int) -> LocationRecord | None:
