@@ -7,7 +7,7 @@ PYTHON ?= $(shell tools/find-python.sh)
 
 .PHONY: install demo test lint typecheck bench clean system-packages
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml setup.py constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[all,dev]'
@@ -19,7 +19,8 @@ demo: $(STAMP)
 	$(PY) -m cairn play --workdir $${WORKDIR:-.cairn-demo} --episodes 3 --fresh
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check app container.py tests bench examples
+	$(VENV)/bin/ruff check app container.py setup.py tests bench examples
+	@mkdir -p .typecheck && ln -sfn ../app .typecheck/cairn  # (see pyproject's [tool.mypy])
 	$(VENV)/bin/mypy
 
 # The PostgreSQL server and Chromium for the store and report tests (installed when missing).
@@ -38,4 +39,4 @@ bench: $(STAMP)
 	$(PY) bench/report_bench.py
 
 clean:
-	rm -rf $(VENV) .cairn-demo .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .cairn-demo .pytest_cache .mypy_cache .ruff_cache .typecheck

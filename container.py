@@ -1,4 +1,10 @@
-"""The composition root: the only place that knows how cairn's parts are built and wired."""
+"""The composition root: the only place that knows how cairn's parts are built and wired.
+
+It is imported one way: `import cairn.container` (or `from cairn.container import ...`). The
+package loads this file under that name (app/container.py; a wheel holds it as
+cairn/container.py); `import container` from the repository's root would load a second copy,
+whose `Container` is not cairn's, so it is refused.
+"""
 
 from __future__ import annotations
 
@@ -323,3 +329,10 @@ def build_container(
     if summarizer is not None:
         container.summarizer.override(providers.Object(summarizer))
     return container
+
+
+if __name__ == "container":  # (see the module docstring)
+    raise ImportError(
+        "container.py is cairn's composition root: import it as `cairn.container`"
+        " (`import container` would load a second copy)"
+    )

@@ -11,6 +11,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+if __name__ != "cairn":  # this folder, imported by its own name (`import app...`)
+    raise ImportError(
+        f"cairn's package is imported as `cairn` (this folder, {__path__[0]}, is its source):"
+        f" `import {__name__}` would load a second copy of every module"
+    )
+
 if TYPE_CHECKING:
     from cairn.errors import CairnError
     from cairn.events import commands

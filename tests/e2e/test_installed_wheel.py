@@ -14,7 +14,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-_SKIP = {".venv", ".git", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache", "cairn-runs"}
+_SKIP = {
+    ".venv",
+    ".git",
+    "build",
+    ".typecheck",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    "cairn-runs",
+}
 
 
 def run(*args: str | Path, cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
