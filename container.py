@@ -169,6 +169,10 @@ class Container(containers.DeclarativeContainer):
         max_retries=config.llm_max_retries,
         log_path=providers.Callable(_file_in, config.workdir, config.llm_log_file),
         meter=usage_meter,
+        api=config.llm_api,
+        openai_models=config.openai_models,
+        openai_base_url=config.openai_base_url,
+        openai_api_key=config.openai_api_key,
     )
 
     circuit_breaker = providers.Singleton(circuit_breaker_of, llm_client)

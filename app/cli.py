@@ -178,7 +178,8 @@ def run() -> None:
 @click.option(
     "--llm",
     default=None,
-    help="offline (default), anthropic (needs ANTHROPIC_API_KEY), cassette:PATH or record:PATH.",
+    help="offline (default), anthropic (needs ANTHROPIC_API_KEY), openai (OPENAI_API_KEY, or"
+    " OPENAI_BASE_URL for a local server), cassette:PATH or record:PATH.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Agent and game seed.")
 @click.option(

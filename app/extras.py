@@ -4,6 +4,7 @@ The core (memory engine, stores, context builders, narrative replays) needs none
 
 - `cairn[jericho]`: Jericho (Z-machine games, GPL-2.0) and TextWorld (the compiled demo world);
 - `cairn[anthropic]`: the Anthropic SDK (`--llm anthropic`);
+- `cairn[openai]`: the OpenAI SDK (`--llm openai`: OpenAI or an OpenAI-compatible server);
 - `cairn[postgres]`: psycopg and psycopg-pool;
 - `cairn[all]`: all of them, the command line's full set.
 """

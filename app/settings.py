@@ -73,7 +73,12 @@ class CairnSettings(BaseSettings):
     map_moves: int = Field(3, ge=0)
     """The objective prompt's map shows every room within this many moves, then a count."""
     llm: str = "offline"
+    """offline, anthropic, openai, cassette:PATH or record:PATH (`cairn.adapters.llm.factory`)."""
+    llm_api: Literal["anthropic", "openai"] = "anthropic"
+    """The API `record:PATH` calls, and so whose per-role models (`models` or `openai_models`)
+    a `cassette:PATH` is replayed with (the model is part of each recorded request's hash)."""
     llm_base_url: str | None = None
+    """The Anthropic API's base URL (`--llm anthropic`); default: the SDK's."""
     llm_timeout: float = Field(30.0, gt=0)
     llm_max_retries: int = Field(1, ge=0)
     """With the circuit breaker, a hanging API costs one call's timeouts, not one per turn."""
@@ -87,6 +92,23 @@ class CairnSettings(BaseSettings):
             "query": "claude-haiku-4-5",
         }
     )
+    """The Anthropic model of each role."""
+    openai_base_url: str | None = None
+    """`--llm openai`: the server, e.g. http://localhost:11434/v1 for Ollama; default: the
+    OPENAI_BASE_URL variable, else OpenAI's own API."""
+    openai_api_key: SecretStr | None = None
+    """`--llm openai`: the API key (CAIRN_OPENAI_API_KEY), shown nowhere; default: the
+    OPENAI_API_KEY variable. A local server given by its base URL needs none."""
+    openai_models: dict[str, str] = Field(
+        default_factory=lambda: {
+            "adventurer": "gpt-4.1",
+            "synthesis": "gpt-4.1-mini",
+            "summary": "gpt-4.1-mini",
+            "objective": "gpt-4.1",
+            "query": "gpt-4.1-mini",
+        }
+    )
+    """`--llm openai`: the model of each role (a local server's names, e.g. "qwen3:8b")."""
     deterministic_seed: int | None = None
     map_file: str = "map.json"
     knowledge_file: str = "knowledgebase.md"

@@ -9,7 +9,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from cairn.models.kinds import Role
 
@@ -66,6 +72,17 @@ class Usage(BaseModel):
 
     input_tokens: int
     output_tokens: int
+    cached_input_tokens: int | None = None
+    """Of `input_tokens`, those served from the API's prompt cache, when it says (OpenAI's
+    `prompt_tokens_details.cached_tokens`); left out of dumps when unknown, so recorded
+    exchanges and logs without it stay byte for byte the same."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unknown_cache(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if self.cached_input_tokens is None and isinstance(data, dict):
+            data.pop("cached_input_tokens", None)
+        return data
 
 
 class LLMResponse(BaseModel):

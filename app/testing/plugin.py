@@ -7,6 +7,8 @@ when cairn is installed; `-p no:cairn` turns them off).
 - `fake_game`: a `FakeGame`, the small scripted text adventure cairn's own tests play.
 - `fake_messages_server`: a local HTTP server speaking the Anthropic Messages API on
   127.0.0.1 (queue answers and faults on it; point `llm_base_url` at `.base_url`).
+- `fake_chat_server`: the same for OpenAI's Chat Completions (`--llm openai`; point
+  `openai_base_url` at `.base_url`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import pytest
 
 from cairn.adapters.storage.in_memory_store import InMemoryStore
+from cairn.testing.chat_server import FakeChatServer
 from cairn.testing.fake_game import FakeGame
 from cairn.testing.fakes import FakeSummarizer
 from cairn.testing.llm_server import FakeMessagesServer
@@ -46,4 +49,11 @@ def fake_game() -> FakeGame:
 def fake_messages_server() -> Iterator[FakeMessagesServer]:
     """A local Messages API server, stopped after the test."""
     with FakeMessagesServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_chat_server() -> Iterator[FakeChatServer]:
+    """A local Chat Completions server, stopped after the test."""
+    with FakeChatServer() as server:
         yield server

@@ -1,5 +1,5 @@
-"""Choose the LLM client from the `llm` setting: offline, anthropic, cassette, record; and find
-its circuit breaker. (Which summarizer a client gets is the container's choice.)"""
+"""Choose the LLM client from the `llm` setting: offline, anthropic, openai, cassette, record;
+and find its circuit breaker. (Which summarizer a client gets is the container's choice.)"""
 
 from __future__ import annotations
 
@@ -7,15 +7,20 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from cairn.adapters.llm.breaker import CircuitBreaker
 from cairn.adapters.llm.cassette import CassetteClient
 from cairn.adapters.llm.exchange_log import ExchangeLog
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.errors import ConfigError
 from cairn.extras import require
-from cairn.interfaces.llm import ILLMClient
+from cairn.interfaces.llm import ROLES, ILLMClient
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+OPENAI_KEY_VARIABLE = "OPENAI_API_KEY"
+OPENAI_URL_VARIABLE = "OPENAI_BASE_URL"
+APIS = ("anthropic", "openai")
 
 
 def build_llm_client(
@@ -27,23 +32,70 @@ def build_llm_client(
     max_retries: int,
     log_path: Path,
     meter: UsageMeter,
+    api: str = "anthropic",
+    openai_models: Mapping[str, str] | None = None,
+    openai_base_url: str | None = None,
+    openai_api_key: SecretStr | str | None = None,
 ) -> ILLMClient | None:
-    """None for "offline"; the Anthropic client for "anthropic"; a cassette client for
-    "cassette:PATH" (replay, no network) or "record:PATH" (Anthropic, recorded to PATH).
+    """None for "offline"; the Anthropic client for "anthropic", the OpenAI-compatible one for
+    "openai" (each behind a circuit breaker); a cassette client for "cassette:PATH" (replay,
+    no network) or "record:PATH" (the API `api` names, recorded to PATH).
 
-    The API key is read from ANTHROPIC_API_KEY only, never from a settings file.
+    `models` are the Anthropic models per role, `openai_models` the OpenAI ones (default:
+    `models`); a cassette replays with the map of the API it was recorded from (`api`).
+    The Anthropic key is read from ANTHROPIC_API_KEY only, never from a settings file. The
+    OpenAI key and server are `openai_api_key` and `openai_base_url` when set, else
+    OPENAI_API_KEY and OPENAI_BASE_URL, as the SDK reads them; a server given by its base URL
+    may go without a key (local servers want none).
     """
     if mode == "offline":
         return None
+    if api not in APIS:
+        raise ConfigError(f"llm_api: expected anthropic or openai, got {api!r}")
     kind, _, path = mode.partition(":")
+    provider = kind if kind in APIS else api
+    role_models = models if provider == "anthropic" else (openai_models or models)
     if kind == "cassette":
         if not path:
             raise ConfigError("llm: 'cassette:PATH' needs the path of a recorded exchange file")
-        return CassetteClient(Path(path), "replay", models)
-    if kind not in ("anthropic", "record"):
+        return CassetteClient(Path(path), "replay", role_models)
+    if kind not in (*APIS, "record"):
         raise ConfigError(
-            f"llm: expected offline, anthropic, cassette:PATH or record:PATH, got {mode!r}"
+            f"llm: expected offline, anthropic, openai, cassette:PATH or record:PATH, got {mode!r}"
         )
+    client: ILLMClient
+    key: str | None
+    if provider == "anthropic":
+        client, key = _anthropic(kind, models, base_url, timeout, max_retries, log_path, meter)
+    else:
+        client, key = _openai(
+            kind,
+            role_models,
+            openai_base_url,
+            openai_api_key,
+            timeout,
+            max_retries,
+            log_path,
+            meter,
+        )
+    breaker = CircuitBreaker(client)
+    if kind == "record":
+        if not path:
+            raise ConfigError("llm: 'record:PATH' needs the path of the file to record to")
+        secrets = [key] if key else []
+        return CassetteClient(Path(path), "record", role_models, inner=breaker, secrets=secrets)
+    return breaker
+
+
+def _anthropic(
+    kind: str,
+    models: Mapping[str, str],
+    base_url: str | None,
+    timeout: float,
+    max_retries: int,
+    log_path: Path,
+    meter: UsageMeter,
+) -> tuple[ILLMClient, str]:
     key = os.environ.get(API_KEY_VARIABLE, "")
     if not key:
         raise ConfigError(f"llm={kind}: set {API_KEY_VARIABLE} (or use --llm offline)")
@@ -60,12 +112,48 @@ def build_llm_client(
         log=ExchangeLog(log_path, secrets=[key]),
         meter=meter,
     )
-    breaker = CircuitBreaker(client)
-    if kind == "record":
-        if not path:
-            raise ConfigError("llm: 'record:PATH' needs the path of the file to record to")
-        return CassetteClient(Path(path), "record", models, inner=breaker, secrets=[key])
-    return breaker
+    return client, key
+
+
+def _openai(
+    kind: str,
+    models: Mapping[str, str],
+    base_url: str | None,
+    api_key: SecretStr | str | None,
+    timeout: float,
+    max_retries: int,
+    log_path: Path,
+    meter: UsageMeter,
+) -> tuple[ILLMClient, str | None]:
+    """The OpenAI-compatible client; the key it uses (None for a keyless local server)."""
+    key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
+    key = key or os.environ.get(OPENAI_KEY_VARIABLE) or None
+    url = base_url or os.environ.get(OPENAI_URL_VARIABLE) or None
+    if key is None and url is None:
+        raise ConfigError(
+            f"llm={kind}: set {OPENAI_KEY_VARIABLE}, or {OPENAI_URL_VARIABLE} for a local"
+            " server (or use --llm offline)"
+        )
+    missing = [role for role in ROLES if not models.get(role)]
+    if missing:  # a local server's names replace the defaults whole: say so at start
+        raise ConfigError(
+            f"openai_models: no model for {', '.join(missing)}"
+            f" (every role needs one: {', '.join(ROLES)})"
+        )
+    # imported here, like the Anthropic SDK: offline runs never need it
+    require("openai", "openai", for_what=f"llm={kind}")
+    from cairn.adapters.llm.openai_client import OpenAIClient
+
+    client = OpenAIClient(
+        api_key=key,
+        models=models,
+        base_url=url,
+        timeout=timeout,
+        max_retries=max_retries,
+        log=ExchangeLog(log_path, secrets=[key] if key else []),
+        meter=meter,
+    )
+    return client, key
 
 
 def circuit_breaker_of(client: ILLMClient | None) -> CircuitBreaker | None:

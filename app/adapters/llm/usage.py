@@ -15,6 +15,7 @@ class _Totals:
     failures: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
     latency_ms: float = 0.0
 
     def add(self, usage: Usage | None, latency_ms: float, failed: bool) -> None:
@@ -23,23 +24,28 @@ class _Totals:
         if usage is not None:
             self.input_tokens += usage.input_tokens
             self.output_tokens += usage.output_tokens
+            self.cached_input_tokens += usage.cached_input_tokens or 0
         self.latency_ms += latency_ms
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        result: dict[str, Any] = {
             "calls": self.calls,
             "failures": self.failures,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "latency_ms": round(self.latency_ms, 3),
         }
+        if self.cached_input_tokens:  # only APIs that report a prompt cache (OpenAI's) have it
+            result["cached_input_tokens"] = self.cached_input_tokens
+        return result
 
 
 class UsageMeter:
     """Counts every logical LLM call of a run (SDK retries inside one call count once).
 
     `calls` includes failed calls; `failures` counts those that raised. Tokens are the exact
-    figures the API reported. Safe to share between threads.
+    figures the API reported; `cached_input_tokens` (part of `input_tokens`) appears once an
+    API reported some. Safe to share between threads.
     """
 
     def __init__(self) -> None:
