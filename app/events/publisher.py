@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -12,38 +13,53 @@ from blinker import NamedSignal
 log = logging.getLogger(__name__)
 
 
+Held = list[tuple[NamedSignal, object, dict[str, Any]]]
+
+
+class _Deferral(threading.local):
+    """A thread's open `deferring` blocks and the events they hold: units of work belong to
+    threads (a store's unit is its thread's), so a unit failing in one thread must neither
+    drop nor send early what another thread's unit holds."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.pending: Held = []
+
+
 class EventPublisher:
     """Calls every receiver of a signal; a receiver that raises is logged and skipped."""
 
     def __init__(self) -> None:
         self.failures = 0
-        self._depth = 0
-        self._pending: list[tuple[NamedSignal, object, dict[str, Any]]] = []
+        self._deferral = _Deferral()
 
     @contextmanager
     def deferring(self) -> Iterator[None]:
-        """Hold every event published inside the block; send them, in order, when the
-        outermost block ends without an error (the bus wraps a command's unit of work in it,
-        so a receiver always sees the committed state); drop them when it raises."""
-        self._depth += 1
+        """Hold every event this thread publishes inside the block; send them, in order, when
+        its outermost block ends without an error (the bus wraps a command's unit of work in
+        it, so a receiver always sees the committed state); drop them when it raises. Other
+        threads' blocks and events are their own."""
+        held = self._deferral
+        held.depth += 1
         try:
             yield
         except BaseException:
-            if self._depth == 1:
-                self._pending.clear()
+            if held.depth == 1:
+                held.pending.clear()
             raise
         finally:
-            self._depth -= 1
-        if self._depth == 0:
-            pending, self._pending = self._pending, []
+            held.depth -= 1
+        if held.depth == 0:
+            pending, held.pending = held.pending, []
             for signal, sender, kwargs in pending:
                 self._send(signal, sender, kwargs)
 
     def publish(self, signal: NamedSignal, sender: object, **kwargs: Any) -> None:
-        """Send `signal` from `sender` (held until the command commits when deferring); one
-        failing receiver never stops the others."""
-        if self._depth:
-            self._pending.append((signal, sender, kwargs))
+        """Send `signal` from `sender` (held until this thread's unit commits when it is
+        deferring); one failing receiver never stops the others."""
+        held = self._deferral
+        if held.depth:
+            held.pending.append((signal, sender, kwargs))
             return
         self._send(signal, sender, kwargs)
 
