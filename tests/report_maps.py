@@ -13,7 +13,7 @@ from pathlib import Path
 
 from cairn.report.edge_labels import ASCENT_EM, CHAR_EM, LINE_EM, TEXT_PAD
 from cairn.report.layout import CELL_H, CELL_W, MapLayout
-from cairn.report.placement import COMPASS
+from cairn.report.placement_geometry import COMPASS
 from cairn.services.map import MapGraph
 
 ROMS = Path(

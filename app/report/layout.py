@@ -17,7 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from cairn.report.edge_labels import EdgeLabel, LabelRequest, Rect, place_labels
-from cairn.report.placement import COMPASS, Cell, place_rooms
+from cairn.report.placement import place_rooms
+from cairn.report.placement_geometry import COMPASS, Cell
 from cairn.services.map import Connection, MapGraph, connections
 
 CELL_W, CELL_H = 236, 100

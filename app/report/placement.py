@@ -28,20 +28,19 @@ import math
 from collections import deque
 from collections.abc import Iterable, Iterator
 
+from cairn.report.placement_geometry import (
+    Cell,
+    Known,
+    Steps,
+    compact,
+    compass_vector,
+    cut,
+    line_cells,
+    offset_cost,
+    rooms_crossed,
+)
 from cairn.services.map import Connection
 
-Cell = tuple[int, int]
-
-COMPASS: dict[str, Cell] = {
-    "north": (0, -1),
-    "south": (0, 1),
-    "east": (1, 0),
-    "west": (-1, 0),
-    "northeast": (1, -1),
-    "northwest": (-1, -1),
-    "southeast": (1, 1),
-    "southwest": (-1, 1),
-}
 WRAP_COLUMNS = 14
 """Separate parts of the map are packed left to right, in bands at most this wide."""
 _NEAR: tuple[Cell, ...] = ((1, 0), (0, 1), (1, 1), (1, -1), (0, -1), (-1, 1), (-1, 0), (-1, -1))
@@ -58,14 +57,6 @@ _AROUND_NEAR: tuple[Cell, ...] = tuple(
 """The steps from a room to the cells looked at around each `_NEAR` cell, in the order
 first tried."""
 _SWEEPS = 3
-_LONG = 2.0
-"""The cost of each cell a compass move's edge is longer than one cell."""
-_ASKEW = 8.0
-"""The cost of a compass move drawn beside its bearing (`west` up and to the left)."""
-_AGAINST = 40.0
-"""The cost of a compass move drawn against its bearing."""
-_NEARNESS = 1.0
-"""The cost of each cell between two rooms joined by a move with no compass word."""
 _THROUGH = 6.0
 """The cost of each room a straight edge would pass through."""
 _OPEN = 4.0
@@ -73,46 +64,9 @@ _OPEN = 4.0
 _SIDE = 5.0
 """Sweeps try opening a column or row only for rooms that cost at least this."""
 
-Steps = tuple[Cell, ...]
-"""The grid steps of the compass moves from a room to a neighbour (see `Adjacency`)."""
 Adjacency = dict[int, dict[int, Steps]]
 """Each room's neighbours, with the grid step of each compass move to them (none: no compass
 move joins the two; two for `east / west`)."""
-
-
-def compass_vector(actions: Iterable[str]) -> Cell | None:
-    """The grid step of the first compass action among `actions`, else None."""
-    for action in actions:
-        if action in COMPASS:
-            return COMPASS[action]
-    return None
-
-
-def bearing_kept(offset: Cell, step: Cell) -> str:
-    """How a neighbour at `offset` (in cells) keeps the compass `step` it was reached by:
-    "exact" (on the step's ray), "side" (on its side: `west` and to the left, within 45
-    degrees of the bearing) or "against"."""
-    ox, oy = offset
-    sx, sy = step
-    if (ox, oy) == (0, 0):
-        return "against"
-    if ox * sy == oy * sx and ox * sx + oy * sy > 0:
-        return "exact"
-    dot = ox * sx + oy * sy
-    if dot > 0 and dot * dot >= 0.5 * (ox * ox + oy * oy) * (sx * sx + sy * sy):
-        return "side"
-    return "against"
-
-
-def bearing_cost(offset: Cell, step: Cell) -> float:
-    """0 for the next cell on the bearing, more the further or the more askew it is."""
-    kept = bearing_kept(offset, step)
-    length = max(abs(offset[0]), abs(offset[1]))
-    if kept == "exact":
-        return _LONG * (length - 1)
-    if kept == "side":
-        return _ASKEW + _LONG * length
-    return _AGAINST + _LONG * length
 
 
 def adjacency_of(rooms: Iterable[int], links: list[Connection]) -> Adjacency:
@@ -156,11 +110,11 @@ def place_rooms(rooms: list[int], links: list[Connection], start: int | None) ->
     parts = _components(adjacency)
     parts.sort(key=lambda part: (start not in part, -len(part), min(part)))
     placed: dict[int, Cell] = {}
-    known = _Known()  # geometry, the same for every part
+    known = Known()  # geometry, the same for every part
     band_top, band_height, left = 0, 0, 0
     for part in parts:
         root = min(part, key=lambda r: (-sum(map(len, adjacency[r].values())), r != start, r))
-        cells = _compact(_place_part(root, adjacency, known))
+        cells = compact(_place_part(root, adjacency, known))
         width = max(c for c, _ in cells.values()) + 1
         height = max(r for _, r in cells.values()) + 1
         if left and left + width > WRAP_COLUMNS:
@@ -191,22 +145,7 @@ def _components(adjacency: Adjacency) -> list[set[int]]:
 
 Placed = list[tuple[int, Cell, Steps, dict[Cell, float]]]
 """A room's neighbours on the grid: each with its cell, the steps to it, and the costs of
-those steps by offset (`_Known.bearings`)."""
-
-
-class _Known:
-    """What the placement has worked out already and asks for again and again; it depends
-    on no room's place, so every grid of one `place_rooms` call shares it."""
-
-    def __init__(self) -> None:
-        self.lines: dict[tuple[Cell, Cell], tuple[Cell, ...]] = {}
-        """The cells whose boxes the straight line between two cells' centres passes through
-        (`_line_cells`), by the line's ends."""
-        self.bands: dict[Cell, tuple[tuple[int, tuple[int, ...]], ...]] = {}
-        """The cells near the line from a cell's centre to another's (`_band`), by the
-        offset between the two."""
-        self.bearings: dict[Steps, dict[Cell, float]] = {}
-        """What a neighbour costs (`_offset_cost`), by the steps to it, then by its offset."""
+those steps by offset (`Known.bearings`)."""
 
 
 class _Grid:
@@ -215,7 +154,7 @@ class _Grid:
     def __init__(
         self,
         cells: dict[int, Cell] | None = None,
-        known: _Known | None = None,
+        known: Known | None = None,
         rooms: dict[Cell, int] | None = None,
     ) -> None:
         """A grid of `cells` (copied; taken as they are along with `rooms`, the same both
@@ -225,7 +164,7 @@ class _Grid:
             self.rooms: dict[Cell, int] = {cell: room for room, cell in self.cells.items()}
         else:
             self.cells, self.rooms = cells or {}, rooms
-        self.known = _Known() if known is None else known
+        self.known = Known() if known is None else known
 
     def put(self, room: int, cell: Cell) -> None:
         old = self.cells.get(room)
@@ -246,8 +185,8 @@ class _Grid:
     def opened(self, step: Cell, at: Cell, leaving: int) -> tuple[_Grid, Cell]:
         """A copy without `leaving`, with a column (a row, for `north` and `south`) opened
         beside `at` on the side of `step`, every room on that side one cell further (see
-        `_cut`); and the now free cell there."""
-        axis, edge, free = _cut(step, at)
+        `placement_geometry.cut`); and the now free cell there."""
+        axis, edge, free = cut(step, at)
         kept = ((room, cell) for room, cell in self.cells.items() if room != leaving)
         if axis == 0:
             cells = {r: (c + 1, w) if c >= edge else (c, w) for r, (c, w) in kept}
@@ -257,19 +196,7 @@ class _Grid:
         return _Grid(cells, self.known, rooms), free
 
 
-def _cut(step: Cell, at: Cell) -> tuple[int, int, Cell]:
-    """Where a column (a row, for `north` and `south`) opens beside `at` on the side of
-    `step`: its axis (0: a column, 1: a row), the first column (row) that moves one further,
-    and the free cell beside `at` once it has."""
-    (dx, dy), (ax, ay) = step, at
-    if dx:
-        edge = ax + 1 if dx > 0 else ax  # columns from `edge` on move right
-        return 0, edge, (edge, ay + dy)
-    edge = ay + 1 if dy > 0 else ay
-    return 1, edge, (ax, edge)
-
-
-def _place_part(root: int, adjacency: Adjacency, known: _Known) -> dict[int, Cell]:
+def _place_part(root: int, adjacency: Adjacency, known: Known) -> dict[int, Cell]:
     """Cells for the rooms of `root`'s part (see the module docstring)."""
     grid = _Grid({root: (0, 0)}, known)
     found = {root: 0}
@@ -300,26 +227,6 @@ def _place_part(root: int, adjacency: Adjacency, known: _Known) -> dict[int, Cel
     return grid.cells
 
 
-def _offset_cost(ox: int, oy: int, steps: Steps) -> float:
-    """The cost of a neighbour at offset (`ox`, `oy`) without the rooms in the way: the sum
-    of each compass move's `bearing_cost` (`steps` go towards the neighbour; written out, it
-    is the placement's most frequent sum), or the distance for rooms joined by no compass move.
-    Every cost is a whole number, so sums of them are exact in any order."""
-    length = max(ox if ox >= 0 else -ox, oy if oy >= 0 else -oy)
-    if not steps:
-        return _NEARNESS * max(length - 1, 0)
-    total = 0.0
-    for sx, sy in steps:
-        dot = ox * sx + oy * sy
-        if dot > 0 and ox * sy == oy * sx:
-            total += _LONG * (length - 1)
-        elif dot > 0 and dot * dot >= 0.5 * (ox * ox + oy * oy) * (sx * sx + sy * sy):
-            total += _ASKEW + _LONG * length
-        else:
-            total += _AGAINST + _LONG * length
-    return total
-
-
 def _placed_neighbours(room: int, grid: _Grid, adjacency: Adjacency) -> Placed:
     """`room`'s neighbours on the grid (see `Placed`)."""
     cells, tables = grid.cells, grid.known.bearings
@@ -336,7 +243,7 @@ def _placed_neighbours(room: int, grid: _Grid, adjacency: Adjacency) -> Placed:
 
 def _cost(room: int, cell: Cell, grid: _Grid, adjacency: Adjacency) -> float:
     """How badly `room` at `cell` keeps its placed neighbours' bearings (and nearness): for
-    each, `_offset_cost`, plus `_THROUGH` for each room the straight line between them passes
+    each, `offset_cost`, plus `_THROUGH` for each room the straight line between them passes
     through."""
     placed = _placed_neighbours(room, grid, adjacency)
     return _bearings_of(cell, placed) + _through(room, cell, grid, placed)
@@ -350,7 +257,7 @@ def _bearings_of(cell: Cell, placed: Placed) -> float:
         offset = (tx - x, ty - y)
         cost = table.get(offset)
         if cost is None:
-            cost = table[offset] = _offset_cost(offset[0], offset[1], steps)
+            cost = table[offset] = offset_cost(offset[0], offset[1], steps)
         total += cost
     return total
 
@@ -364,91 +271,10 @@ def _through(room: int, cell: Cell, grid: _Grid, placed: Placed, budget: float =
     for neighbour, there, _, _ in placed:
         if -1 <= there[0] - x <= 1 and -1 <= there[1] - y <= 1:
             continue
-        crossed += _rooms_crossed(cell, there, grid, (room, neighbour))
+        crossed += rooms_crossed(cell, there, grid.rooms, grid.known, (room, neighbour))
         if _THROUGH * crossed > budget:
             break
     return _THROUGH * crossed
-
-
-def _rooms_crossed(start: Cell, end: Cell, grid: _Grid, ends: tuple[int, int]) -> int:
-    """How many rooms' boxes (other than `ends`) the straight line between two cells' centres
-    passes through (a box, with a little room around it, is taken as 0.8 of a cell wide and
-    0.6 of a cell high)."""
-    (x0, y0), (x1, y1) = start, end
-    if -1 <= x1 - x0 <= 1 and -1 <= y1 - y0 <= 1:
-        return 0
-    known = grid.known
-    cells = known.lines.get((start, end))
-    if cells is None:
-        cells = known.lines[(start, end)] = _line_cells(start, end, known)
-    rooms = grid.rooms
-    first, second = ends
-    crossed = 0
-    for cell in cells:
-        room = rooms.get(cell)
-        if room is not None and room != first and room != second:
-            crossed += 1
-    return crossed
-
-
-def _line_cells(start: Cell, end: Cell, known: _Known) -> tuple[Cell, ...]:
-    """The cells whose boxes the straight line between two cells' centres passes through
-    (see `_rooms_crossed`), whether a room is on them or not: of the cells near the line
-    (`_band`), those whose box it meets, clipped against the box's slabs (Liang-Barsky).
-
-    The clipping is done where the cells are (not relative to `start`, which could round
-    differently), `min` and `max` written out as the builtins pick."""
-    (x0, y0), (x1, y1) = start, end
-    dx, dy = x1 - x0, y1 - y0
-    band = known.bands.get((dx, dy))
-    if band is None:
-        band = known.bands[(dx, dy)] = _band(dx, dy)
-    found: list[Cell] = []
-    for across, alongs in band:
-        cx = x0 + across
-        if dx == 0:  # the line runs down the column
-            low, high = 0.0, 1.0
-        else:
-            t0, t1 = (cx - 0.4 - x0) / dx, (cx + 0.4 - x0) / dx
-            near, far = (t1, t0) if t1 < t0 else (t0, t1)
-            low = near if near > 0.0 else 0.0
-            high = far if far < 1.0 else 1.0
-            if low > high:
-                continue
-        for along in alongs:
-            cy = y0 + along
-            if dy == 0:  # along the row
-                found.append((cx, cy))
-                continue
-            t0, t1 = (cy - 0.3 - y0) / dy, (cy + 0.3 - y0) / dy
-            near, far = (t1, t0) if t1 < t0 else (t0, t1)
-            if not (near if near > low else low) > (far if far < high else high):
-                found.append((cx, cy))
-    return tuple(found)
-
-
-def _band(dx: int, dy: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """The cells (by column, then row, from the line's start) of the rectangle between a
-    cell's centre and the centre `dx`, `dy` from it whose centres lie within a box's half
-    diagonal (half a cell) of the line between them, column by column."""
-    reach = 0.5 * math.hypot(dx, dy)  # a box's half diagonal (0.5), times the line's length
-    low_row, high_row = min(0, dy), max(0, dy)
-    band: list[tuple[int, tuple[int, ...]]] = []
-    for across in range(min(0, dx), max(0, dx) + 1):
-        rows = range(low_row, high_row + 1)
-        if dx:
-            # only rows near dy * across / dx can be near the line: those and a row further
-            # on each side are looked at, and the test below decides
-            middle = dy * across / dx
-            spread = reach / abs(dx)
-            rows = range(
-                max(low_row, math.floor(middle - spread) - 1),
-                min(high_row, math.ceil(middle + spread) + 1) + 1,
-            )
-        alongs = tuple(along for along in rows if abs(dx * along - dy * across) <= reach)
-        if alongs:
-            band.append((across, alongs))
-    return tuple(band)
 
 
 def _candidates(grid: _Grid, placed: Placed) -> list[Cell]:
@@ -481,7 +307,7 @@ def _best(room: int, grid: _Grid, adjacency: Adjacency) -> tuple[float, Cell] | 
             offset = (tx - x, ty - y)
             cost = table.get(offset)
             if cost is None:
-                cost = table[offset] = _offset_cost(offset[0], offset[1], steps)
+                cost = table[offset] = offset_cost(offset[0], offset[1], steps)
             bounds[order] += cost
     bounded = sorted(zip(bounds, itertools.count(), candidates, strict=False))
     best: tuple[float, int, Cell] | None = None
@@ -518,7 +344,7 @@ def _opening(room: int, grid: _Grid, adjacency: Adjacency) -> Iterator[Opening]:
         for step in steps:
             order += 1
             away = (-step[0], -step[1])
-            axis, edge, free = _cut(away, there)
+            axis, edge, free = cut(away, there)
             change = _OPEN + _opened_cost(room, free, grid, adjacency, axis, edge)
             # a moved room is one column (row) further from each neighbour that stayed
             sx, sy = (1, 0) if axis == 0 else (0, 1)
@@ -531,7 +357,7 @@ def _opening(room: int, grid: _Grid, adjacency: Adjacency) -> Iterator[Opening]:
                     if b == room or at is None or at[axis] >= edge:
                         continue  # moved too, or not on the grid
                     ox, oy = at[0] - ax, at[1] - ay
-                    change += _offset_cost(ox - sx, oy - sy, pair_steps) - _offset_cost(
+                    change += offset_cost(ox - sx, oy - sy, pair_steps) - offset_cost(
                         ox, oy, pair_steps
                     )
             yield change, order, away, there
@@ -541,7 +367,8 @@ def _opened_cost(
     room: int, free: Cell, grid: _Grid, adjacency: Adjacency, axis: int, edge: int
 ) -> float:
     """`_cost` of `room` on `free` in the grid `grid.opened` gives (without `room`, the rooms
-    from `edge` on along `axis` one further; see `_cut`), looked up in `grid` as it is."""
+    from `edge` on along `axis` one further; see `placement_geometry.cut`), looked up in
+    `grid` as it is."""
     cells, rooms, known = grid.cells, grid.rooms, grid.known
     fx, fy = free
     bearings = 0.0
@@ -553,12 +380,12 @@ def _opened_cost(
         if at[axis] >= edge:
             at = (at[0] + 1, at[1]) if axis == 0 else (at[0], at[1] + 1)
         tx, ty = at
-        bearings += _offset_cost(tx - fx, ty - fy, steps)
+        bearings += offset_cost(tx - fx, ty - fy, steps)
         if -1 <= tx - fx <= 1 and -1 <= ty - fy <= 1:
             continue
         line = known.lines.get((free, at))
         if line is None:
-            line = known.lines[(free, at)] = _line_cells(free, at, known)
+            line = known.lines[(free, at)] = line_cells(free, at, known)
         for cell in line:
             if cell[axis] == edge:
                 continue  # the opened column (row) is empty
@@ -665,10 +492,3 @@ def _swap_better(room: int, now: float, grid: _Grid, adjacency: Adjacency) -> in
             grid.put(room, home)
             grid.put(other, cell)
     return None
-
-
-def _compact(cells: dict[int, Cell]) -> dict[int, Cell]:
-    """Shift to (0, 0) and drop empty columns and rows (order kept, so cells stay distinct)."""
-    columns = {col: i for i, col in enumerate(sorted({c for c, _ in cells.values()}))}
-    rows = {row: i for i, row in enumerate(sorted({r for _, r in cells.values()}))}
-    return {room: (columns[c], rows[r]) for room, (c, r) in cells.items()}

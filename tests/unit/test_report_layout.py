@@ -146,10 +146,10 @@ def test_long_names_wrap_under_the_box_width() -> None:
 
 
 def test_the_placements_fast_pair_cost_is_the_bearing_rule() -> None:
-    """`placement._offset_cost` is `bearing_cost` summed over a pair's compass moves, written
-    out for speed (the placement's most frequent sum): every offset within 6 cells, every
-    compass step and pair of steps, and the no-move nearness, agree exactly."""
-    from cairn.report.placement import _NEARNESS, _offset_cost, bearing_cost
+    """`placement_geometry.offset_cost` is `bearing_cost` summed over a pair's compass moves,
+    written out for speed (the placement's most frequent sum): every offset within 6 cells,
+    every compass step and pair of steps, and the no-move nearness, agree exactly."""
+    from cairn.report.placement_geometry import _NEARNESS, bearing_cost, offset_cost
 
     compass = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
     step_sets = [(), *((s,) for s in compass), *itertools.combinations(compass, 2)]
@@ -162,4 +162,4 @@ def test_the_placements_fast_pair_cost_is_the_bearing_rule() -> None:
                 if steps
                 else _NEARNESS * max(max(abs(ox), abs(oy)) - 1, 0)
             )
-            assert _offset_cost(ox, oy, steps) == expected, (ox, oy, steps)
+            assert offset_cost(ox, oy, steps) == expected, (ox, oy, steps)
