@@ -32,6 +32,7 @@ from cairn.events import commands
 from cairn.events.bus import MessageBus
 from cairn.events.handlers import (
     EpisodeHandler,
+    GameHandler,
     LocationHandler,
     MemoryHandler,
     NoteHandler,
@@ -209,6 +210,7 @@ class Container(containers.DeclarativeContainer):
     turn_handler = providers.Singleton(TurnHandler, memory_service)
     note_handler = providers.Singleton(NoteHandler, memory_service)
     episode_handler = providers.Singleton(EpisodeHandler, memory_service, publisher)
+    game_handler = providers.Singleton(GameHandler, memory_service)  # (IMemoryCheckpoints)
     # the library's and an import's writes (IMemoryEditor), through the same bus as play's
     memory_editor = providers.Singleton(MemoryEdits, store, publisher)
     memory_handler = providers.Singleton(MemoryHandler, memory_editor)
@@ -227,6 +229,8 @@ class Container(containers.DeclarativeContainer):
                 commands.RecordTurn: _on_first_use(turn_handler, "record_turn"),
                 commands.RememberNote: _on_first_use(note_handler, "remember_note"),
                 commands.EndEpisode: _on_first_use(episode_handler, "end_episode"),
+                commands.SaveGame: _on_first_use(game_handler, "save_game"),
+                commands.RestoreGame: _on_first_use(game_handler, "restore_game"),
                 commands.AddMemory: _on_first_use(memory_handler, "add_memory"),
                 commands.UpdateMemory: _on_first_use(memory_handler, "update_memory"),
                 commands.ForgetMemory: _on_first_use(memory_handler, "forget_memory"),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from cairn.errors import CairnError
     from cairn.events import commands
     from cairn.memory_api import Memory, SearchHit
+    from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
     from cairn.models.game import GameState, LocationState, Message, NPCInstance, TurnOutcome
     from cairn.models.memory import (
         MemoryCategory,
@@ -35,6 +36,7 @@ _WHERE = {
     "GameState": "cairn.models.game",
     "LocationState": "cairn.models.game",
     "Memory": "cairn.memory_api",
+    "MemoryCheckpoint": "cairn.models.checkpoint",
     "MemoryCategory": "cairn.models.memory",
     "MemoryEntry": "cairn.models.memory",
     "MemoryScope": "cairn.models.memory",
@@ -42,6 +44,7 @@ _WHERE = {
     "MemoryStatus": "cairn.models.memory",
     "Message": "cairn.models.game",
     "NPCInstance": "cairn.models.game",
+    "RestoreReport": "cairn.models.checkpoint",
     "SearchHit": "cairn.memory_api",
     "TurnOutcome": "cairn.models.game",
 }
@@ -52,12 +55,14 @@ __all__ = [
     "LocationState",
     "Memory",
     "MemoryCategory",
+    "MemoryCheckpoint",
     "MemoryEntry",
     "MemoryScope",
     "MemorySource",
     "MemoryStatus",
     "Message",
     "NPCInstance",
+    "RestoreReport",
     "SearchHit",
     "TurnOutcome",
     "commands",

@@ -44,6 +44,12 @@ class MemoryNotFoundError(StoreError):
     """Raised when an operation names a memory id the store does not hold."""
 
 
+class CheckpointError(CairnError):
+    """Raised when a game cannot go back to a memory checkpoint: `RestoreGame` without one
+    (none given, none in the game state), or `cairn.Memory.checkpoint` inside a unit of work
+    that has not committed (the checkpoint is taken when it does)."""
+
+
 class SummarizerError(CairnError):
     """Raised by a summarizer when it cannot produce a summary or synthesis."""
 

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from cairn.errors import InvalidMemoryError
+from cairn.errors import CheckpointError, InvalidMemoryError
 from cairn.events.bus import MessageBus
-from cairn.events.commands import AddMemory, ForgetMemory, UpdateMemory
+from cairn.events.commands import AddMemory, ForgetMemory, RestoreGame, SaveGame, UpdateMemory
 from cairn.interfaces.clock import IClock
 from cairn.interfaces.memory_service import IMemoryService
 from cairn.interfaces.store import IMemoryStore
+from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
+from cairn.models.game import GameState
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
 from cairn.services.memory_core import VISIBLE
 from cairn.services.search_index import SearchHit, SearchIndex
@@ -82,9 +84,10 @@ def _tags(tags: Iterable[str]) -> list[str]:
 
 class Memory:
     """Memories as a plain API, through the same door as play: every change is a command on
-    the container's bus (`AddMemory`, `UpdateMemory`, `ForgetMemory`), handled by the memory
-    service in one unit of work; called inside a bus command (or `bus.unit()`, or an open
-    store unit) it joins that unit of work. `add` announces `memory_recorded` and `forget`
+    the container's bus (`AddMemory`, `UpdateMemory`, `ForgetMemory`; `SaveGame` and
+    `RestoreGame` for `checkpoint` and `restore`), handled by the memory service in one unit
+    of work; called inside a bus command (or `bus.unit()`, or an open store unit) it joins
+    that unit of work. `add` announces `memory_recorded` and `forget`
     announces `memory_superseded` after commit, sent by the memory service as every memory
     event is. Reads (get, list, search) read the store; searches are ranked by BM25 (see
     `cairn.services.search_index`). Invalid arguments (an empty text, an importance outside
@@ -215,6 +218,32 @@ class Memory:
         memory that is already SUPERSEDED changes nothing (its successor link is kept).
         """
         self._bus.handle(ForgetMemory(memory_id))
+
+    # -- saving and loading a game ----------------------------------------------------------
+
+    def checkpoint(self, game_state: GameState) -> MemoryCheckpoint:
+        """Take a checkpoint of the memories and cursors into `game_state.memory_checkpoint`
+        and return it (`SaveGame` on the bus): save the game state after this, and the save
+        carries it. Call it between commands: inside an enclosing unit of work it is taken
+        when that unit commits, and this raises CheckpointError."""
+        self._bus.handle(SaveGame(game_state))
+        taken = game_state.memory_checkpoint
+        if taken is None:
+            raise CheckpointError(
+                "Memory.checkpoint inside a unit of work: the checkpoint is taken when it"
+                " commits (read game_state.memory_checkpoint then)"
+            )
+        return taken
+
+    def restore(
+        self, game_state: GameState, checkpoint: MemoryCheckpoint | None = None
+    ) -> RestoreReport:
+        """A saved game was loaded: memory goes back to `checkpoint` (default: the one the
+        loaded `game_state` carries) through `RestoreGame` on the bus. Memories recorded after
+        it leave the live view (SUPERSEDED, tagged `undone`, kept), the ones it had come
+        back, the cursors are its own; returns what changed. CheckpointError without one."""
+        report: RestoreReport = self._bus.handle(RestoreGame(game_state, checkpoint))
+        return report
 
     # -- reading ---------------------------------------------------------------------------
 

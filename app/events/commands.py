@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cairn.models.checkpoint import MemoryCheckpoint
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry
 
@@ -89,6 +90,23 @@ class EndEpisode(Command):
     final: TurnOutcome | None = None
     """The turn that ended it (the winning move, or the death): its words become the ending's
     memory. Without it, a won/died episode is summarized from the recent messages."""
+
+
+@dataclass(frozen=True)
+class SaveGame(Command):
+    """The game is being saved: put a checkpoint of the memories and cursors into
+    `game_state.memory_checkpoint`, taken when the command's unit of work commits (so after
+    the commands before it in an enclosing unit), for the engine to serialise with the state."""
+
+
+@dataclass(frozen=True)
+class RestoreGame(Command):
+    """A saved game was loaded: make memory what it was at `checkpoint` (default: the one the
+    loaded `game_state` carries): memories recorded after it leave the live view (SUPERSEDED,
+    tagged `undone`), those it had come back, the cursors return to its values. Returns a
+    RestoreReport. The game's own state (location, quests, history) is the engine's to load."""
+
+    checkpoint: MemoryCheckpoint | None = None
 
 
 # -- memories written as given (`cairn.Memory`, `cairn memories import`), not from a game ------

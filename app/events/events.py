@@ -34,6 +34,10 @@ world_event_recorded: NamedSignal = cairn_signals.signal("cairn.world-event-reco
 summary_failed: NamedSignal = cairn_signals.signal("cairn.summary-failed")
 """Sent with `scope`, `error` when a summarizer call failed; nothing was lost."""
 
+game_restored: NamedSignal = cairn_signals.signal("cairn.game-restored")
+"""Sent with `checkpoint` (the MemoryCheckpoint) and `report` (the RestoreReport) after a
+restore was stored; each memory it undid was announced by `memory_superseded` first."""
+
 episode_ended: NamedSignal = cairn_signals.signal("cairn.episode-ended")
 """Sent with `episode`, `won`, `died` after an episode closed."""
 

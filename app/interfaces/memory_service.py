@@ -1,13 +1,15 @@
 """IMemoryService: the port handlers call (location, NPC and world scopes with cursors);
-IMemoryReader, its read-only half for prompts, the knowledge base and the query tools; and
+IMemoryReader, its read-only half for prompts, the knowledge base and the query tools;
 IMemoryEditor, the narrow port that writes memories as a caller gives them (`cairn.Memory`,
-`cairn memories import`)."""
+`cairn memories import`); and IMemoryCheckpoints, the narrow port of saving and loading a
+game (`SaveGame`, `RestoreGame`)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 
+from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
 from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry
@@ -145,3 +147,24 @@ class IMemoryEditor(ABC):
         any), announcing nothing: an import restores memories, it records none. Returns a list
         that holds, once the unit commits, a warning per location record the store's
         operations could not make exactly (e.g. more episodes than visits)."""
+
+
+class IMemoryCheckpoints(ABC):
+    """Saving and loading a game: a checkpoint of the memories and cursors goes into the saved
+    `GameState`, and a restore brings the store's live view and the cursors back to it."""
+
+    @abstractmethod
+    def checkpoint(self, game_state: GameState) -> None:
+        """Put a `MemoryCheckpoint` of the memories and cursors as stored into
+        `game_state.memory_checkpoint`: at once outside a unit of work; inside one, when it
+        commits (until then the field is None), so that it never holds a memory whose
+        cursor has not moved yet."""
+
+    @abstractmethod
+    def restore(self, game_state: GameState, checkpoint: MemoryCheckpoint) -> RestoreReport:
+        """Make the live view the checkpoint's again, in one unit of work: every visible
+        memory it did not have becomes SUPERSEDED with the tag `undone` (never deleted; the
+        archive step moves it), every memory of its live view that left it (superseded,
+        retired, archived) comes back as it was; once that commits, the game state's cursors
+        are the checkpoint's (its messages are summarized again where their memories were
+        undone, never twice). Returns the ids it changed."""

@@ -146,7 +146,8 @@ class IMemoryStore(ABC):
         archive (stores without either do nothing)."""
 
     def archived(self, *, newest: int | None = None) -> list[MemoryEntry]:
-        """The memories moved to the archive (not loaded for play), oldest first. `newest`:
+        """The memories moved to the archive (not loaded for play), oldest first; one a
+        restore brought back (`RestoreGame`) is live again and not listed. `newest`:
         only the last that many moved there (what a report shows of the archive, which only
         grows: reading it costs what is shown, not the archive's size)."""
         return []

@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+from cairn.models.checkpoint import MemoryCheckpoint
 from cairn.models.memory import LocationId, utc_now
 
 
@@ -143,6 +144,10 @@ class GameState(BaseModel):
     turns: list[TurnOutcome] = Field(default_factory=list)
     """The episode's recorded turns, newest last (at most `RECENT_TURNS`): the history that
     synthesis reads travels with the game, not in the memory service."""
+    memory_checkpoint: MemoryCheckpoint | None = None
+    """The memories and cursors of the moment the game was saved (`SaveGame`, or
+    `cairn.Memory.checkpoint`): serialised with the rest of the state, it is what `RestoreGame`
+    goes back to when the save is loaded. None until a checkpoint is taken."""
 
     def record_turn(self, outcome: TurnOutcome) -> None:
         """Keep `outcome` as the newest recorded turn of the episode."""

@@ -21,7 +21,8 @@ from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import PromptKind
 from cairn.play.objectives import ObjectiveInput, ObjectiveTracker
 from cairn.play.reasoning import extract_reasoning
-from cairn.play.translator import StepTranslator
+from cairn.play.saves import NOTHING_SAVED_TEXT, SAVE, SaveSlot, save_command
+from cairn.play.translator import StepTranslator, turn_outcome
 from cairn.services.context.builders import ContextRequest
 from cairn.services.context.context_service import AssembledPrompt, ContextService
 from cairn.services.map import MapGraph, exits_in_text, normalize_direction
@@ -103,6 +104,8 @@ class PlaySession:
         self.visited_ids: set[int] = set()
         self._translator = StepTranslator(bus)
         self._episode: _Episode | None = None
+        self._saves = SaveSlot(bus, game)
+        """The episode's `save` (an agent's `save` / `restore`, see `saves.py`)."""
 
     # -- episodes -----------------------------------------------------------------------------
 
@@ -119,6 +122,7 @@ class PlaySession:
         calls_before = dict(self._summarizer_counts())
         self._episode = ep
         self._translator = StepTranslator(self._bus, on_arrive=self._arrived)
+        self._saves = SaveSlot(self._bus, self._game)
         obs = self._translator.start(ep.state, self._game.reset())
         for turn in range(1, self._options.max_turns + 1):
             ep.state.turn = turn
@@ -128,6 +132,7 @@ class PlaySession:
             # store looks for others' writes once a turn, not once a read (a unit is `steady`)
             with self._bus.unit():
                 obs = self._turn(ep, obs, turn)
+            self._saves.settle(ep.state)  # a `save`'s checkpoint was taken at that commit
             if obs.score is not None:
                 ep.stats.best_score = max(obs.score, ep.stats.best_score or obs.score)
             if self._on_turn is not None:
@@ -182,6 +187,8 @@ class PlaySession:
         )
         pair = (before.location_id, action.lower())
         ep.stats.actions += 1
+        if (command := save_command(action)) is not None:
+            return self._save_or_restore(ep, before, turn, command, decision, prompt)
         retried = pair in self.failed_pairs
         self._translator.player(ep.state, action)
         raw = self._game.step(action)
@@ -217,6 +224,32 @@ class PlaySession:
                 )
             )
         self._score_events(ep, outcome, turn)
+        self._write_transcript(ep, outcome, decision, after, prompt)
+        return after
+
+    def _save_or_restore(
+        self,
+        ep: _Episode,
+        before: GameObservation,
+        turn: int,
+        command: str,
+        decision: AgentDecision,
+        prompt: AssembledPrompt,
+    ) -> GameObservation:
+        """`save` / `restore` (`saves.py`): the game's state and memory's checkpoint, no game
+        turn; the agent sees the answer in its recent turns."""
+        if command == SAVE:
+            after = self._saves.save(ep.state, self._translator.track, before)
+        else:
+            back = self._saves.restore(before)
+            if back is None:
+                after = before.model_copy(
+                    update={"text": NOTHING_SAVED_TEXT, "world_changed": False}
+                )
+            else:
+                ep.state, self._translator.track, after = back
+        outcome = turn_outcome(ep.number, turn, command, before, after, decision.reasoning)
+        ep.turns.append(outcome)
         self._write_transcript(ep, outcome, decision, after, prompt)
         return after
 

@@ -1,8 +1,8 @@
 """Scenario expectations: the models, and the checks that say pass or fail with a readable diff.
 
-Memories (scope, location or NPC id, category, status, title/text contains, tag, count),
-cursors, counts, exact prompt files (a unified diff when they differ; `--update-expected`
-rewrites them), `coverage_min` and `memory_locations_reported`.
+Memories (scope, location or NPC id, category, status, title/text contains, tag, count), the
+same of the archive's memories, cursors, counts, exact prompt files (a unified diff when they
+differ; `--update-expected` rewrites them), `coverage_min` and `memory_locations_reported`.
 """
 
 from __future__ import annotations
@@ -107,6 +107,13 @@ class MemoryExpectation(_Model):
         return out
 
 
+class ArchiveExpectation(MemoryExpectation):
+    """Memories of the store's archive (`store.archived()`) matching every given field;
+    `status` defaults to `any` (the archive holds SUPERSEDED memories)."""
+
+    status: MemoryStatus | Literal["visible", "any"] = "any"
+
+
 def _status_matches(wanted: MemoryStatus | str, entry: MemoryEntry) -> bool:
     if wanted == "any":
         return True
@@ -157,6 +164,8 @@ class Expectations(_Model):
     """What must hold after the replay."""
 
     memories: list[MemoryExpectation] = Field(default_factory=list)
+    archived: list[ArchiveExpectation] = Field(default_factory=list)
+    """Memories the store moved to its archive (SUPERSEDED ones at an episode's end)."""
     cursors: CursorExpectation | None = None
     counts: CountExpectation | None = None
     prompts: list[PromptExpectation] = Field(default_factory=list)
@@ -182,6 +191,8 @@ class ReplayOutcome:
     """Every location id the game reported (or the narrative world declared)."""
     prompts: dict[int, str] = field(default_factory=dict)
     """Prompt text by the index of its expectation in `expect.prompts`."""
+    archived: list[MemoryEntry] = field(default_factory=list)
+    """The store's archive (read only when an expectation names it)."""
 
     @property
     def visible(self) -> list[MemoryEntry]:
@@ -228,6 +239,10 @@ def evaluate(
     results = [
         check_memory(exp, outcome.entries, f"memories[{i}]", line_of("expect", "memories", i))
         for i, exp in enumerate(expect.memories)
+    ]
+    results += [
+        check_memory(exp, outcome.archived, f"archived[{i}]", line_of("expect", "archived", i))
+        for i, exp in enumerate(expect.archived)
     ]
     if expect.cursors is not None:
         results += check_cursors(expect.cursors, outcome.game_state, line_of)

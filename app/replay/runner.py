@@ -42,6 +42,8 @@ from cairn.replay.scenario_models import (
     NpcStep,
     ObjectiveStep,
     QuestStep,
+    RestoreStep,
+    SaveStep,
     SayStep,
     TurnStep,
 )
@@ -191,8 +193,10 @@ class _Replay:
 
     def outcome(self, gs: GameState) -> ReplayOutcome:
         """Everything the checks read, taken before the store is closed."""
+        store = self.container.store()
         return ReplayOutcome(
-            entries=self.container.store().entries(),
+            entries=store.entries(),
+            archived=store.archived() if self.document.scenario.expect.archived else [],
             game_state=gs,
             visited=list(self.visited),
             reported=set(self.reported),
@@ -230,6 +234,8 @@ class NarrativeReplay(_Replay):
         self.spec = spec
         self.gs = build_world(spec)
         self.reported.update(self.gs.locations)
+        self.saves: dict[str, str] = {}
+        """Saved games by name: the game state as JSON, as an engine's save file holds it."""
 
     def run(self) -> tuple[ReplayOutcome, int]:
         """Every step in order; prompts snapshotted after labelled steps and at the end."""
@@ -277,6 +283,12 @@ class NarrativeReplay(_Replay):
             self.bus.handle(c.EndEpisode(gs, won=step.end_episode.won, died=step.end_episode.died))
         elif isinstance(step, ActStep):
             self.bus.handle(c.ProgressAct(gs, step.progress_act, step.tags))
+        elif isinstance(step, SaveStep):
+            self.bus.handle(c.SaveGame(gs))
+            self.saves[step.save] = gs.model_dump_json()
+        elif isinstance(step, RestoreStep):
+            self.gs = GameState.model_validate_json(self.saves[step.restore])
+            self.bus.handle(c.RestoreGame(self.gs))
         else:
             raise ScenarioError(f"unknown step {step!r}")
 

@@ -4,7 +4,8 @@ Two kinds share one header (`name`, `description`, `seed`, `llm`, `settings`, `e
 
 - `narrative`: `locations`, `npcs`, `quests`, `acts`, `encounters`, then `steps`, each a mapping
   with one action key (`move`, `say`, `npc`, `note`, `turn`, `complete_objective`,
-  `complete_quest`, `progress_act`, `update_location`, `end_episode`) sent as an engine would.
+  `complete_quest`, `progress_act`, `update_location`, `end_episode`, `save`, `restore`) sent
+  as an engine would.
 - `jericho`: a `story` file, then `actions`, or `walkthrough: true` / `walkthrough_steps: N`,
   and `episodes`.
 
@@ -46,6 +47,8 @@ from cairn.replay.scenario_models import (
     ObjectiveStep,
     QuestStep,
     ReplaySettings,
+    RestoreStep,
+    SaveStep,
     SayStep,
     StepBase,
     TurnStep,
@@ -182,8 +185,13 @@ def check_references(document: ScenarioDocument, scenario: NarrativeScenario) ->
         if npc.location is not None and npc.location not in locations:
             bad(("npcs", i, "location"), f"no location {npc.location} declared")
     step_ids: set[str] = set()
+    saves: set[str] = set()
     for i, step in enumerate(scenario.steps):
         at: Loc = ("steps", i)
+        if isinstance(step, SaveStep):
+            saves.add(step.save)
+        elif isinstance(step, RestoreStep) and step.restore not in saves:
+            bad((*at, "restore"), f"no step before it saves {step.restore!r}")
         if step.id is not None:
             if step.id in step_ids:
                 bad((*at, "id"), f"step id {step.id!r} used twice")

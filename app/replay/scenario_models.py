@@ -214,6 +214,20 @@ class EndEpisodeStep(StepBase):
         return {} if value is None else value
 
 
+class SaveStep(StepBase):
+    """`SaveGame`, then the game state (its checkpoint in it) kept under a name, serialised as
+    an engine's save file would be (`save: before-quest`); saving under a name again replaces
+    that save."""
+
+    save: str = Field(min_length=1)
+
+
+class RestoreStep(StepBase):
+    """Load the game state saved under a name, then `RestoreGame` (`restore: before-quest`)."""
+
+    restore: str = Field(min_length=1)
+
+
 _STEP_TYPES: dict[str, type[StepBase]] = {
     "move": MoveStep,
     "say": SayStep,
@@ -225,6 +239,8 @@ _STEP_TYPES: dict[str, type[StepBase]] = {
     "progress_act": ActStep,
     "update_location": LocationStateStep,
     "end_episode": EndEpisodeStep,
+    "save": SaveStep,
+    "restore": RestoreStep,
 }
 STEP_KEYS = tuple(_STEP_TYPES)
 
@@ -249,7 +265,9 @@ Step = Annotated[
     | Annotated[QuestStep, Tag(STEP_TAG + "complete_quest")]
     | Annotated[ActStep, Tag(STEP_TAG + "progress_act")]
     | Annotated[LocationStateStep, Tag(STEP_TAG + "update_location")]
-    | Annotated[EndEpisodeStep, Tag(STEP_TAG + "end_episode")],
+    | Annotated[EndEpisodeStep, Tag(STEP_TAG + "end_episode")]
+    | Annotated[SaveStep, Tag(STEP_TAG + "save")]
+    | Annotated[RestoreStep, Tag(STEP_TAG + "restore")],
     Discriminator(
         _step_tag,
         custom_error_type="invalid_step",

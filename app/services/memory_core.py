@@ -52,7 +52,10 @@ class MemoryCore:
         """State-changing turns that worked at the current location since arriving there."""
         self._covered: set[tuple[int | None, int]] = set()
         """(episode, message index) of messages an action outcome already read."""
-        self._summarized: dict[int, set[str]] = {}
+        self._summarized: dict[int, dict[str, tuple[int | None, int]]] = {}
+        """Per location, the texts (normalized) of messages a visit summary read, each with
+        the (episode, index) of the first message that said it (a restore forgets the texts
+        first read after its checkpoint)."""
         self._by_location = MessagesByLocation()
         """The conversation's messages by location (for the visit summaries)."""
         self._episode_started = self._clock.now()

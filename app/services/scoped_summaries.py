@@ -49,14 +49,15 @@ class ScopedSummaries(MemoryCore):
         # Turns the action-outcome path already read are covered by its memories; a visit
         # summary is asked for only when something else happened, or the room has no memory.
         uncovered = [m for m in visit if (m.episode, m.index) not in self._covered]
-        seen = self._summarized.setdefault(loc_id, set())
+        seen = self._summarized.setdefault(loc_id, {})
         news = [m for m in uncovered if m.role != "player" and norm(m.text) not in seen]
         with self._store.transaction() as tx:
             if visit and (news or not self.location_memories(loc_id)):
                 if self._summarize_location(
                     game_state, tx, loc_id, name, uncovered if news else visit, visit[-1].index
                 ):
-                    seen.update(norm(m.text) for m in visit)
+                    for m in visit:
+                        seen.setdefault(norm(m.text), (m.episode, m.index))
             elif visit:
                 last = visit[-1].index
                 tx.after_commit(

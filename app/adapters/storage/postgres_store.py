@@ -59,6 +59,12 @@ _ARCHIVE = (
 before under the same id, later re-added and superseded again, is replaced); their ids."""
 
 
+_NOT_LIVE = (
+    "WHERE NOT EXISTS (SELECT 1 FROM cairn_memories m WHERE m.space = a.space AND m.id = a.id)"
+)
+"""An archived memory a restore brought back (`RestoreGame`) is live again: not the archive's."""
+
+
 class PostgresMemoryStore(CachedStore):
     """Memories of one space in PostgreSQL; any number of processes and machines may share it.
 
@@ -352,12 +358,16 @@ class PostgresMemoryStore(CachedStore):
             self._problems = list(self._bad.values())
 
     def archived(self, *, newest: int | None = None) -> list[MemoryEntry]:
+        """The archive's memories, less those a restore brought back (live again)."""
+
         def read(conn: Conn, attempt: int) -> list[Any]:
             if newest is None:
-                return conn.execute("SELECT entry FROM cairn_archive ORDER BY seq").fetchall()
+                return conn.execute(
+                    f"SELECT entry FROM cairn_archive a {_NOT_LIVE} ORDER BY seq"
+                ).fetchall()
             return conn.execute(
-                "SELECT entry FROM (SELECT seq, entry FROM cairn_archive ORDER BY seq DESC"
-                " LIMIT %s) AS newest ORDER BY seq",
+                f"SELECT entry FROM (SELECT seq, entry FROM cairn_archive a {_NOT_LIVE}"
+                " ORDER BY seq DESC LIMIT %s) AS newest ORDER BY seq",
                 (max(0, newest),),
             ).fetchall()
 

@@ -107,10 +107,13 @@ seconds, as cairn stamps them, as integers, which SQLite prints and orjson reads
 others in 17 digits)."""
 _VISIBLE = frozenset(status.value for status in VISIBLE_STATUSES)
 COLUMNS_QUERY = COLUMNS_QUERY.format(visible=", ".join(f"'{v}'" for v in sorted(_VISIBLE)))
-ARCHIVED = "SELECT entry FROM memories_archive ORDER BY seq"
+_NOT_LIVE = "WHERE id NOT IN (SELECT id FROM memories)"
+"""An archived memory a restore brought back (`RestoreGame`) is live again: not the archive's
+(its row stays, replaced if it is archived again)."""
+ARCHIVED = f"SELECT entry FROM memories_archive {_NOT_LIVE} ORDER BY seq"
 NEWEST_ARCHIVED = (
-    "SELECT entry FROM (SELECT seq, entry FROM memories_archive ORDER BY seq DESC LIMIT ?)"
-    " ORDER BY seq"
+    f"SELECT entry FROM (SELECT seq, entry FROM memories_archive {_NOT_LIVE} ORDER BY seq DESC"
+    " LIMIT ?) ORDER BY seq"
 )
 UPSERT_LOCATION = (
     "INSERT INTO locations (id, name, visits, episodes) VALUES (?, ?, ?, ?) ON CONFLICT(id)"
