@@ -16,6 +16,7 @@ from dependency_injector import containers, providers
 
 from cairn.adapters.game.opening import GameOpener
 from cairn.adapters.llm.factory import build_llm_client, circuit_breaker_of
+from cairn.adapters.llm.prices import price_table
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.adapters.storage import store_opening
 from cairn.adapters.storage.knowledge_file import KnowledgeBase
@@ -159,7 +160,9 @@ class Container(containers.DeclarativeContainer):
         ),
     )
 
-    usage_meter = providers.Singleton(UsageMeter)
+    usage_meter = providers.Singleton(
+        UsageMeter, prices=providers.Callable(price_table, config.llm_prices)
+    )
 
     llm_client = providers.Singleton(
         build_llm_client,

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,6 +21,19 @@ from cairn import defaults
 from cairn.errors import ConfigError
 
 log = logging.getLogger(__name__)
+
+
+class ModelPrice(BaseModel):
+    """One model's prices in US dollars per million tokens: plain input, input read from the
+    prompt cache, input written to it, and output (the `llm_prices` setting's entries)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: float = Field(ge=0)
+    cache_read: float = Field(ge=0)
+    cache_write: float = Field(ge=0)
+    """OpenAI bills no premium for caching: its models' write price is their input price."""
+    output: float = Field(ge=0)
 
 
 class CairnSettings(BaseSettings):
@@ -109,6 +122,11 @@ class CairnSettings(BaseSettings):
         }
     )
     """`--llm openai`: the model of each role (a local server's names, e.g. "qwen3:8b")."""
+    llm_prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """US dollars per million tokens by model, over the built-in list prices
+    (`cairn.adapters.llm.prices`): `input`, `cache_read`, `cache_write` and `output` each, e.g.
+    `[tool.cairn.llm_prices.qwen3-8b]` or CAIRN_LLM_PRICES as JSON. A model with no price has
+    its cost shown as unknown."""
     deterministic_seed: int | None = None
     map_file: str = "map.json"
     knowledge_file: str = "knowledgebase.md"

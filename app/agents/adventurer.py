@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from cairn.agents.prompt_files import render
+from cairn.agents.prompt_order import stable_first
 from cairn.agents.research import MemoryToolbox, research
 from cairn.agents.structured import complete_structured
 from cairn.errors import LLMBadResponseError, LLMError
@@ -54,7 +55,7 @@ class AdventurerAgent(IAgent):
             inventory=", ".join(view.observation.inventory) or "nothing",
             score=view.observation.score if view.observation.score is not None else "unknown",
             objectives="\n".join(f"- {o}" for o in view.objectives) or "- (none yet)",
-            context=view.prompt or "(no memory context)",
+            context=stable_first(view.prompt) if view.prompt else "(no memory context)",
         )
         try:
             notes = ""

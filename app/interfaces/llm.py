@@ -66,7 +66,12 @@ class ToolCall(BaseModel):
 
 
 class Usage(BaseModel):
-    """Tokens billed for one call, exactly as the API reported them."""
+    """Tokens billed for one call, as the API reported them.
+
+    `input_tokens` counts every prompt token, cached or not, whichever API answered: OpenAI
+    reports them so; Anthropic reports the cache's reads and writes apart from its
+    `input_tokens`, and its client adds them in (so sums and shares mean the same for both).
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -74,15 +79,30 @@ class Usage(BaseModel):
     output_tokens: int
     cached_input_tokens: int | None = None
     """Of `input_tokens`, those served from the API's prompt cache, when it says (OpenAI's
-    `prompt_tokens_details.cached_tokens`); left out of dumps when unknown, so recorded
-    exchanges and logs without it stay byte for byte the same."""
+    `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens`); left out
+    of dumps when unknown, so recorded exchanges and logs without it stay byte for byte the
+    same."""
+    cache_write_input_tokens: int | None = None
+    """Of `input_tokens`, those written to the prompt cache by this call (Anthropic's
+    `cache_creation_input_tokens`, billed above the plain input price); OpenAI has no such
+    figure. Left out of dumps when unknown, as `cached_input_tokens` is."""
 
     @model_serializer(mode="wrap")
     def _omit_unknown_cache(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if self.cached_input_tokens is None and isinstance(data, dict):
-            data.pop("cached_input_tokens", None)
+        if isinstance(data, dict):
+            if self.cached_input_tokens is None:
+                data.pop("cached_input_tokens", None)
+            if self.cache_write_input_tokens is None:
+                data.pop("cache_write_input_tokens", None)
         return data
+
+    @property
+    def uncached_input_tokens(self) -> int:
+        """The prompt tokens billed at the plain input price: neither read from nor written
+        to the cache."""
+        cached = (self.cached_input_tokens or 0) + (self.cache_write_input_tokens or 0)
+        return max(0, self.input_tokens - cached)
 
 
 class LLMResponse(BaseModel):

@@ -142,6 +142,7 @@ def run_play(
                 )
                 try:
                     for number in range(1, options.episodes + 1):
+                        container.usage_meter().start_episode(number)
                         stats.append(session.play_episode(number))
                         map_files.save(map_graph)
                         if stop.requested():
@@ -164,7 +165,10 @@ def run_play(
             "seed": seed,
             "run_id": run_id,
             "interrupted": stop.requested(),
-            "episodes": [e.model_dump() for e in stats],
+            "episodes": [
+                {**e.model_dump(), **container.usage_meter().episode_cost(e.episode)}
+                for e in stats
+            ],
             "total": totals(stats, session.visited_ids, remembered),
             "llm_usage": {
                 **container.usage_meter().snapshot(),

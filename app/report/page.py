@@ -10,6 +10,7 @@ from cairn.compact_json import compact_json
 from cairn.models.memory import MemoryEntry, MemoryScope
 from cairn.report.charts import CURVES, curve_series, line_chart
 from cairn.report.compare import comparison_rows, run_name
+from cairn.report.cost import cost_table
 from cairn.report.data import RunData
 from cairn.report.svg_map import map_svg
 
@@ -440,7 +441,7 @@ def _llm_panel(report: dict[str, Any]) -> str:
             [[str(report.get("summary_failures", 0)), str(report.get("query_tool_failures", 0))]],
             "other-failures",
         )
-        + f"</div>{circuit_line}</section>"
+        + f"</div>{cost_table(report)}{circuit_line}</section>"
     )
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from cairn.testing.cache_sim import MinTokens, PromptCacheSimulator, estimate_tokens, unmarked
 
 FAULT_KINDS = ("429", "529", "500", "slow", "malformed", "status")
 
@@ -21,6 +24,9 @@ _ERROR_TYPES = {
     500: "api_error",
     529: "overloaded_error",
 }
+
+Responder = Callable[["FakeMessagesServer", dict[str, Any]], None]
+"""Called with a request's body when the queue is empty; it queues that request's answer."""
 
 
 @dataclass
@@ -99,14 +105,29 @@ class FakeMessagesServer:
     """A ThreadingHTTPServer on 127.0.0.1 (port 0) answering POST /v1/messages from a script.
 
     Queue answers with `queue_text`, `queue_tool_use` and `queue_fault`; each request takes
-    the next one, and an empty queue answers `default_text`. Every request body is kept in
-    `requests` (headers are not kept: they hold the API key). Use as a context manager;
-    point a client at `base_url`.
+    the next one. An empty queue asks `responder` (when set) to queue the answer for that
+    request, e.g. the forced tool's input in a long scripted play; otherwise it answers
+    `default_text`. Every request body is kept in `requests` (headers are not kept: they hold
+    the API key). Use as a context manager; point a client at `base_url`.
+
+    Answers queued without `usage` report an estimate; a request that marks blocks with
+    `cache_control` has it billed as the API's prompt cache would (`cache`, a
+    `PromptCacheSimulator`: marked prefixes remembered per model, read by later requests;
+    `cache_min_tokens` is the shortest prefix it caches: one number, per model, or
+    `cache_sim.api_min_cache_tokens` for the API's own minimums).
     """
 
-    def __init__(self, default_text: str = "OK", model: str | None = None) -> None:
+    def __init__(
+        self,
+        default_text: str = "OK",
+        model: str | None = None,
+        responder: Responder | None = None,
+        cache_min_tokens: MinTokens = 0,
+    ) -> None:
         self.default_text = default_text
         self.model = model
+        self.responder = responder
+        self.cache = PromptCacheSimulator(cache_min_tokens)
         self.requests: list[dict[str, Any]] = []
         self._queue: deque[_Step] = deque()
         self._lock = threading.Lock()
@@ -262,9 +283,15 @@ class FakeMessagesServer:
         }
 
     def _next_step(self, request_body: Any) -> _Step:
-        """Record the request and take the next scripted answer (or the default text)."""
+        """Record the request and take the next scripted answer (asking `responder` for one
+        when none is queued; else the default text)."""
+        body_of_request = request_body if isinstance(request_body, dict) else {}
         with self._lock:
-            self.requests.append(request_body if isinstance(request_body, dict) else {})
+            self.requests.append(body_of_request)
+            empty = not self._queue
+        if empty and self.responder is not None:
+            self.responder(self, body_of_request)
+        with self._lock:
             step = self._queue.popleft() if self._queue else None
         if step is None:
             blocks = [{"type": "text", "text": self.default_text}]
@@ -276,13 +303,15 @@ class FakeMessagesServer:
             if body.get("model") is None:
                 body["model"] = model or "fake-model"
             if "usage" in body and body["usage"] is None:
-                body["usage"] = _estimate_usage(request_body, body.get("content"))
+                body["usage"] = self._estimate_usage(body_of_request, body.get("content"))
             step = replace(step, body=body)
         return step
 
-
-def _estimate_usage(request_body: Any, content: Any) -> dict[str, int]:
-    """A deterministic stand-in for token counts: about four characters a token."""
-    prompt = json.dumps(request_body, sort_keys=True)
-    answer = json.dumps(content, sort_keys=True)
-    return {"input_tokens": max(1, len(prompt) // 4), "output_tokens": max(1, len(answer) // 4)}
+    def _estimate_usage(self, request_body: dict[str, Any], content: Any) -> dict[str, int]:
+        """A deterministic stand-in for token counts (about four characters a token), the
+        input billed through the cache when the request marks a prefix."""
+        output = estimate_tokens(content)
+        cached = self.cache.usage(request_body, estimate_tokens(unmarked(request_body)))
+        if cached is None:
+            return {"input_tokens": estimate_tokens(request_body), "output_tokens": output}
+        return {**cached, "output_tokens": output}

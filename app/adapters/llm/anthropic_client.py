@@ -11,6 +11,7 @@ import anthropic
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cairn.adapters.llm.exchange_log import ExchangeLog, Redactor
+from cairn.adapters.llm.prompt_cache import PromptCachePlanner
 from cairn.adapters.llm.requests import model_for_role
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.errors import (
@@ -46,6 +47,20 @@ class _WireUsage(BaseModel):
 
     input_tokens: int
     output_tokens: int
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+    def usage(self) -> Usage:
+        """Our Usage: every prompt token in `input_tokens`, the cache's share apart (the API
+        counts the tokens it read from or wrote to the cache outside its `input_tokens`)."""
+        read = self.cache_read_input_tokens
+        write = self.cache_creation_input_tokens
+        return Usage(
+            input_tokens=self.input_tokens + (read or 0) + (write or 0),
+            output_tokens=self.output_tokens,
+            cached_input_tokens=read,
+            cache_write_input_tokens=write,
+        )
 
 
 class _WireMessage(BaseModel):
@@ -73,6 +88,11 @@ class AnthropicClient(ILLMClient):
     `temperature` is not sent unless `send_temperature` is true: the API deprecated it and
     newer models answer 400 to it (SDK 2.x has no such argument; it then goes in the body).
     It stays part of the request hash either way.
+
+    Prompt caching: `cache` (a `PromptCachePlanner`, one of its own by default) marks the
+    tools, the system prompt and the user sections that repeat with `cache_control`; the
+    tokens the API read from or wrote to its cache come back in `Usage`. `prompt_caching`
+    False sends requests unmarked.
     """
 
     def __init__(
@@ -86,6 +106,8 @@ class AnthropicClient(ILLMClient):
         log: ExchangeLog | None = None,
         meter: UsageMeter | None = None,
         send_temperature: bool = False,
+        prompt_caching: bool = True,
+        cache: PromptCachePlanner | None = None,
     ) -> None:
         if not api_key:
             raise ConfigError("llm.api_key: no API key configured")
@@ -102,6 +124,7 @@ class AnthropicClient(ILLMClient):
         self.send_temperature = send_temperature
         self.timeout = timeout
         self.max_retries = max_retries
+        self.cache = (cache or PromptCachePlanner()) if prompt_caching else None
         self._redact = Redactor([api_key])
         if log is not None:
             log.add_secret(api_key)
@@ -139,15 +162,19 @@ class AnthropicClient(ILLMClient):
                 )
             raise
         logger.debug(
-            "llm call role=%s model=%s in=%d out=%d latency_ms=%.1f",
+            "llm call role=%s model=%s in=%d (cache read %s, written %s) out=%d latency_ms=%.1f",
             request.role,
             response.model,
             response.usage.input_tokens,
+            response.usage.cached_input_tokens,
+            response.usage.cache_write_input_tokens,
             response.usage.output_tokens,
             response.latency_ms,
         )
         if self.meter is not None:
-            self.meter.record_success(request.role, response.usage, response.latency_ms)
+            self.meter.record_success(
+                request.role, response.usage, response.latency_ms, model=response.model or model
+            )
         if self.log is not None:
             self.log.record(
                 request=request,
@@ -160,15 +187,20 @@ class AnthropicClient(ILLMClient):
 
     def _call(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
         where = f"LLM call for role {request.role!r} (model {model!r})"
-        kwargs: dict[str, Any] = {
-            "model": model,
-            "max_tokens": request.max_tokens,
-            "messages": [m.model_dump(mode="json") for m in request.messages],
-        }
-        if request.system:
-            kwargs["system"] = request.system
-        if request.tools:
-            kwargs["tools"] = [t.model_dump(mode="json") for t in request.tools]
+        kwargs: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
+        if self.cache is not None:
+            wire = self.cache.plan(request, model)
+            kwargs["messages"] = wire.messages
+            if wire.system:
+                kwargs["system"] = wire.system
+            if wire.tools:
+                kwargs["tools"] = wire.tools
+        else:
+            kwargs["messages"] = [m.model_dump(mode="json") for m in request.messages]
+            if request.system:
+                kwargs["system"] = request.system
+            if request.tools:
+                kwargs["tools"] = [t.model_dump(mode="json") for t in request.tools]
         if request.tool_choice is not None:
             kwargs["tool_choice"] = request.tool_choice
         if self.send_temperature:
@@ -222,9 +254,7 @@ class AnthropicClient(ILLMClient):
             text="".join(texts),
             tool_calls=calls,
             stop_reason=wire.stop_reason,
-            usage=Usage(
-                input_tokens=wire.usage.input_tokens, output_tokens=wire.usage.output_tokens
-            ),
+            usage=wire.usage.usage(),
             latency_ms=round(latency_ms, 3),
             model=wire.model,
         )

@@ -139,7 +139,9 @@ class OpenAIClient(ILLMClient):
             response.latency_ms,
         )
         if self.meter is not None:
-            self.meter.record_success(request.role, response.usage, response.latency_ms)
+            self.meter.record_success(
+                request.role, response.usage, response.latency_ms, model=response.model or model
+            )
         if self.log is not None:
             self.log.record(
                 request=request,

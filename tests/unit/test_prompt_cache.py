@@ -1,0 +1,267 @@
+"""Prompt caching without a server: where the planner puts `cache_control`, the loopback
+server's cache simulation, the adventurer's section order, prices and the meter's cost."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from cairn.adapters.llm.prices import DEFAULT_PRICES, ModelPrice, PriceTable, price_table
+from cairn.adapters.llm.prompt_cache import (
+    EPHEMERAL,
+    MAX_BREAKPOINTS,
+    PromptCachePlanner,
+    WireRequest,
+    split_paragraphs,
+)
+from cairn.adapters.llm.usage import UsageMeter
+from cairn.agents.prompt_order import stable_first
+from cairn.errors import ConfigError
+from cairn.interfaces.llm import LLMMessage, LLMRequest, ToolSpec, Usage
+from cairn.settings import load_settings
+from cairn.testing.cache_sim import PromptCacheSimulator, api_min_cache_tokens, estimate_tokens
+
+SYSTEM = "You play a text adventure and answer with one command.\n" * 80  # ~1100 tokens
+TOOL = ToolSpec(name="Decision", description="The decision.", input_schema={"type": "object"})
+STABLE = "## Objectives\n- Find the lamp\n\n## Most Important Memories\n- [800] The cellar is dark"
+
+
+def ask(user: str, *, role: str = "adventurer", system: str = SYSTEM) -> LLMRequest:
+    return LLMRequest(
+        role=role, system=system, messages=[LLMMessage(role="user", content=user)], tools=[TOOL]
+    )
+
+
+def turn(n: int, stable: str = STABLE) -> LLMRequest:
+    return ask(f"{stable}\n\n## Where you are\nRoom {n}.\n\nChoose the next command.")
+
+
+def marked_texts(wire: WireRequest) -> list[str]:
+    """The text of each message block carrying a cache_control mark."""
+    return [
+        block["text"]
+        for message in wire.messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if "cache_control" in block
+    ]
+
+
+def joined(message: dict[str, Any]) -> str:
+    content = message["content"]
+    return content if isinstance(content, str) else "".join(b["text"] for b in content)
+
+
+# --- the planner --------------------------------------------------------------------------
+
+
+def test_a_small_request_goes_unmarked_and_unchanged() -> None:
+    wire = PromptCachePlanner().plan(ask("Look.", system="Be brief."), "claude-x")
+    assert wire.breakpoints == 0
+    assert wire.system == "Be brief."
+    assert wire.messages == [{"role": "user", "content": "Look."}]
+    assert "cache_control" not in json.dumps(wire.tools)
+
+
+def test_tools_and_system_are_marked_and_the_stable_user_prefix_once_it_repeats() -> None:
+    planner = PromptCachePlanner()
+    first = planner.plan(turn(1), "claude-x")
+    assert first.tools[-1]["cache_control"] == EPHEMERAL
+    assert first.system == [{"type": "text", "text": SYSTEM, "cache_control": EPHEMERAL}]
+    assert marked_texts(first) == []  # nothing is known to repeat yet
+    assert first.messages[0]["content"] == turn(1).messages[0].content
+
+    second = planner.plan(turn(2), "claude-x")
+    # the two sections both requests share, cut at the blank line before "## Where you are"
+    assert marked_texts(second) == ["## Most Important Memories\n- [800] The cellar is dark\n\n"]
+    assert joined(second.messages[0]) == turn(2).messages[0].content  # the same text
+    assert second.breakpoints == 3
+
+    third = planner.plan(turn(3), "claude-x")
+    assert marked_texts(third) == marked_texts(second)  # read back: the very same blocks
+    first_blocks = second.messages[0]["content"][:2]
+    assert [b["text"] for b in third.messages[0]["content"][:2]] == [
+        b["text"] for b in first_blocks
+    ]
+
+
+def test_each_lineage_is_its_own_role_tools_and_system() -> None:
+    planner = PromptCachePlanner()
+    planner.plan(turn(1), "claude-x")
+    other_role = planner.plan(ask(str(turn(2).messages[0].content), role="objective"), "claude-x")
+    assert marked_texts(other_role) == []  # the adventurer's history says nothing of it
+
+
+def test_a_repair_reads_back_the_first_message_whole() -> None:
+    planner = PromptCachePlanner()
+    planner.plan(turn(1), "claude-x")
+    planner.plan(turn(2), "claude-x")
+    request = turn(3)
+    planner.plan(request, "claude-x")
+    repair = request.model_copy(
+        update={
+            "messages": [
+                *request.messages,
+                LLMMessage(role="assistant", content=[{"type": "text", "text": "north"}]),
+                LLMMessage(role="user", content=[{"type": "text", "text": "Call Decision."}]),
+            ]
+        }
+    )
+    wire = planner.plan(repair, "claude-x")
+    assert wire.breakpoints <= MAX_BREAKPOINTS
+    first, assistant, feedback = wire.messages
+    assert "cache_control" in first["content"][-1]  # the whole first message: written now
+    assert assistant["content"] == [{"type": "text", "text": "north"}]  # after it: as sent
+    assert feedback["content"] == [{"type": "text", "text": "Call Decision."}]
+
+
+def test_a_changed_section_is_written_again_at_once_where_the_stable_prefix_ended() -> None:
+    planner = PromptCachePlanner()
+    for n in (1, 2):
+        planner.plan(turn(n), "claude-x")
+    changed = STABLE.replace("- Find the lamp", "- Find the sword")
+    wire = planner.plan(turn(3, changed), "claude-x")
+    # no read of the old prefix is possible; the block where it ended is written again
+    assert marked_texts(wire) == ["## Most Important Memories\n- [800] The cellar is dark\n\n"]
+    again = planner.plan(turn(4, changed), "claude-x")
+    assert marked_texts(again) == marked_texts(wire)
+
+
+def test_paragraphs_join_back_and_hold_visible_text() -> None:
+    text = "\n\nA\n\n\n\nB\nC\n\n  D\n\n"
+    pieces = split_paragraphs(text)
+    assert "".join(pieces) == text
+    assert all(p.strip() for p in pieces)
+    assert split_paragraphs("one") == ["one"]
+
+
+# --- the loopback server's cache ----------------------------------------------------------
+
+
+def body(user: str, *, model: str = "claude-x", mark: bool = True) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "text", "text": SYSTEM}
+    if mark:
+        block["cache_control"] = dict(EPHEMERAL)
+    return {
+        "model": model,
+        "max_tokens": 100,
+        "system": [block],
+        "messages": [{"role": "user", "content": user}],
+    }
+
+
+def test_the_simulator_writes_a_new_prefix_and_reads_it_back_per_model() -> None:
+    sim = PromptCacheSimulator()
+    first = body("Look.")
+    total = estimate_tokens(first)
+    written = sim.usage(first, total)
+    assert written is not None and written["cache_read_input_tokens"] == 0
+    assert written["cache_creation_input_tokens"] > 0.9 * total  # the system prompt
+    read = sim.usage(body("North."), total)
+    assert read is not None
+    assert read["cache_read_input_tokens"] == written["cache_creation_input_tokens"]
+    assert read["cache_creation_input_tokens"] == 0
+    assert sum(read.values()) == total
+    other = sim.usage(body("Look.", model="claude-y"), total)
+    assert other is not None and other["cache_read_input_tokens"] == 0
+
+
+def test_the_simulator_leaves_unmarked_and_too_short_prefixes_uncached() -> None:
+    sim = PromptCacheSimulator(min_tokens=api_min_cache_tokens)
+    assert sim.usage(body("Look.", mark=False), 100) is None
+    short = sim.usage(body("Look.", model="claude-haiku-4-5"), 1500)  # under Haiku's 4096
+    assert short == {
+        "input_tokens": 1500,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+    }
+
+
+# --- the adventurer's section order -------------------------------------------------------
+
+
+def test_slow_changing_sections_come_first_with_their_text_unchanged() -> None:
+    context = (
+        "## Location Memory\nA dark cellar.\n\n[FAILURE] north\n\n"
+        "## Previous Reasoning and Actions\nTurn 3: look\n\n"
+        "## Recent Actions\nT3 @ Cellar: look\n\n"
+        "## Most Important Memories\n- [800] Bring a lamp"
+    )
+    ordered = stable_first(context)
+    assert ordered.split("\n\n## ")[0] == "## Most Important Memories\n- [800] Bring a lamp"
+    assert [line for line in ordered.splitlines() if line.startswith("## ")] == [
+        "## Most Important Memories",
+        "## Location Memory",
+        "## Previous Reasoning and Actions",
+        "## Recent Actions",
+    ]
+    assert sorted(ordered.split("\n")) == sorted(context.split("\n"))
+    assert stable_first("no sections here\n\n## A\nx") == "no sections here\n\n## A\nx"
+
+
+# --- prices and the meter -----------------------------------------------------------------
+
+
+def test_a_call_costs_each_kind_of_token_at_its_price() -> None:
+    usage = Usage(
+        input_tokens=1_000_000,
+        cached_input_tokens=600_000,
+        cache_write_input_tokens=100_000,
+        output_tokens=10_000,
+    )
+    sonnet = PriceTable().cost("claude-sonnet-4-6", usage)
+    # 300k plain at $3, 600k read at $0.30, 100k written at $3.75, 10k out at $15
+    assert sonnet == pytest.approx(0.9 + 0.18 + 0.375 + 0.15)
+    assert PriceTable().cost("claude-sonnet-4-5-20250929", usage) == pytest.approx(1.605)
+    gpt = PriceTable().cost(
+        "gpt-4.1", Usage(input_tokens=1000, cached_input_tokens=400, output_tokens=0)
+    )
+    assert gpt == pytest.approx((600 * 2.0 + 400 * 0.5) / 1e6)
+
+
+def test_an_unknown_model_has_no_price_rather_than_a_neighbours() -> None:
+    table = PriceTable()
+    assert table.price("gpt-4.1-nano") is not None
+    for model in ("gpt-4.1-huge", "claude-sonnet-9", "qwen3:8b", "claude-test-adventurer"):
+        assert table.price(model) is None, model
+    meter = UsageMeter(table)
+    meter.record_success("adventurer", Usage(input_tokens=10, output_tokens=5), 1.0, "qwen3:8b")
+    meter.record_success("summary", Usage(input_tokens=10, output_tokens=5), 1.0, "gpt-4.1")
+    cost = meter.snapshot()["cost"]
+    assert cost["cost_usd"] is None and cost["unpriced_models"] == ["qwen3:8b"]
+    assert cost["by_role"]["adventurer"]["cost_usd"] is None
+    assert cost["by_role"]["summary"]["cost_usd"] == pytest.approx((10 * 2 + 5 * 8) / 1e6)
+
+
+def test_llm_prices_in_settings_override_and_add_models() -> None:
+    mine = {"input": 1.0, "cache_read": 0.5, "cache_write": 1.0, "output": 2.0}
+    settings = load_settings(llm_prices={"qwen3:8b": mine, "gpt-4.1": mine})
+    table = price_table(settings.model_dump()["llm_prices"])
+    assert table.price("qwen3:8b") == ModelPrice(**mine)
+    assert table.price("gpt-4.1") == ModelPrice(**mine)
+    assert table.price("claude-haiku-4-5") == DEFAULT_PRICES["claude-haiku-4-5"]
+    with pytest.raises(ConfigError, match="llm_prices"):
+        load_settings(llm_prices={"qwen3:8b": {"input": 1.0}})
+
+
+def test_the_meter_counts_tokens_and_dollars_per_episode() -> None:
+    meter = UsageMeter()
+    call = Usage(input_tokens=2000, cached_input_tokens=1500, output_tokens=100)
+    meter.start_episode(1)
+    meter.record_success("adventurer", call, 1.0, "claude-haiku-4-5")
+    meter.start_episode(2)
+    meter.record_success("adventurer", call, 1.0, "claude-haiku-4-5")
+    meter.record_success("adventurer", call, 1.0, "claude-haiku-4-5")
+    meter.record_failure("adventurer", 1.0)
+    one = (500 * 1.0 + 1500 * 0.1 + 100 * 5.0) / 1e6
+    assert meter.episode_cost(1) == {
+        "tokens": {"input": 2000, "cache_read": 1500, "cache_write": 0, "output": 100},
+        "cost_usd": pytest.approx(one),
+    }
+    assert meter.episode_cost(2)["cost_usd"] == pytest.approx(2 * one)
+    snap = meter.snapshot()
+    assert snap["cost"]["cost_usd"] == pytest.approx(3 * one)
+    assert snap["cost"]["by_episode"]["2"]["tokens"]["input"] == 4000
+    assert snap["cached_input_tokens"] == 4500
