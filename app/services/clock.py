@@ -16,6 +16,12 @@ class SystemClock:
         """The current UTC time."""
         return utc_now()
 
+    def mark(self) -> datetime:
+        """A time that divides what was stamped so far from what will be: nothing stamped
+        before is later, nothing stamped after is earlier. Unlike `now`, it is no reading (a
+        deterministic clock does not advance)."""
+        return utc_now()
+
     def new_id(self, hint: str = "") -> str:
         """A random memory id."""
         return new_memory_id()
@@ -32,11 +38,17 @@ class DeterministicClock(SystemClock):
     def __init__(self, seed: int = 0, start: datetime | None = None) -> None:
         self._seed = seed
         self._start = start or datetime(2026, 1, 1, tzinfo=UTC)
-        self._ticks = itertools.count()
+        self._ticks = 0
         self._ids = itertools.count()
 
     def now(self) -> datetime:
-        return self._start + timedelta(seconds=next(self._ticks))
+        stamp = self._start + timedelta(seconds=self._ticks)
+        self._ticks += 1
+        return stamp
+
+    def mark(self) -> datetime:
+        """The time the next reading will give (see `SystemClock.mark`)."""
+        return self._start + timedelta(seconds=self._ticks)
 
     def new_id(self, hint: str = "") -> str:
         digest = hashlib.sha256(f"{self._seed}:{next(self._ids)}:{hint}".encode()).hexdigest()

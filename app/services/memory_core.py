@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from cairn.errors import SummarizerError
@@ -58,7 +59,7 @@ class MemoryCore:
         first read after its checkpoint)."""
         self._by_location = MessagesByLocation()
         """The conversation's messages by location (for the visit summaries)."""
-        self._episode_started = self._clock.now()
+        self._episode_started = self._mark()
         """When the current episode started (`persistence`: ephemeral memories from before it
         are over)."""
         self.summary_failures = 0
@@ -99,7 +100,13 @@ class MemoryCore:
 
     def start_episode(self) -> None:
         """A new episode starts now: ephemeral memories written before it are over."""
-        self._episode_started = self._clock.now()
+        self._episode_started = self._mark()
+
+    def _mark(self) -> datetime:
+        """Now, without a reading of a deterministic clock (a replay's times stay as they
+        were): the clock's `mark` when it has one."""
+        mark = getattr(self._clock, "mark", None)
+        return mark() if callable(mark) else self._clock.now()
 
     def _current(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
         """`entries` without the ephemeral ones of earlier episodes (`persistence`)."""

@@ -3,7 +3,7 @@ something (issue 31): before, they were read, written back and ignored."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.adapters.storage.markdown_parse import parse
@@ -95,3 +95,14 @@ def test_the_reference_tools_levels_are_read_from_memories_md() -> None:
     )
     levels = {e.title: e.persistence for e in parse(text, "Memories.md").cache.memories.values()}
     assert levels == {"Door ajar": "ephemeral", "Lamp": "core"}
+
+
+def test_the_episode_mark_takes_no_reading_of_a_deterministic_clock() -> None:
+    """A replay's times stay as they were: marking an episode's start (at the service's
+    construction and at each episode's end) reads no second off the deterministic clock."""
+    clock = DeterministicClock(seed=1)
+    store = InMemoryStore()
+    svc = service(store, clock)
+    assert clock.mark() == clock.now() == datetime(2026, 1, 1, tzinfo=UTC)
+    svc.end_episode(GameState())
+    assert clock.now() == datetime(2026, 1, 1, 0, 0, 1, tzinfo=UTC)
