@@ -10,24 +10,14 @@ from typing import Any, Literal
 import anthropic
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from cairn.adapters.llm.exchange_log import ExchangeLog, Redactor
+from cairn.adapters.llm.client_base import ErrorAnswer, SDKClient, SDKErrors
+from cairn.adapters.llm.exchange_log import ExchangeLog
 from cairn.adapters.llm.prompt_cache import PromptCachePlanner
-from cairn.adapters.llm.requests import model_for_role
 from cairn.adapters.llm.usage import UsageMeter
-from cairn.errors import (
-    ConfigError,
-    LLMBadResponseError,
-    LLMError,
-    LLMRateLimitedError,
-    LLMRequestError,
-    LLMTimeoutError,
-    LLMUnavailableError,
-)
-from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, ToolCall, Usage
+from cairn.errors import ConfigError, LLMBadResponseError
+from cairn.interfaces.llm import LLMRequest, LLMResponse, ToolCall, Usage
 
 logger = logging.getLogger(__name__)
-
-_DETAIL_LIMIT = 300
 
 
 class _WireBlock(BaseModel):
@@ -76,7 +66,7 @@ class _WireMessage(BaseModel):
     usage: _WireUsage
 
 
-class AnthropicClient(ILLMClient):
+class AnthropicClient(SDKClient):
     """Calls the Messages API with the model configured for each request's role.
 
     The SDK retries 408/409/429/5xx itself (honouring retry-after) up to `max_retries`;
@@ -95,6 +85,10 @@ class AnthropicClient(ILLMClient):
     False sends requests unmarked.
     """
 
+    errors = SDKErrors.of(anthropic)
+    logger = logger
+    _sdk: anthropic.Anthropic
+
     def __init__(
         self,
         *,
@@ -111,82 +105,23 @@ class AnthropicClient(ILLMClient):
     ) -> None:
         if not api_key:
             raise ConfigError("llm.api_key: no API key configured")
-        if timeout <= 0:
-            raise ConfigError(f"llm.timeout: must be > 0 seconds, got {timeout}")
-        if max_retries < 0:
-            raise ConfigError(f"llm.max_retries: must be >= 0, got {max_retries}")
-        for role, model in models.items():
-            if not model:
-                raise ConfigError(f"llm.models.{role}: empty model name")
-        self.models: dict[str, str] = dict(models)
-        self.log = log
-        self.meter = meter
+        super().__init__(
+            secret=api_key,
+            models=models,
+            models_setting="llm.models",
+            timeout=timeout,
+            max_retries=max_retries,
+            log=log,
+            meter=meter,
+        )
         self.send_temperature = send_temperature
-        self.timeout = timeout
-        self.max_retries = max_retries
         self.cache = (cache or PromptCachePlanner()) if prompt_caching else None
-        self._redact = Redactor([api_key])
-        if log is not None:
-            log.add_secret(api_key)
         self._sdk = anthropic.Anthropic(
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
         )
 
-    def __repr__(self) -> str:
-        return f"AnthropicClient(base_url={str(self._sdk.base_url)!r}, models={self.models!r})"
-
-    def close(self) -> None:
-        """Close the underlying HTTP connections."""
-        self._sdk.close()
-
-    def __enter__(self) -> AnthropicClient:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        """Send `request` to the role's model; LLMError subclasses on failure."""
-        model = model_for_role(self.models, request.role)
-        start = time.perf_counter()
-        try:
-            response = self._call(request, model, start)
-        except LLMError as e:
-            latency_ms = (time.perf_counter() - start) * 1000.0
-            logger.warning("llm call failed: %s", e)
-            if self.meter is not None:
-                self.meter.record_failure(request.role, latency_ms)
-            if self.log is not None:
-                self.log.record(
-                    request=request, model=model, response=None, latency_ms=latency_ms, error=e
-                )
-            raise
-        logger.debug(
-            "llm call role=%s model=%s in=%d (cache read %s, written %s) out=%d latency_ms=%.1f",
-            request.role,
-            response.model,
-            response.usage.input_tokens,
-            response.usage.cached_input_tokens,
-            response.usage.cache_write_input_tokens,
-            response.usage.output_tokens,
-            response.latency_ms,
-        )
-        if self.meter is not None:
-            self.meter.record_success(
-                request.role, response.usage, response.latency_ms, model=response.model or model
-            )
-        if self.log is not None:
-            self.log.record(
-                request=request,
-                model=model,
-                response=response,
-                latency_ms=response.latency_ms,
-                error=None,
-            )
-        return response
-
     def _call(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
-        where = f"LLM call for role {request.role!r} (model {model!r})"
+        where = self._where(request, model)
         kwargs: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
         if self.cache is not None:
             wire = self.cache.plan(request, model)
@@ -209,23 +144,8 @@ class AnthropicClient(ILLMClient):
             raw = self._sdk.messages.with_raw_response.create(**kwargs)
             body = raw.text()
             latency_ms = (time.perf_counter() - start) * 1000.0
-        except anthropic.APITimeoutError as e:
-            raise LLMTimeoutError(
-                f"{where}: no answer within {self.timeout}s (after {self.max_retries} retries)"
-            ) from e
-        except anthropic.APIConnectionError as e:
-            raise LLMUnavailableError(self._scrub(f"{where}: connection failed: {e}")) from e
-        except anthropic.RateLimitError as e:
-            raise LLMRateLimitedError(self._scrub(f"{where}: {_status_detail(e)}")) from e
-        except anthropic.APIStatusError as e:
-            detail = self._scrub(f"{where}: {_status_detail(e)}")
-            if e.status_code >= 500:
-                raise LLMUnavailableError(detail) from e
-            if e.status_code == 408:
-                raise LLMTimeoutError(detail) from e
-            raise LLMRequestError(detail) from e
         except anthropic.AnthropicError as e:
-            raise LLMError(self._scrub(f"{where}: {type(e).__name__}: {e}")) from e
+            raise self._sdk_error(e, where) from e
         return self._parse(body, latency_ms, where)
 
     def _parse(self, body: str, latency_ms: float, where: str) -> LLMResponse:
@@ -235,7 +155,7 @@ class AnthropicClient(ILLMClient):
             first = e.errors(include_url=False)[0]
             loc = ".".join(str(p) for p in first["loc"]) or "(body)"
             raise LLMBadResponseError(
-                self._scrub(
+                self._redact(
                     f"{where}: malformed answer body ({loc}: {first['msg']}): {body[:80]!r}"
                 )
             ) from e
@@ -259,15 +179,8 @@ class AnthropicClient(ILLMClient):
             model=wire.model,
         )
 
-    def _scrub(self, text: str) -> str:
-        return self._redact(text)
+    def _cache_note(self, usage: Usage) -> str:
+        return f"cache read {usage.cached_input_tokens}, written {usage.cache_write_input_tokens}"
 
-
-def _status_detail(e: anthropic.APIStatusError) -> str:
-    """Status, API error type and message, and request id of an error answer, shortened."""
-    kind = e.type or "error"
-    message = (e.api_message or "").strip() or "(no message)"
-    if len(message) > _DETAIL_LIMIT:
-        message = message[: _DETAIL_LIMIT - 3] + "..."
-    request_id = f", request id {e.request_id}" if e.request_id else ""
-    return f"HTTP {e.status_code} {kind}: {message}{request_id}"
+    def _error_answer(self, e: anthropic.APIStatusError) -> ErrorAnswer:
+        return ErrorAnswer(e.status_code, e.type or "", e.api_message or "", e.request_id)

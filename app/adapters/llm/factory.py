@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from pydantic import SecretStr
 
@@ -21,6 +23,32 @@ API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 OPENAI_KEY_VARIABLE = "OPENAI_API_KEY"
 OPENAI_URL_VARIABLE = "OPENAI_BASE_URL"
 APIS = ("anthropic", "openai")
+
+
+class _Options(TypedDict):
+    """The constructor arguments both SDK clients take alike."""
+
+    timeout: float
+    max_retries: int
+    log: ExchangeLog
+    meter: UsageMeter
+
+
+@dataclass(frozen=True)
+class _Transport:
+    """How either SDK client calls and records: its time limit, retries, log and meter."""
+
+    timeout: float
+    max_retries: int
+    log_path: Path
+    meter: UsageMeter
+
+    def options(self, key: str | None) -> _Options:
+        """The clients' common arguments; the exchange log scrubs `key` (when there is one)."""
+        log = ExchangeLog(self.log_path, secrets=[key] if key else [])
+        return _Options(
+            timeout=self.timeout, max_retries=self.max_retries, log=log, meter=self.meter
+        )
 
 
 def build_llm_client(
@@ -65,19 +93,11 @@ def build_llm_client(
         )
     client: ILLMClient
     key: str | None
+    transport = _Transport(timeout, max_retries, log_path, meter)
     if provider == "anthropic":
-        client, key = _anthropic(kind, models, base_url, timeout, max_retries, log_path, meter)
+        client, key = _anthropic(kind, models, base_url, transport)
     else:
-        client, key = _openai(
-            kind,
-            role_models,
-            openai_base_url,
-            openai_api_key,
-            timeout,
-            max_retries,
-            log_path,
-            meter,
-        )
+        client, key = _openai(kind, role_models, openai_base_url, openai_api_key, transport)
     breaker = CircuitBreaker(client)
     if kind == "record":
         if not path:
@@ -88,13 +108,7 @@ def build_llm_client(
 
 
 def _anthropic(
-    kind: str,
-    models: Mapping[str, str],
-    base_url: str | None,
-    timeout: float,
-    max_retries: int,
-    log_path: Path,
-    meter: UsageMeter,
+    kind: str, models: Mapping[str, str], base_url: str | None, transport: _Transport
 ) -> tuple[ILLMClient, str]:
     key = os.environ.get(API_KEY_VARIABLE, "")
     if not key:
@@ -104,13 +118,7 @@ def _anthropic(
     from cairn.adapters.llm.anthropic_client import AnthropicClient
 
     client = AnthropicClient(
-        api_key=key,
-        models=models,
-        base_url=base_url,
-        timeout=timeout,
-        max_retries=max_retries,
-        log=ExchangeLog(log_path, secrets=[key]),
-        meter=meter,
+        api_key=key, models=models, base_url=base_url, **transport.options(key)
     )
     return client, key
 
@@ -120,10 +128,7 @@ def _openai(
     models: Mapping[str, str],
     base_url: str | None,
     api_key: SecretStr | str | None,
-    timeout: float,
-    max_retries: int,
-    log_path: Path,
-    meter: UsageMeter,
+    transport: _Transport,
 ) -> tuple[ILLMClient, str | None]:
     """The OpenAI-compatible client; the key it uses (None for a keyless local server)."""
     key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
@@ -144,15 +149,7 @@ def _openai(
     require("openai", "openai", for_what=f"llm={kind}")
     from cairn.adapters.llm.openai_client import OpenAIClient
 
-    client = OpenAIClient(
-        api_key=key,
-        models=models,
-        base_url=url,
-        timeout=timeout,
-        max_retries=max_retries,
-        log=ExchangeLog(log_path, secrets=[key] if key else []),
-        meter=meter,
-    )
+    client = OpenAIClient(api_key=key, models=models, base_url=url, **transport.options(key))
     return client, key
 
 
