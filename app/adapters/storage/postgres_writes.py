@@ -137,8 +137,16 @@ def _ensure_location(conn: Conn, working: Working, location_id: int, name: str |
     return wrote
 
 
-def _lock_row(conn: Conn, entry_id: str, doing: str) -> tuple[int, MemoryEntry]:
-    row = conn.execute(LOCK_ROW, (entry_id,)).fetchone()
+_UNREAD: Any = object()
+"""`_lock_row`'s row when it is to read it itself."""
+
+
+def _lock_row(
+    conn: Conn, entry_id: str, doing: str, row: Any = _UNREAD
+) -> tuple[int, MemoryEntry]:
+    """The memory's row, locked for this unit (`row`: already fetched with `LOCK_ROW`)."""
+    if row is _UNREAD:
+        row = conn.execute(LOCK_ROW, (entry_id,)).fetchone()
     if row is None:
         raise MemoryNotFoundError(f"no memory with id {entry_id!r} to {doing}")
     try:
@@ -148,7 +156,19 @@ def _lock_row(conn: Conn, entry_id: str, doing: str) -> tuple[int, MemoryEntry]:
 
 
 def _supersede(conn: Conn, working: Working, op: SupersedeOp, known: MemoryEntry | None) -> None:
-    seq, current = _lock_row(conn, op.old_id, "supersede")
+    row = conn.execute(LOCK_ROW, (op.old_id,)).fetchone()
+    if row is None and _archived(conn, op.old_id):
+        # another agent superseded it and its episode's end moved it to the archive after
+        # this agent read it: it has its successor already, theirs
+        log.warning(
+            "memory %s was superseded and archived by another agent meanwhile; not re-linking"
+            " it to %s",
+            op.old_id,
+            op.new_id,
+        )
+        working.drop(op.old_id)
+        return
+    seq, current = _lock_row(conn, op.old_id, "supersede", row)
     taken = (
         current.status is MemoryStatus.SUPERSEDED
         and current.superseded_by is not None
@@ -168,6 +188,12 @@ def _supersede(conn: Conn, working: Working, op: SupersedeOp, known: MemoryEntry
         update={"status": MemoryStatus.SUPERSEDED, "superseded_by": op.new_id}
     )
     _store(conn, working, changed, seq)
+
+
+def _archived(conn: Conn, entry_id: str) -> bool:
+    """Whether the archive holds the memory."""
+    found = conn.execute("SELECT 1 FROM cairn_archive WHERE id = %s", (entry_id,)).fetchone()
+    return found is not None
 
 
 def _store(conn: Conn, working: Working, entry: MemoryEntry, seq: int) -> None:
