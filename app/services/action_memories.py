@@ -42,8 +42,13 @@ _MOVE_TRIGGERS = frozenset({LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER})
 """Triggers a new way into a known room fires: a map fact, no summarizer call."""
 
 
-class ActionMemories(MemoryCore):
+class ActionMemories:
     """What one turn, an agent's note or the end of an episode leaves in memory."""
+
+    def __init__(self, core: MemoryCore) -> None:
+        self._core = core
+        """The store, summarizer, publisher, map and policy this shares with the rest of the
+        memory service, and the queries over them."""
 
     # -- action outcomes ------------------------------------------------------------------
 
@@ -53,7 +58,7 @@ class ActionMemories(MemoryCore):
         # the recent turns, plus what was done here since arriving that may have opened the way;
         # both read from the game state, which carries the episode's turns
         earlier = game_state.turns
-        recent = earlier[-self._policy.memory_history_window :] if earlier else []
+        recent = earlier[-self._core.policy.memory_history_window :] if earlier else []
         history = sorted(
             {t.turn: t for t in [*prerequisites(earlier), *recent]}.values(),
             key=lambda t: (t.episode, t.turn),
@@ -66,34 +71,34 @@ class ActionMemories(MemoryCore):
             return None
         if outcome.won:
             return by_rules(
-                self,
+                self._core,
                 outcome,
                 history,
-                self.location_memories(source),
+                self._core.location_memories(source),
                 win_hint(outcome),
-                lambda: record_win_here(self, outcome),
+                lambda: record_win_here(self._core, outcome),
             )
         dark = dark_arrival(outcome)
         if dark is not None:
             # a room the game shows dark is remembered so at once: light before coming back
-            record_dark_room(self, outcome, dark, died=False)
+            record_dark_room(self._core, outcome, dark, died=False)
         why = diagnose(outcome, earlier) if outcome.died else None
         if why is not None and why.cause in (DeathCause.DARKNESS, DeathCause.LIGHT):
             # the room is the cause, not the command taken there
             return by_rules(
-                self,
+                self._core,
                 outcome,
                 history,
-                self.location_memories(source),
+                self._core.location_memories(source),
                 dark_hint(outcome, why),
-                lambda: record_dark_room(self, outcome, why),
+                lambda: record_dark_room(self._core, outcome, why),
             )
-        existing = self.location_memories(source)
+        existing = self._core.location_memories(source)
         if why is not None and why.cause is not DeathCause.COMBAT and not why.blames_command:
             # the world's ending, remembered by record_ending, not this command's: offline
             # nothing here; a model may leave the lesson a player could act on
             return by_rules(
-                self,
+                self._core,
                 outcome,
                 history,
                 existing,
@@ -101,21 +106,21 @@ class ActionMemories(MemoryCore):
                 lambda: None,
                 self._triggers(outcome, existing),
             )
-        if why is not None and self._summarizer.llm_first:
+        if why is not None and self._core.summarizer.llm_first:
             # the command's or an attacker's death: the model sees the rules' danger as a hint
             danger = by_rules(
-                self,
+                self._core,
                 outcome,
                 history,
                 existing,
                 death_hint(outcome, why, existing),
                 lambda: store_decision(
-                    self, outcome, history, existing, death_decision(outcome, existing)
+                    self._core, outcome, history, existing, death_decision(outcome, existing)
                 ),
                 self._triggers(outcome, existing),
             )
             if why.cause is DeathCause.COMBAT:
-                return as_attacker_lesson(self, danger, outcome, why)
+                return as_attacker_lesson(self._core, danger, outcome, why)
             return danger
         found = verdict(outcome)
         if not outcome.died and found in (Verdict.FAILURE, Verdict.NO_OP):
@@ -123,31 +128,31 @@ class ActionMemories(MemoryCore):
             worked = success_of(existing, outcome.action)
             if worked is not None:
                 return by_rules(
-                    self,
+                    self._core,
                     outcome,
                     history,
                     existing,
                     qualify_hint(worked, outcome),
-                    lambda: qualify(self, worked, outcome),
+                    lambda: qualify(self._core, worked, outcome),
                 )
             if plain_failure(outcome) or lasting_no_op(outcome):
                 return by_rules(
-                    self,
+                    self._core,
                     outcome,
                     history,
                     existing,
                     failure_hint(outcome, existing),
-                    lambda: record_failure(self, outcome),
+                    lambda: record_failure(self._core, outcome),
                 )
-            if found is Verdict.NO_OP and not self._summarizer.llm_first:
+            if found is Verdict.NO_OP and not self._core.summarizer.llm_first:
                 return None  # it already was so: nothing learned about the place
         entry = self._record_progress(outcome, history, existing)
         if why is not None and why.cause is DeathCause.COMBAT:
-            return as_attacker_lesson(self, entry, outcome, why)
+            return as_attacker_lesson(self._core, entry, outcome, why)
         if found is Verdict.CHANGED and not outcome.died:
-            if self._summarizer.llm_first:  # the model's answer may have replaced some
-                existing = self.location_memories(source)
-            entry = retire_failure(self, outcome, existing, history, entry)
+            if self._core.summarizer.llm_first:  # the model's answer may have replaced some
+                existing = self._core.location_memories(source)
+            entry = retire_failure(self._core, outcome, existing, history, entry)
         return entry
 
     def _record_progress(
@@ -155,7 +160,7 @@ class ActionMemories(MemoryCore):
     ) -> MemoryEntry | None:
         """A turn that was no plain failure: a move, a map fact or the summarizer's memory."""
         record = (
-            self._store.location(outcome.location_after)
+            self._core.store.location(outcome.location_after)
             if outcome.location_after is not None
             else None
         )
@@ -167,34 +172,36 @@ class ActionMemories(MemoryCore):
         plain_move = move and not first_visit and set(triggers) <= _MOVE_TRIGGERS
         if plain_move and not failed_here(existing, outcome.action):
             return by_rules(
-                self,
+                self._core,
                 outcome,
                 history,
                 existing,
                 move_hint(outcome, record.name if record is not None else ""),
-                lambda: record_move(self, outcome, move),
+                lambda: record_move(self._core, outcome, move),
                 triggers,
             )
-        hint = turn_verdict(outcome, existing) if self._summarizer.llm_first else None
+        hint = turn_verdict(outcome, existing) if self._core.summarizer.llm_first else None
         request = SynthesisRequest(
             outcome=outcome, triggers=triggers, existing=existing, history=history, hint=hint
         )
-        decision = synthesize(self, request)
+        decision = synthesize(self._core, request)
         if decision is None:
             return None
-        return store_decision(self, outcome, history, existing, decision)
+        return store_decision(self._core, outcome, history, existing, decision)
 
     def _triggers(self, outcome: TurnOutcome, existing: list[MemoryEntry]) -> list[Trigger]:
         """The triggers the turn fires; a move already remembered from here fires neither the
         room's text nor a long response (old news)."""
         record = (
-            self._store.location(outcome.location_after)
+            self._core.store.location(outcome.location_after)
             if outcome.location_after is not None
             else None
         )
         first_visit = outcome.moved and (record is None or record.visits <= 1)
         triggers = detect_triggers(
-            outcome, first_visit=first_visit, long_response_chars=self._policy.long_response_chars
+            outcome,
+            first_visit=first_visit,
+            long_response_chars=self._core.policy.long_response_chars,
         )
         move = move_of(outcome)
         known = any(
@@ -210,12 +217,12 @@ class ActionMemories(MemoryCore):
             if message.turn != outcome.turn:
                 break
             if message.text == outcome.response or message.text == f"> {outcome.action}":
-                self._covered.add((message.episode, message.index))
+                self._core.covered.add((message.episode, message.index))
 
     # -- endings, notes and pruning: IMemoryService's methods, kept here --------------------
 
     def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
-        return ending_memories.record_ending(self, game_state, final)
+        return ending_memories.record_ending(self._core, game_state, final)
 
     def remember(
         self,
@@ -224,10 +231,10 @@ class ActionMemories(MemoryCore):
         importance: int,
         location_id: int | None = None,
     ) -> MemoryEntry | None:
-        return notes_and_pruning.remember(self, game_state, text, importance, location_id)
+        return notes_and_pruning.remember(self._core, game_state, text, importance, location_id)
 
     def end_episode(self, game_state: GameState) -> None:
-        notes_and_pruning.end_episode(self, game_state)
+        notes_and_pruning.end_episode(self._core, game_state)
 
     def prune(self) -> list[str]:
-        return notes_and_pruning.prune(self)
+        return notes_and_pruning.prune(self._core)

@@ -35,16 +35,16 @@ def checkpoint(core: MemoryCore, game_state: GameState) -> None:
     cursor (cursors move after commit) would bring that memory back with its messages unread,
     and they would be summarized twice. Taken after the commands before it in the unit."""
     game_state.memory_checkpoint = None  # (never a stale one while the unit is open)
-    with core._store.transaction() as tx:
+    with core.store.transaction() as tx:
         tx.after_commit(lambda: setattr(game_state, "memory_checkpoint", take(core, game_state)))
 
 
 def take(core: MemoryCore, game_state: GameState) -> MemoryCheckpoint:
     """The checkpoint of the store and `game_state` as they are now."""
-    shown = core._store.entries(statuses=VISIBLE)
+    shown = core.store.entries(statuses=VISIBLE)
     scenario = game_state.scenario
     return MemoryCheckpoint(
-        taken_at=core._clock.now(),
+        taken_at=core.clock.now(),
         episode=game_state.episode,
         turn=game_state.turn,
         messages=len(game_state.conversation_history),
@@ -55,13 +55,13 @@ def take(core: MemoryCore, game_state: GameState) -> MemoryCheckpoint:
             last_location_message_index=dict(scenario.last_location_message_index),
             last_npc_message_index=dict(scenario.last_npc_message_index),
         ),
-        episode_started=core._episode_started,
+        episode_started=core.episode_started,
     )
 
 
 def restore(core: MemoryCore, game_state: GameState, mark: MemoryCheckpoint) -> RestoreReport:
     """Make the live view `mark`'s in one unit of work (see `IMemoryCheckpoints.restore`)."""
-    store = core._store
+    store = core.store
     wanted = set(mark.visible)
     tentative = set(mark.tentative)
     undone: list[str] = []
@@ -98,7 +98,7 @@ def restore(core: MemoryCore, game_state: GameState, mark: MemoryCheckpoint) -> 
             tx.after_commit(_announce_undone(core, memory_id))
         tx.after_commit(lambda: _rewind(core, game_state, mark))
         tx.after_commit(
-            lambda: core._publisher.publish(
+            lambda: core.publisher.publish(
                 events.game_restored, core, checkpoint=mark, report=report
             )
         )
@@ -127,7 +127,7 @@ def _as_it_was(entry: MemoryEntry, status: MemoryStatus) -> MemoryEntry:
 
 
 def _announce_undone(core: MemoryCore, memory_id: str) -> Callable[[], None]:
-    return lambda: core._publisher.publish(
+    return lambda: core.publisher.publish(
         events.memory_superseded, core, old_id=memory_id, new_id=None
     )
 
@@ -147,11 +147,11 @@ def _rewind(core: MemoryCore, game_state: GameState, mark: MemoryCheckpoint) -> 
             return index >= mark.messages
         return episode > mark.episode
 
-    core._covered = {key for key in core._covered if not later(*key)}
-    core._summarized = {
+    core.covered = {key for key in core.covered if not later(*key)}
+    core.summarized = {
         loc: {text: seen for text, seen in texts.items() if not later(*seen)}
-        for loc, texts in core._summarized.items()
+        for loc, texts in core.summarized.items()
     }
-    core._by_location = MessagesByLocation()
+    core.by_location = MessagesByLocation()
     if mark.episode_started is not None:
-        core._episode_started = mark.episode_started
+        core.episode_started = mark.episode_started

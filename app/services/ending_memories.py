@@ -71,11 +71,11 @@ def record_dark_room(
             update["importance"] = max(earlier.importance, 950)
             update["source"] = MemorySource.ENDING
         entry = earlier.model_copy(update=update)
-        with core._store.transaction() as tx:
+        with core.store.transaction() as tx:
             tx.update(entry)
-            core._announce(tx, entry)
+            core.announce(tx, entry)
         return entry
-    entry = core._new_entry(
+    entry = core.new_entry(
         scope=MemoryScope.LOCATION,
         category=MemoryCategory.DANGER,
         title=dark_lesson_title(),
@@ -100,7 +100,7 @@ def record_dark_room(
         and words
         and words in e.text
     ]
-    return core._add_replacing(entry, blamed)
+    return core.add_replacing(entry, blamed)
 
 
 def dark_hint(outcome: TurnOutcome, found: Diagnosis) -> RulesVerdict:
@@ -141,7 +141,7 @@ def as_attacker_lesson(
             "leads_to": None,
         }
     )
-    with core._store.transaction() as tx:
+    with core.store.transaction() as tx:
         tx.update(lesson)
     return lesson
 
@@ -276,7 +276,7 @@ def record_ending(
     if any(e.title == title and e.text == words for e in core.world_memories()):
         game_state.scenario.last_world_message_index = last  # the same ending, merged
         return None
-    entry = core._new_entry(
+    entry = core.new_entry(
         scope=MemoryScope.WORLD,
         category=category,
         title=title,
@@ -291,13 +291,13 @@ def record_ending(
         score_delta=final.score_delta,
         location_id=final.location_before,
     )
-    with core._store.transaction() as tx:
+    with core.store.transaction() as tx:
         tx.add(entry)
         tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
         tx.after_commit(
-            lambda: core._publisher.publish(
+            lambda: core.publisher.publish(
                 events.world_event_recorded, core, event_kind=kind, related={}
             )
         )
-        core._announce(tx, entry)
+        core.announce(tx, entry)
     return entry

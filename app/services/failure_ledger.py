@@ -40,13 +40,13 @@ def qualify(core: MemoryCore, earlier: MemoryEntry, outcome: TurnOutcome) -> Mem
     note = later_note(command, reason, said(outcome.response), outcome.episode, outcome.turn)
     entry = earlier.model_copy(
         update={
-            "id": core._clock.new_id(earlier.title),
-            "created_at": core._clock.now(),
+            "id": core.clock.new_id(earlier.title),
+            "created_at": core.clock.now(),
             "text": with_note(earlier.text, note),
             "superseded_by": None,
         }
     )
-    return core._add_replacing(entry, [earlier])
+    return core.add_replacing(entry, [earlier])
 
 
 def retire_failure(
@@ -78,7 +78,7 @@ def retire_failure(
             if t.location_before == outcome.location_before and action_key(t.action) != key
         ]
         action = normalize_command(outcome.action)
-        entry = core._new_entry(
+        entry = core.new_entry(
             scope=MemoryScope.LOCATION,
             category=MemoryCategory.SUCCESS,
             title=f"'{action}' worked",
@@ -103,10 +103,10 @@ def retire_failure(
         if before not in entry.text:
             entry = entry.model_copy(update={"text": with_note(entry.text, before)})
         added = False
-    with core._store.transaction() as tx:
+    with core.store.transaction() as tx:
         if added:
             tx.add(entry)
-            core._announce(tx, entry)
+            core.announce(tx, entry)
         else:
             tx.update(entry)
         if left:
@@ -117,7 +117,7 @@ def retire_failure(
             )
         else:
             tx.supersede(ledger.id, entry.id)
-            tx.after_commit(core._superseded_callback(ledger.id, entry.id))
+            tx.after_commit(core.superseded_callback(ledger.id, entry.id))
     return entry
 
 
@@ -152,9 +152,9 @@ def record_failure(core: MemoryCore, outcome: TurnOutcome) -> MemoryEntry | None
         "title": failure_title(commands),
         "text": failure_text(commands, outcome.response),
     }
-    with core._store.transaction() as tx:
+    with core.store.transaction() as tx:
         if current is None:
-            entry = core._new_entry(
+            entry = core.new_entry(
                 scope=MemoryScope.LOCATION,
                 category=MemoryCategory.FAILURE,
                 importance=400,
@@ -175,5 +175,5 @@ def record_failure(core: MemoryCore, outcome: TurnOutcome) -> MemoryEntry | None
                 fields["turn_end"] = outcome.turn
             entry = current.model_copy(update=fields)
             tx.update(entry)
-        core._announce(tx, entry)
+        core.announce(tx, entry)
     return entry

@@ -31,10 +31,10 @@ def by_rules(
     memory word for word keeps `write`'s, plus what else it supersedes (a TENTATIVE guess
     this turn contradicts); another answer is stored as synthesis stores it. When the model
     fails, the rules decide alone (`write`)."""
-    if hint is None or not core._summarizer.llm_first:
+    if hint is None or not core.summarizer.llm_first:
         return write()
     fired = list(triggers) or detect_triggers(
-        outcome, first_visit=False, long_response_chars=core._policy.long_response_chars
+        outcome, first_visit=False, long_response_chars=core.policy.long_response_chars
     )
     request = SynthesisRequest(
         outcome=outcome, triggers=fired, existing=existing, history=history, hint=hint
@@ -47,16 +47,16 @@ def by_rules(
     entry = write()
     if entry is None:
         return None
-    resolution = resolve(decision, existing, core._policy.max_supersessions)
+    resolution = resolve(decision, existing, core.policy.max_supersessions)
     assert outcome.location_before is not None
     visible = {e.id for e in core.location_memories(outcome.location_before)} - {entry.id}
     supersede = [i for i in resolution.supersede if i in visible]
     invalidate = [i for i in resolution.invalidate if i in visible and i not in supersede]
     if supersede or invalidate:
-        with core._store.transaction() as tx:
+        with core.store.transaction() as tx:
             for old_id in supersede:
                 tx.supersede(old_id, entry.id)
-                tx.after_commit(core._superseded_callback(old_id, entry.id))
+                tx.after_commit(core.superseded_callback(old_id, entry.id))
             for old_id in invalidate:
                 tx.supersede(old_id, None)
     return entry

@@ -44,22 +44,22 @@ class MemoryCore:
         policy: MemoryPolicy,
         clock: IClock | None = None,
     ) -> None:
-        self._store = store
-        self._clock = clock or SystemClock()
-        self._summarizer = summarizer
-        self._publisher = publisher
-        self._map = map_graph
-        self._policy = policy
+        self.store = store
+        self.clock = clock or SystemClock()
+        self.summarizer = summarizer
+        self.publisher = publisher
+        self.map = map_graph
+        self.policy = policy
         """State-changing turns that worked at the current location since arriving there."""
-        self._covered: set[tuple[int | None, int]] = set()
+        self.covered: set[tuple[int | None, int]] = set()
         """(episode, message index) of messages an action outcome already read."""
-        self._summarized: dict[int, dict[str, tuple[int | None, int]]] = {}
+        self.summarized: dict[int, dict[str, tuple[int | None, int]]] = {}
         """Per location, the texts (normalized) of messages a visit summary read, each with
         the (episode, index) of the first message that said it (a restore forgets the texts
         first read after its checkpoint)."""
-        self._by_location = MessagesByLocation()
+        self.by_location = MessagesByLocation()
         """The conversation's messages by location (for the visit summaries)."""
-        self._episode_started = self._mark()
+        self.episode_started = self.mark()
         """When the current episode started (`persistence`: ephemeral memories from before it
         are over)."""
         self.summary_failures = 0
@@ -74,91 +74,91 @@ class MemoryCore:
     # -- queries ---------------------------------------------------------------------------
 
     def location_memories(self, location_id: int) -> list[MemoryEntry]:
-        return self._current(
-            self._store.entries(
+        return self.current(
+            self.store.entries(
                 scope=MemoryScope.LOCATION, location_id=location_id, statuses=VISIBLE
             )
         )
 
     def adjacent_memories(self, location_id: int) -> dict[int, list[MemoryEntry]]:
-        return {n: self.location_memories(n) for n in self._map.neighbors(location_id)}
+        return {n: self.location_memories(n) for n in self.map.neighbors(location_id)}
 
     def npc_memories(self, npc_id: str) -> list[MemoryEntry]:
-        return self._current(
-            self._store.entries(scope=MemoryScope.NPC, npc_id=npc_id, statuses=VISIBLE)
+        return self.current(
+            self.store.entries(scope=MemoryScope.NPC, npc_id=npc_id, statuses=VISIBLE)
         )
 
     def world_memories(self) -> list[MemoryEntry]:
-        return self._current(self._store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE))
+        return self.current(self.store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE))
 
     def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
-        ranked = self._store.ranked(limit)
-        shown = self._current(ranked)
+        ranked = self.store.ranked(limit)
+        shown = self.current(ranked)
         if len(shown) < len(ranked):  # ephemeral ones of earlier episodes: look further
-            shown = self._current(self._store.ranked(limit + len(ranked) - len(shown) + 20))
+            shown = self.current(self.store.ranked(limit + len(ranked) - len(shown) + 20))
         return shown[:limit]
 
     def start_episode(self) -> None:
         """A new episode starts now: ephemeral memories written before it are over."""
-        self._episode_started = self._mark()
+        self.episode_started = self.mark()
 
-    def _mark(self) -> datetime:
+    def mark(self) -> datetime:
         """Now, without a reading of a deterministic clock (a replay's times stay as they
         were): the clock's `mark` when it has one."""
-        mark = getattr(self._clock, "mark", None)
-        return mark() if callable(mark) else self._clock.now()
+        mark = getattr(self.clock, "mark", None)
+        return mark() if callable(mark) else self.clock.now()
 
-    def _current(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    def current(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
         """`entries` without the ephemeral ones of earlier episodes (`persistence`)."""
         for entry in entries:  # (most memories have no level: a plain check first)
             if entry.persistence:
                 break
         else:
             return entries
-        started = self._episode_started
+        started = self.episode_started
         return [e for e in entries if persistence.current(e, started)]
 
     def location_record(self, location_id: int) -> LocationRecord | None:
-        return self._store.location(location_id)
+        return self.store.location(location_id)
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _ask(self, scope: str, call: Callable[[], str]) -> str:
+    def ask(self, scope: str, call: Callable[[], str]) -> str:
         self.summarizer_calls[scope] += 1
         try:
             return call().strip()
         except SummarizerError as exc:
-            self._failed(scope, exc)
+            self.failed(scope, exc)
             return ""
 
-    def _failed(self, scope: str, exc: SummarizerError) -> None:
+    def failed(self, scope: str, exc: SummarizerError) -> None:
         self.summary_failures += 1
         log.warning("%s summarizer failed (%s); nothing stored, cursor kept", scope, exc)
-        self._publisher.publish(events.summary_failed, self, scope=scope, error=str(exc))
+        self.publisher.publish(events.summary_failed, self, scope=scope, error=str(exc))
 
-    def _new_entry(self, **fields: Any) -> MemoryEntry:
+    def new_entry(self, **fields: Any) -> MemoryEntry:
         return MemoryEntry(
-            id=self._clock.new_id(str(fields.get("title", ""))),
-            created_at=self._clock.now(),
+            id=self.clock.new_id(str(fields.get("title", ""))),
+            created_at=self.clock.now(),
             **fields,
         )
 
-    def _superseded_callback(self, old_id: str, new_id: str) -> Callable[[], None]:
-        return lambda: self._publisher.publish(
+    def superseded_callback(self, old_id: str, new_id: str) -> Callable[[], None]:
+        return lambda: self.publisher.publish(
             events.memory_superseded, self, old_id=old_id, new_id=new_id
         )
 
-    def _announce(self, tx: StoreTransaction, entry: MemoryEntry) -> None:
-        tx.after_commit(lambda: self._publisher.publish(events.memory_recorded, self, entry=entry))
+    def announce(self, tx: StoreTransaction, entry: MemoryEntry) -> None:
+        tx.after_commit(lambda: self.publisher.publish(events.memory_recorded, self, entry=entry))
 
-    def _add_replacing(self, entry: MemoryEntry, replaced: Iterable[MemoryEntry]) -> MemoryEntry:
+    def add_replacing(self, entry: MemoryEntry, replaced: Iterable[MemoryEntry]) -> MemoryEntry:
         """Store `entry` in one unit of work, superseding each of `replaced` by it; the
         events (each supersession, then the new memory) are sent after commit."""
-        with self._store.transaction() as tx:
+        with self.store.transaction() as tx:
             tx.add(entry)
             for old in replaced:
                 tx.supersede(old.id, entry.id)
-                tx.after_commit(self._superseded_callback(old.id, entry.id))
-            self._announce(tx, entry)
+                tx.after_commit(self.superseded_callback(old.id, entry.id))
+            self.announce(tx, entry)
         return entry
 

@@ -1,32 +1,139 @@
 """MemoryService: location, NPC and world summaries with cursors; action outcomes; notes;
 checkpoints of a saved game.
 
-It is put together from `ScopedSummaries` (`scoped_summaries.py`) and `ActionMemories`
-(`action_memories.py`) over `MemoryCore` (`memory_core.py`: the store, summarizer, publisher,
-map, policy, queries); saving and loading a game are `checkpoints.py`'s. Every method writes in
-one unit of work; cursors advance in after-commit callbacks, so a cursor never moves past a
-message whose memory was not stored.
+It is composed of collaborators over one `MemoryCore` (`memory_core.py`: the store,
+summarizer, publisher, map and policy, the queries, and the helpers that make and announce
+entries): `ScopedSummaries` (`scoped_summaries.py`: visits, NPCs, world events),
+`ActionMemories` (`action_memories.py`: turns, endings, notes, pruning) and the checkpoint
+functions (`checkpoints.py`). Each holds the core; none shares state any other way. Every
+method writes in one unit of work; cursors advance in after-commit callbacks, so a cursor
+never moves past a message whose memory was not stored.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
+
+from cairn.events.publisher import EventPublisher
+from cairn.interfaces.clock import IClock
+from cairn.interfaces.map import IMapRecorder
 from cairn.interfaces.memory_service import IMemoryCheckpoints, IMemoryService
+from cairn.interfaces.store import IMemoryStore
+from cairn.interfaces.summarizer import ISummarizer
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
-from cairn.models.game import GameState
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.kinds import EventRelated, WorldEvent
+from cairn.models.memory import LocationRecord, MemoryEntry
 from cairn.services import checkpoints
 from cairn.services.action_memories import ActionMemories
 from cairn.services.memory_core import VISIBLE, MemoryCore
+from cairn.services.policy import MemoryPolicy
 from cairn.services.scoped_summaries import VISIT_IMPORTANCE, ScopedSummaries
 
 __all__ = ["VISIBLE", "VISIT_IMPORTANCE", "MemoryCore", "MemoryService"]
 
 
-class MemoryService(ScopedSummaries, ActionMemories, IMemoryService, IMemoryCheckpoints):
+class MemoryService(IMemoryService, IMemoryCheckpoints):
     """Implements IMemoryService and IMemoryCheckpoints over an IMemoryStore and an
-    ISummarizer."""
+    ISummarizer (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: IMemoryStore,
+        summarizer: ISummarizer,
+        publisher: EventPublisher,
+        map_graph: IMapRecorder,
+        policy: MemoryPolicy,
+        clock: IClock | None = None,
+    ) -> None:
+        self.core = MemoryCore(store, summarizer, publisher, map_graph, policy, clock)
+        self._scoped = ScopedSummaries(self.core)
+        self._actions = ActionMemories(self.core)
+
+    # -- figures (the core's) ----------------------------------------------------------------
+
+    @property
+    def summary_failures(self) -> int:
+        return self.core.summary_failures
+
+    @property
+    def summarizer_calls(self) -> Counter[str]:
+        return self.core.summarizer_calls
+
+    @property
+    def synthesis_calls(self) -> int:
+        return self.core.synthesis_calls
+
+    # -- queries -----------------------------------------------------------------------------
+
+    def location_memories(self, location_id: int) -> list[MemoryEntry]:
+        return self.core.location_memories(location_id)
+
+    def adjacent_memories(self, location_id: int) -> dict[int, list[MemoryEntry]]:
+        return self.core.adjacent_memories(location_id)
+
+    def npc_memories(self, npc_id: str) -> list[MemoryEntry]:
+        return self.core.npc_memories(npc_id)
+
+    def world_memories(self) -> list[MemoryEntry]:
+        return self.core.world_memories()
+
+    def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
+        return self.core.top_memories(limit)
+
+    def location_record(self, location_id: int) -> LocationRecord | None:
+        return self.core.location_record(location_id)
+
+    # -- scopes ------------------------------------------------------------------------------
+
+    def on_location_exit(self, game_state: GameState) -> None:
+        self._scoped.on_location_exit(game_state)
+
+    def on_location_enter(
+        self, game_state: GameState, from_location_id: int | None, via: str | None = None
+    ) -> None:
+        self._scoped.on_location_enter(game_state, from_location_id, via)
+
+    def on_world_event(
+        self,
+        game_state: GameState,
+        event_kind: WorldEvent,
+        tags: list[str] | None = None,
+        related: EventRelated | Mapping[str, str] | None = None,
+        title: str | None = None,
+    ) -> None:
+        self._scoped.on_world_event(game_state, event_kind, tags, related, title)
+
+    # -- turns, notes, episodes --------------------------------------------------------------
+
+    def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
+        return self._actions.record_ending(game_state, final)
+
+    def record_action_outcome(
+        self, game_state: GameState, outcome: TurnOutcome
+    ) -> MemoryEntry | None:
+        return self._actions.record_action_outcome(game_state, outcome)
+
+    def remember(
+        self,
+        game_state: GameState,
+        text: str,
+        importance: int,
+        location_id: int | None = None,
+    ) -> MemoryEntry | None:
+        return self._actions.remember(game_state, text, importance, location_id)
+
+    def end_episode(self, game_state: GameState) -> None:
+        self._actions.end_episode(game_state)
+
+    def prune(self) -> list[str]:
+        return self._actions.prune()
+
+    # -- saved games -------------------------------------------------------------------------
 
     def checkpoint(self, game_state: GameState) -> None:
-        checkpoints.checkpoint(self, game_state)
+        checkpoints.checkpoint(self.core, game_state)
 
     def restore(self, game_state: GameState, checkpoint: MemoryCheckpoint) -> RestoreReport:
-        return checkpoints.restore(self, game_state, checkpoint)
+        return checkpoints.restore(self.core, game_state, checkpoint)

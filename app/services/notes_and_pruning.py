@@ -21,12 +21,12 @@ def remember(
     if not text:
         return None
     importance = max(1, min(1000, int(importance)))
-    with core._store.transaction() as tx:
+    with core.store.transaction() as tx:
         # the same words about another place are another note: dedupe per location
         here = (
-            core._store.entries(location_id=location_id, statuses=VISIBLE)
+            core.store.entries(location_id=location_id, statuses=VISIBLE)
             if location_id is not None
-            else core._store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE)
+            else core.store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE)
         )
         for note in here:
             if note.location_id != location_id:
@@ -35,7 +35,7 @@ def remember(
                 if importance > note.importance:
                     tx.update(note.model_copy(update={"importance": importance}))
                 return None
-        entry = core._new_entry(
+        entry = core.new_entry(
             scope=MemoryScope.LOCATION if location_id is not None else MemoryScope.WORLD,
             category=MemoryCategory.NOTE,
             title=short_title(text),
@@ -50,22 +50,22 @@ def remember(
             location_name=location_name(game_state, location_id),
         )
         tx.add(entry)
-        core._announce(tx, entry)
+        core.announce(tx, entry)
     return entry
 
 
 def end_episode(core: MemoryCore, game_state: GameState) -> None:
     game_state.turns = []
-    with core._store.transaction() as tx:
+    with core.store.transaction() as tx:
         prune(core)
         # once the episode is stored: fold the store's recent part, archive SUPERSEDED
-        tx.after_commit(core._store.checkpoint)
+        tx.after_commit(core.store.checkpoint)
         tx.after_commit(core.start_episode)  # (the episode's ephemeral memories are over)
 
 
 def prune(core: MemoryCore) -> list[str]:
-    with core._store.transaction() as tx:
-        return pruning.prune(prunable(core), core._policy, tx)
+    with core.store.transaction() as tx:
+        return pruning.prune(prunable(core), core.policy, tx)
 
 
 def prunable(core: MemoryCore) -> list[MemoryEntry]:
@@ -73,17 +73,17 @@ def prunable(core: MemoryCore) -> list[MemoryEntry]:
     cap, or more SUPERSEDED than it keeps), read key by key: the store's counts say which,
     so the others are never read (at 10,000 memories, reading them all cost an episode's
     end a tenth of a second)."""
-    policy = core._policy
+    policy = core.policy
     found: list[MemoryEntry] = []
-    for key, (visible, hidden) in core._store.scope_counts().items():
+    for key, (visible, hidden) in core.store.scope_counts().items():
         if visible <= policy.cap_for(key[0]) and hidden <= policy.superseded_kept_per_key:
             continue
         scope, name = key
         if scope is MemoryScope.LOCATION and name.lstrip("-").isdigit():
-            candidates = core._store.entries(scope=scope, location_id=int(name))
+            candidates = core.store.entries(scope=scope, location_id=int(name))
         elif scope is MemoryScope.NPC and name:
-            candidates = core._store.entries(scope=scope, npc_id=name)
+            candidates = core.store.entries(scope=scope, npc_id=name)
         else:
-            candidates = core._store.entries(scope=scope)
+            candidates = core.store.entries(scope=scope)
         found.extend(e for e in candidates if pruning.scope_key(e) == key)
     return found

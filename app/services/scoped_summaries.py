@@ -29,8 +29,13 @@ VISIT_IMPORTANCE = 200
 """Visit summaries rank below every action memory (notes 300, failures 400, successes 550+)."""
 
 
-class ScopedSummaries(MemoryCore):
+class ScopedSummaries:
     """Location, NPC and world summaries; cursors advance only after the memory is stored."""
+
+    def __init__(self, core: MemoryCore) -> None:
+        self._core = core
+        """The store, summarizer, publisher, map and policy this shares with the rest of the
+        memory service, and the queries over them."""
 
     # -- scoped summaries ------------------------------------------------------------------
 
@@ -39,7 +44,7 @@ class ScopedSummaries(MemoryCore):
         if loc_id is None:
             log.warning("on_location_exit with no current location: nothing summarized")
             return
-        here = self._by_location.at(game_state.conversation_history, loc_id)
+        here = self._core.by_location.at(game_state.conversation_history, loc_id)
         since = game_state.scenario.last_location_message_index.get(loc_id, -1)
         visit = [m for m in here if m.index > since]
         location = game_state.locations.get(loc_id)
@@ -48,11 +53,11 @@ class ScopedSummaries(MemoryCore):
             name = here[-1].location_name or ""
         # Turns the action-outcome path already read are covered by its memories; a visit
         # summary is asked for only when something else happened, or the room has no memory.
-        uncovered = [m for m in visit if (m.episode, m.index) not in self._covered]
-        seen = self._summarized.setdefault(loc_id, {})
+        uncovered = [m for m in visit if (m.episode, m.index) not in self._core.covered]
+        seen = self._core.summarized.setdefault(loc_id, {})
         news = [m for m in uncovered if m.role != "player" and norm(m.text) not in seen]
-        with self._store.transaction() as tx:
-            if visit and (news or not self.location_memories(loc_id)):
+        with self._core.store.transaction() as tx:
+            if visit and (news or not self._core.location_memories(loc_id)):
                 if self._summarize_location(
                     game_state, tx, loc_id, name, uncovered if news else visit, visit[-1].index
                 ):
@@ -80,13 +85,13 @@ class ScopedSummaries(MemoryCore):
         upto: int,
     ) -> bool:
         """Store a visit summary; False when the summarizer gave none (its cursor stays)."""
-        summary = self._ask(
+        summary = self._core.ask(
             "location",
-            lambda: self._summarizer.summarize_location_session(game_state, loc_id, visit),
+            lambda: self._core.summarizer.summarize_location_session(game_state, loc_id, visit),
         )
         if not summary:
             return False
-        entry = self._new_entry(
+        entry = self._core.new_entry(
             scope=MemoryScope.LOCATION,
             title=f"Visit to {name or f'location {loc_id}'}",
             text=summary,
@@ -101,7 +106,7 @@ class ScopedSummaries(MemoryCore):
         tx.after_commit(
             lambda: game_state.scenario.last_location_message_index.__setitem__(loc_id, upto)
         )
-        self._announce(tx, entry)
+        self._core.announce(tx, entry)
         return True
 
     def _summarize_npc(
@@ -112,8 +117,8 @@ class ScopedSummaries(MemoryCore):
         if not window:
             return
         npc = game_state.npcs.get(npc_id) or NPCInstance(instance_id=npc_id, name=npc_id)
-        summary = self._ask(
-            "npc", lambda: self._summarizer.summarize_npc_interactions(game_state, npc, window)
+        summary = self._core.ask(
+            "npc", lambda: self._core.summarizer.summarize_npc_interactions(game_state, npc, window)
         )
         if not summary:
             return
@@ -121,7 +126,7 @@ class ScopedSummaries(MemoryCore):
         where = " and ".join(
             location_name(game_state, p) or f"location {p}" for p in (places or {loc_id: None})
         )
-        entry = self._new_entry(
+        entry = self._core.new_entry(
             scope=MemoryScope.NPC,
             title=f"{npc.name} at {where}",
             text=summary,
@@ -132,12 +137,12 @@ class ScopedSummaries(MemoryCore):
             **span(game_state, window),
         )
         last = window[-1].index
-        with self._store.transaction() as tx:
+        with self._core.store.transaction() as tx:
             tx.add(entry)
             tx.after_commit(
                 lambda: game_state.scenario.last_npc_message_index.__setitem__(npc_id, last)
             )
-            self._announce(tx, entry)
+            self._core.announce(tx, entry)
 
     def on_location_enter(
         self, game_state: GameState, from_location_id: int | None, via: str | None = None
@@ -147,11 +152,11 @@ class ScopedSummaries(MemoryCore):
             return
         location = game_state.locations.get(to_id)
         name = location.name if location else ""
-        self._map.set_name(to_id, name)
+        self._core.map.set_name(to_id, name)
         if from_location_id is not None:
-            self._map.add_connection(from_location_id, to_id, action=via)
-        record = self._store.location(to_id)
-        with self._store.transaction() as tx:
+            self._core.map.add_connection(from_location_id, to_id, action=via)
+        record = self._core.store.location(to_id)
+        with self._core.store.transaction() as tx:
             tx.record_visit(to_id, name, game_state.episode)
             if name and record is not None and record.name and record.name != name:
                 self._rename(tx, to_id, record.name, name)
@@ -159,7 +164,7 @@ class ScopedSummaries(MemoryCore):
     def _rename(self, tx: StoreTransaction, location_id: int, old: str, new: str) -> None:
         """A better name for a room: every memory that showed the old one shows the new one."""
         log.info("location %d renamed %r -> %r", location_id, old, new)
-        for entry in self._store.entries(location_id=location_id):
+        for entry in self._core.store.entries(location_id=location_id):
             if entry.location_name == old:
                 tx.update(entry.model_copy(update={"location_name": new}))
 
@@ -185,29 +190,29 @@ class ScopedSummaries(MemoryCore):
         # the newest messages after the cursor, read from the end (message indexes grow)
         fresh: list[Message] = []
         for message in reversed(history):
-            if message.index <= since or len(fresh) >= self._policy.world_message_window:
+            if message.index <= since or len(fresh) >= self._core.policy.world_message_window:
                 break
             fresh.append(message)
         fresh.reverse()
         # An event that shares its messages with the one before (an objective and the quest it
         # ends) is still remembered: it is summarized from the latest messages.
-        window = (fresh or history[-1:])[-self._policy.world_message_window :]
-        with self._store.transaction() as tx:
-            summary = self._ask(
+        window = (fresh or history[-1:])[-self._core.policy.world_message_window :]
+        with self._core.store.transaction() as tx:
+            summary = self._core.ask(
                 "world",
-                lambda: self._summarizer.summarize_world_update(
+                lambda: self._core.summarizer.summarize_world_update(
                     game_state, event_kind, window, {**mapping, **names}
                 ),
             )
             tx.after_commit(
-                lambda: self._publisher.publish(
+                lambda: self._core.publisher.publish(
                     events.world_event_recorded, self, event_kind=event_kind, related=mapping
                 )
             )
             if not summary:
                 return
             location_id = about.location_id
-            entry = self._new_entry(
+            entry = self._core.new_entry(
                 scope=MemoryScope.WORLD,
                 category=(
                     MemoryCategory.DANGER
@@ -226,5 +231,5 @@ class ScopedSummaries(MemoryCore):
             tx.add(entry)
             last = window[-1].index
             tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
-            self._announce(tx, entry)
+            self._core.announce(tx, entry)
 

@@ -24,9 +24,9 @@ def synthesize(core: MemoryCore, request: SynthesisRequest) -> SynthesisDecision
         "turn %s: synthesis for triggers %s", request.outcome.turn, ", ".join(request.triggers)
     )
     try:
-        return core._summarizer.synthesize(request)
+        return core.summarizer.synthesize(request)
     except SummarizerError as exc:  # a programming error is not a summary that failed
-        core._failed("synthesis", exc)
+        core.failed("synthesis", exc)
         return None
 
 
@@ -66,7 +66,7 @@ def store_decision(
         log.info("synthesis repeated an existing memory title %r; skipped", decision.memory_title)
         return None
     first_turn = min((h.turn for h in history if h.location_before == source), default=outcome.turn)
-    entry = core._new_entry(
+    entry = core.new_entry(
         scope=MemoryScope.LOCATION,
         category=decision.category,
         status=decision.status,
@@ -81,16 +81,16 @@ def store_decision(
         location_id=source,
         location_name=outcome.location_before_name or None,
     )
-    resolution = resolve(decision, existing, core._policy.max_supersessions)
+    resolution = resolve(decision, existing, core.policy.max_supersessions)
     # the same title with more to say (a procedure that now has its steps) replaces the old
     supersede = list(dict.fromkeys([*resolution.supersede, *(e.id for e in same)]))
-    with core._store.transaction() as tx:
+    with core.store.transaction() as tx:
         tx.add(entry)
         for old_id in supersede:
             tx.supersede(old_id, entry.id)
-            tx.after_commit(core._superseded_callback(old_id, entry.id))
+            tx.after_commit(core.superseded_callback(old_id, entry.id))
         for old_id in resolution.invalidate:
             if old_id not in supersede:
                 tx.supersede(old_id, None)
-        core._announce(tx, entry)
+        core.announce(tx, entry)
     return entry

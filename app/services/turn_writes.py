@@ -18,7 +18,7 @@ def record_move(
     summarizer call (a first visit, a score or a way that failed before still asks)."""
     action = normalize_command(outcome.action)
     after = outcome.location_after
-    record = core._store.location(after) if after is not None else None
+    record = core.store.location(after) if after is not None else None
     known = record.name if record is not None else ""
     where = outcome.location_after_name or known or f"location {after}"
     return add_at_source(
@@ -48,7 +48,7 @@ def add_at_source(core: MemoryCore, outcome: TurnOutcome, **fields: Any) -> Memo
     ]
     if any(e.text == fields.get("text") for e in same):
         return None
-    entry = core._new_entry(
+    entry = core.new_entry(
         scope=MemoryScope.LOCATION,
         episode=outcome.episode,
         turn_start=outcome.turn,
@@ -58,4 +58,4 @@ def add_at_source(core: MemoryCore, outcome: TurnOutcome, **fields: Any) -> Memo
         location_name=outcome.location_before_name or None,
         **fields,
     )
-    return core._add_replacing(entry, same)
+    return core.add_replacing(entry, same)

@@ -15,7 +15,7 @@ def test_build_container_takes_instances_without_dependency_injector(tmp_path: P
     container = build_container(workdir=tmp_path, store=store, summarizer=summarizer)
     assert container.store() is store
     assert container.summarizer() is summarizer
-    assert container.memory_service()._store is store  # the service writes where we said
+    assert container.memory_service().core.store is store  # the service writes where we said
 
 
 def test_a_string_store_or_llm_is_still_the_setting(tmp_path: Path) -> None:
