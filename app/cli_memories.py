@@ -1,4 +1,4 @@
-"""`cairn memories ...`: show, search, check, export and import the memories of a store."""
+"""`cairn memories ...`: show, search, check, edit, export and import the memories of a store."""
 
 from __future__ import annotations
 
@@ -281,3 +281,38 @@ def import_command(file: Path, workdir: Path | None, store: str | None, space: s
     for warning in warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(f"{len(entries)} memories and {len(records)} locations into {mem_store.path}")
+
+
+@memories.command("edit")
+@location_filter
+@npc_filter
+@world_filter
+@workdir_option
+@store_option
+@space_option
+def edit(
+    location_id: int | None,
+    npc_id: str | None,
+    world: bool,
+    workdir: Path | None,
+    store: str | None,
+    space: str | None,
+) -> None:
+    """Edit memories in $EDITOR (else $VISUAL, else vi) as Memories.md blocks; the changes are
+    applied in one unit of work: a deleted block is forgotten, a block without an id added.
+    Problems reopen the editor; a conflict with another writer changes nothing (exit 1)."""
+    from cairn.container import build_container
+    from cairn.memory_edit import EditScope, edit_memories
+
+    kind = _only_scope(location_id, npc_id, world)
+    settings = settings_for(workdir, store, space, reading=True)
+    container = build_container(settings.model_copy(update={"llm": "offline"}))
+    try:
+        status = edit_memories(
+            container,
+            EditScope(kind, location_id, npc_id),
+            lambda line: click.echo(line, err=True),
+        )
+    finally:
+        container.store().close()
+    sys.exit(status)
