@@ -20,7 +20,7 @@ from cairn.cli_options import (
 )
 
 if TYPE_CHECKING:
-    from cairn.interfaces.store import IMemoryStore
+    from cairn.interfaces.store import IStoreReader
     from cairn.models.memory import MemoryEntry, MemoryScope
 
 
@@ -100,7 +100,7 @@ def show(
         mem_store.close()
 
 
-def _print_groups(entries: list[MemoryEntry], mem_store: IMemoryStore) -> None:
+def _print_groups(entries: list[MemoryEntry], mem_store: IStoreReader) -> None:
     records = mem_store.locations()
     from cairn.models.memory import MemoryScope
 

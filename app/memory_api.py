@@ -15,7 +15,7 @@ from cairn.events.bus import MessageBus
 from cairn.events.commands import AddMemory, ForgetMemory, RestoreGame, SaveGame, UpdateMemory
 from cairn.interfaces.clock import IClock
 from cairn.interfaces.memory_service import IMemoryService
-from cairn.interfaces.store import IMemoryStore
+from cairn.interfaces.store import IMemoryStore, IStoreReader
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
@@ -98,6 +98,8 @@ class Memory:
     def __init__(self, container: Container, *, owns_store: bool = False) -> None:
         self._container = container
         self._store: IMemoryStore = container.store()
+        self._reader: IStoreReader = self._store
+        """Where `get`, `list` and `search` read (writes go through the bus)."""
         self._clock: IClock = container.clock()
         self._index = SearchIndex(self._store)
         self._owns_store = owns_store
@@ -249,7 +251,7 @@ class Memory:
 
     def get(self, memory_id: str) -> MemoryEntry | None:
         """The memory with this id (whatever its status), or None."""
-        return self._store.get(memory_id)
+        return self._reader.get(memory_id)
 
     def list(
         self,
@@ -260,7 +262,7 @@ class Memory:
         include_superseded: bool = False,
     ) -> builtins.list[MemoryEntry]:
         """Memories matching every given filter, in store order (visible ones unless asked)."""
-        return self._store.entries(
+        return self._reader.entries(
             scope=_scope(scope, "Memory.list"),
             location_id=location_id,
             npc_id=npc_id,
@@ -297,7 +299,7 @@ class Memory:
         """Drop the search index; close the store too when `open` made it."""
         self._index.close()
         if self._owns_store:
-            self._store.close()
+            self._reader.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -313,5 +315,5 @@ class Memory:
     def _as_stored(self, entry: MemoryEntry) -> MemoryEntry:
         """The entry as the store keeps it once committed (Memories.md keeps times to the
         second); the entry itself while an outer unit of work has not committed yet."""
-        stored = self._store.get(entry.id)
+        stored = self._reader.get(entry.id)
         return stored if stored is not None and stored.id == entry.id else entry

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from cairn.container import Container
     from cairn.events.bus import MessageBus
     from cairn.interfaces.clock import IClock
-    from cairn.interfaces.store import IMemoryStore
+    from cairn.interfaces.store import IStoreReader
 
 EDITABLE = ("text", "title", "importance", "category", "tags")
 """The fields a block may change: what `UpdateMemory` sets."""
@@ -292,7 +292,7 @@ def edit_memories(
     changed that someone else changed meanwhile) applies nothing and exits 1, naming both
     versions; the person's text is kept in its file, as when the editor fails.
     """
-    store: IMemoryStore = container.store()
+    store: IStoreReader = container.store()  # (reads; every write goes through the bus)
     clock: IClock = container.clock()
     shown_entries = store.entries(
         scope=scope.kind,

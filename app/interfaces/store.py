@@ -88,24 +88,16 @@ class StoreTransaction(ABC):
         counted visits (written at once, synced by the next unit with a memory in it)."""
 
 
-class IMemoryStore(ABC):
-    """A durable store of memories. Reads come from an in-process cache kept current."""
+class IStoreReader(ABC):
+    """The read side of a memory store: what `cairn.Memory`'s reads, the CLI's readers and the
+    report use (every store is one). Reads come from an in-process cache kept current. Every
+    store has a path (its file, or its database space's name) and reports what it could not
+    read (`problems`: a Markdown block, an SQLite or PostgreSQL row), so both are read side."""
 
     @property
     @abstractmethod
     def path(self) -> Path:
         """The file the store lives in."""
-
-    @abstractmethod
-    def transaction(self) -> AbstractContextManager[StoreTransaction]:
-        """Open a unit of work. Nested calls in one thread join the outermost one.
-
-        Reads inside see what the unit has staged so far (other threads and processes see it
-        only once it is committed). Leaving the outermost block normally commits with one
-        durable write (a unit that only counts visits: written, and synced with the next
-        durable one); an exception discards every staged change and leaves the store as it
-        was.
-        """
 
     @abstractmethod
     def get(self, entry_id: str) -> MemoryEntry | None:
@@ -141,10 +133,6 @@ class IMemoryStore(ABC):
             counts[key] = (visible + shown, hidden + (not shown))
         return counts
 
-    def checkpoint(self) -> None:  # noqa: B027 (a hook: stores without either do nothing)
-        """The end of an episode: fold what was appended and move SUPERSEDED memories to the
-        archive (stores without either do nothing)."""
-
     def archived(self, *, newest: int | None = None) -> list[MemoryEntry]:
         """The memories moved to the archive (not loaded for play), oldest first; one a
         restore brought back (`RestoreGame`) is live again and not listed. `newest`:
@@ -168,10 +156,6 @@ class IMemoryStore(ABC):
     def problems(self) -> list[ParseProblem]:
         """Return the problems found on the last load (empty for a clean store)."""
 
-    @abstractmethod
-    def reload(self) -> None:
-        """Re-read the store from disk (picks up edits by people and other processes)."""
-
     def steady(self) -> AbstractContextManager[None]:
         """A block whose reads look for what others wrote once, at the first read: they see
         that state and this thread's own writes (a game turn reads the store a dozen times;
@@ -186,3 +170,28 @@ class IMemoryStore(ABC):
 
     def __iter__(self) -> Iterator[MemoryEntry]:
         return iter(self.entries())
+
+
+class IMemoryStore(IStoreReader):
+    """A durable store of memories: the read side (`IStoreReader`) and the write side: units
+    of work, the episode's end and `reload`. Only the services and the bus open units of work
+    (`tests/unit/test_one_door.py`)."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[StoreTransaction]:
+        """Open a unit of work. Nested calls in one thread join the outermost one.
+
+        Reads inside see what the unit has staged so far (other threads and processes see it
+        only once it is committed). Leaving the outermost block normally commits with one
+        durable write (a unit that only counts visits: written, and synced with the next
+        durable one); an exception discards every staged change and leaves the store as it
+        was.
+        """
+
+    def checkpoint(self) -> None:  # (a hook: stores without either do nothing)
+        """The end of an episode: fold what was appended and move SUPERSEDED memories to the
+        archive (stores without either do nothing)."""
+
+    @abstractmethod
+    def reload(self) -> None:
+        """Re-read the store from disk (picks up edits by people and other processes)."""

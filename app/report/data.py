@@ -12,7 +12,7 @@ from typing import Any
 
 from cairn.adapters.storage.map_repository import load_map
 from cairn.errors import ReportError
-from cairn.interfaces.store import IMemoryStore
+from cairn.interfaces.store import IStoreReader
 from cairn.models.memory import (
     LocationRecord,
     MemoryCategory,
@@ -95,7 +95,7 @@ def load_report_json(folder: Path, *, what: str = "workdir") -> dict[str, Any]:
 
 def gather(
     workdir: Path,
-    store: IMemoryStore,
+    store: IStoreReader,
     *,
     map_file: str = "map.json",
     baseline: Path | None = None,
@@ -119,7 +119,7 @@ def gather(
     )
 
 
-def shown_archive(store: IMemoryStore) -> tuple[list[MemoryEntry], int]:
+def shown_archive(store: IStoreReader) -> tuple[list[MemoryEntry], int]:
     """The archived memories a report shows (the newest `ARCHIVE_SHOWN`) and how many older
     ones it leaves out."""
     return store.archived(newest=ARCHIVE_SHOWN), max(0, store.archived_count() - ARCHIVE_SHOWN)

@@ -13,7 +13,7 @@ from cairn.report.svg_map import map_svg
 from cairn.services.map import MapGraph
 
 if TYPE_CHECKING:
-    from cairn.interfaces.store import IMemoryStore
+    from cairn.interfaces.store import IStoreReader
     from cairn.settings import CairnSettings
 
 HTML_FILE = "report.html"
@@ -25,7 +25,7 @@ def write_report(
     *,
     output: Path | None = None,
     baseline: Path | None = None,
-    store: IMemoryStore | None = None,
+    store: IStoreReader | None = None,
 ) -> Path:
     """Render the report of `settings.workdir` into `output` (default: WORKDIR/report.html);
     the path written. ReportError when the workdir holds no report.json or the baseline none.
