@@ -14,7 +14,7 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
-from cairn.adapters.game.opening import GameOpener
+from cairn.adapters.game.game_opener import GameOpener
 from cairn.adapters.llm.factory import build_llm_client, circuit_breaker_of
 from cairn.adapters.llm.prices import price_table
 from cairn.adapters.llm.usage import UsageMeter
@@ -25,9 +25,9 @@ from cairn.agents.adventurer import AdventurerAgent
 from cairn.agents.explorer import ExplorerAgent
 from cairn.agents.knowledge_writer import KnowledgeWriter
 from cairn.agents.memory_retriever import build_memory_retriever
-from cairn.agents.research import MemoryToolbox
+from cairn.agents.memory_toolbox import MemoryToolbox
+from cairn.agents.offline_stand_in import StandInWhileDown
 from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
-from cairn.agents.stand_in import StandInWhileDown
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.events import commands
 from cairn.events.bus import MessageBus

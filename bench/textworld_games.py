@@ -133,7 +133,7 @@ def specs(count: int, seed: int) -> list[GameSpec]:
 def cache_folder() -> Path:
     """`lessons-games/textworld-VERSION` in cairn's cache folder (where the demo world is
     compiled: `$CAIRN_CACHE_DIR`, else `$XDG_CACHE_HOME/cairn`, else ~/.cache/cairn)."""
-    from cairn.adapters.game.opening import cache_dir
+    from cairn.adapters.game.game_opener import cache_dir
 
     return cache_dir() / "lessons-games" / f"textworld-{version('textworld')}"
 

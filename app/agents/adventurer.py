@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 
+from cairn.agents.memory_toolbox import MemoryToolbox, research
 from cairn.agents.prompt_files import render
 from cairn.agents.prompt_order import stable_first
-from cairn.agents.research import MemoryToolbox, research
 from cairn.agents.structured import complete_structured
 from cairn.errors import LLMBadResponseError, LLMError
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent

@@ -8,7 +8,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from cairn.adapters.game.opening import open_game
+from cairn.adapters.game.game_opener import open_game
 from cairn.errors import ScenarioError
 from cairn.interfaces.game import IGame
 from cairn.replay.expectations import Expectations

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.adapters.game.opening import cache_dir, open_game
+from cairn.adapters.game.game_opener import cache_dir, open_game
 from cairn.container import build_container
 from cairn.replay.prepare import open_story
 from cairn.replay.scenario import load_scenario

@@ -19,10 +19,10 @@ from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.llm.breaker import CircuitBreaker
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.adventurer import AdventurerAgent
-from cairn.agents.research import MemoryToolbox
+from cairn.agents.memory_toolbox import MemoryToolbox
+from cairn.agents.offline_stand_in import StandInWhileDown
 from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
 from cairn.agents.scripted import ScriptedAgent
-from cairn.agents.stand_in import StandInWhileDown
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.container import build_summarizer
 from cairn.events.publisher import EventPublisher

@@ -12,7 +12,7 @@ import pytest
 from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.memory_retriever import LLMMemoryRetriever
-from cairn.agents.research import MemoryToolbox, research
+from cairn.agents.memory_toolbox import MemoryToolbox, research
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.llm import ROLES
 from cairn.models.game import GameState

@@ -19,7 +19,7 @@ ZORK = Path(__file__).resolve().parents[2].parent / "shared" / "roms" / "zork1.z
 
 @pytest.mark.skipif(not ZORK.is_file(), reason=f"no story file: {ZORK} is absent")
 def test_a_restore_on_zork_takes_back_the_kitchen_and_the_sack(tmp_path: Path) -> None:
-    from cairn.adapters.game.opening import open_game
+    from cairn.adapters.game.game_opener import open_game
 
     actions = [
         *("north", "east", "save", "open window", "enter window", "take sack", "west"),

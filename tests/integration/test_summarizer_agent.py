@@ -12,7 +12,7 @@ import pytest
 from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.llm.cassette import CassetteClient
 from cairn.adapters.storage.in_memory_store import InMemoryStore
-from cairn.agents.research import MemoryToolbox, research
+from cairn.agents.memory_toolbox import MemoryToolbox, research
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.llm import ROLES, ILLMClient, LLMRequest, LLMResponse

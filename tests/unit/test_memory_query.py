@@ -11,7 +11,7 @@ import pytest
 
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.memory_retriever import LLMMemoryRetriever, build_memory_retriever
-from cairn.agents.research import MemoryToolbox
+from cairn.agents.memory_toolbox import MemoryToolbox
 from cairn.errors import LLMError, LLMUnavailableError, StoreError
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, ToolCall, Usage

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cairn.agents.stand_in import StandInWhileDown
+from cairn.agents.offline_stand_in import StandInWhileDown
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.errors import LLMCircuitOpenError, LLMUnavailableError, SummarizerError
 from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse
