@@ -14,15 +14,15 @@ by classes of phrasing many games share, never one game's sentence:
   slain by the thief").
 - a trap or a fall: a death the command caused whose words fall or trip ("you fall into the
   pit"): the command (a move into a pit) is the danger. A move whose answer first shows the
-  room it reached ("Kitchenette\nYou don't have time...") and dies after that description
+  room it reached ("Hallway\nThere is no time left...") and dies after that description
   without a fall died of the world (a timer, an event), not of the move.
 - a need or a timer (hunger, thirst, air, a clock) and the plot, as `endings.death_cause` says;
   and a death whose own answer is only the score ("Your score is 0 of a possible 400."), told
   a turn before the game said it ended, is the world's too.
 
 The lesson is stored where the cause lies: `dark_lesson_text` writes what the darkness taught at
-the dark room ("Attic (L201) is dark: entering without a lit light ends in death (Ep2, T125:
-"Oh, no! ..."). Ways in: 'up' from Kitchen (L203)."), in the game's own words of the death, and
+the dark room ("Vault (L7) is dark: entering without a lit light ends in death (Ep2, T125:
+"..."). Ways in: 'down' from Hall (L3)."), in the game's own words of the death, and
 `ways_in` reads the ways back for an agent that must light a light before taking them. A fight
 leaves the attacker's lesson at its room (`attacker_lesson_text`). Lessons are tagged `lesson`:
 they blame no command.
@@ -268,9 +268,9 @@ def death_words(response: str, limit: int = 160) -> str:
 def dark_lesson_text(
     diagnosis: Diagnosis, episode: int, turn: int, said: str, *, died: bool = True
 ) -> str:
-    """What the darkness taught, at the dark room, in words an agent can act on: "Attic
-    (L201) is dark: entering without a lit light ends in death (Ep2, T125: "Oh, no! ...").
-    Ways in: 'up' from Kitchen (L203)."; a room only seen dark (no death yet) "is dark:
+    """What the darkness taught, at the dark room, in words an agent can act on: "Vault
+    (L7) is dark: entering without a lit light ends in death (Ep2, T125: "...").
+    Ways in: 'down' from Hall (L3)."; a room only seen dark (no death yet) "is dark:
     without a lit light nothing can be seen there (Ep1, T5: "It is pitch black...")."."""
     room = diagnosis.room_name or "This room"
     quote = f': "{said}"' if said else ""

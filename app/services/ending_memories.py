@@ -48,8 +48,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 def record_dark_room(
     core: MemoryCore, outcome: TurnOutcome, found: Diagnosis, *, died: bool = True
 ) -> MemoryEntry | None:
-    """A room the game describes as dark: the lesson is the room's ("Attic (L201) is dark:
-    entering without a lit light ends in death (...). Ways in: 'up' from Kitchen (L203)."),
+    """A room the game describes as dark: the lesson is the room's ("Vault (L7) is dark:
+    entering without a lit light ends in death (...). Ways in: 'down' from Hall (L3)."),
     written when the player first finds it dark and told again when the dark kills, never
     a danger of the move last taken there. The lesson already there gains the new ways in;
     a danger here that blamed a move for the same death words is superseded by it."""

@@ -391,6 +391,7 @@ def a_save_meeting_the_next_append(
         monkeypatch.setattr(os, "write", real_write)
 
 
+@pytest.mark.append_moment
 @pytest.mark.parametrize("unit_lands", ["in the pause", "after the save"])
 def test_a_save_in_place_that_meets_an_append_leaves_no_remnant(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_path: str, unit_lands: str
@@ -401,8 +402,6 @@ def test_a_save_in_place_that_meets_an_append_leaves_no_remnant(
     behind the person's text; or it lands after the whole save. Cairn knows those bytes for
     its own: it leaves them out of what it reads and writes the file again. No problem is
     reported, the person's note reads as they wrote it, and every memory is kept."""
-    if write_path == "fold":
-        pytest.skip("every write folds here: there is no append to cut into")
     path = tmp_path / "Memories.md"
     store = MarkdownMemoryStore(path)
     add(store, 0)  # (the session's first write folds)
@@ -421,6 +420,7 @@ def test_a_save_in_place_that_meets_an_append_leaves_no_remnant(
     assert {"Cairn note 0", "Cairn note 1"} <= notes.keys()
 
 
+@pytest.mark.append_moment
 @pytest.mark.parametrize("copy_is", ["as taken", "edited inside the unit's end"])
 def test_a_copy_taken_while_a_units_end_stood_after_a_save_deletes_nothing(
     tmp_path: Path,
@@ -437,8 +437,6 @@ def test_a_copy_taken_while_a_units_end_stood_after_a_save_deletes_nothing(
     (Found by the simulated editor under load: 19-82 memories taken as deleted by hand.)
     As taken, the unit the copy carries is taken out; edited inside, it is read as the
     person's (an edit of one memory)."""
-    if write_path == "fold":
-        pytest.skip("every write folds here: there is no append to cut into")
     path = tmp_path / "Memories.md"
     store = MarkdownMemoryStore(path)
     with store.transaction() as tx:  # (the session's first write folds)
@@ -468,6 +466,7 @@ def test_a_copy_taken_while_a_units_end_stood_after_a_save_deletes_nothing(
     assert cairn_notes | {"Cairn note 99", "Hand note 0", "Hand note 1"} <= titles
 
 
+@pytest.mark.append_moment
 def test_the_end_of_a_unit_a_copy_carries_is_taken_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_path: str
 ) -> None:
@@ -476,8 +475,6 @@ def test_the_end_of_a_unit_a_copy_carries_is_taken_out(
     unit's end stands after the saved text until cairn writes again. An editor's copy taken
     then, and saved later with a note added, carries that end: it is taken out (its section
     headers would take in every block below, the person's note too)."""
-    if write_path == "fold":
-        pytest.skip("every write folds here: there is no append to cut into")
     path = tmp_path / "Memories.md"
     store = MarkdownMemoryStore(path)
     add(store, 0)  # (the session's first write folds)

@@ -54,7 +54,7 @@ with microseconds, load exactly; their memories are written to the second on the
 Rule lines (`---`, `***`, `___`) between blocks are layout: skipped on reading (kept inside a
 section kept verbatim), written after each location section. A bare location (never visited,
 with no memory and no kept block in its section) is written as its header line alone, as a
-person may write it (`## Location 5: Kitchen`): it reads back the same record.
+person may write it (`## Location 5: Hall`): it reads back the same record.
 
 Escaping, so any text round-trips exactly and never creates structure (PITFALLS 4-6):
 - titles, names and NPC ids: `\\` for a backslash, `\\*` for `*`, `\\uXXXX` for control and

@@ -333,7 +333,7 @@ def location_header(record: LocationRecord) -> str:
 
 
 def _section_line(record: LocationRecord) -> str:
-    """`## Location 5: Kitchen` (`## Location 5:` with no name)."""
+    """`## Location 5: Hall` (`## Location 5:` with no name)."""
     name = record.name
     if not name:
         return f"## Location {record.id}:"
@@ -343,6 +343,6 @@ def _section_line(record: LocationRecord) -> str:
 def _is_bare(record: LocationRecord) -> bool:
     """A location that holds nothing but its id and name (never visited): when no memory or
     kept block stands in its section, the section is written as its header line alone (a
-    person's `## Location 5: Kitchen`, with nothing under it, is written back as it was,
+    person's `## Location 5: Hall`, with nothing under it, is written back as it was,
     not grown by a visits line, a `### Memories` line and a rule: it reads back the same)."""
     return not record.visits and not record.episodes
