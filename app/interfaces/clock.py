@@ -13,6 +13,11 @@ class IClock(Protocol):
         """The current time (UTC)."""
         ...
 
+    def mark(self) -> datetime:
+        """A time dividing what was stamped so far from what will be, taking no reading (a
+        deterministic clock does not advance): where an episode starts."""
+        ...
+
     def new_id(self, hint: str = "") -> str:
         """A new memory id; `hint` (a title) may seed it."""
         ...

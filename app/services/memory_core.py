@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from typing import Any
 
 from cairn.errors import SummarizerError
@@ -59,7 +58,7 @@ class MemoryCore:
         first read after its checkpoint)."""
         self.by_location = MessagesByLocation()
         """The conversation's messages by location (for the visit summaries)."""
-        self.episode_started = self.mark()
+        self.episode_started = self.clock.mark()
         """When the current episode started (`persistence`: ephemeral memories from before it
         are over)."""
         self.summary_failures = 0
@@ -100,13 +99,7 @@ class MemoryCore:
 
     def start_episode(self) -> None:
         """A new episode starts now: ephemeral memories written before it are over."""
-        self.episode_started = self.mark()
-
-    def mark(self) -> datetime:
-        """Now, without a reading of a deterministic clock (a replay's times stay as they
-        were): the clock's `mark` when it has one."""
-        mark = getattr(self.clock, "mark", None)
-        return mark() if callable(mark) else self.clock.now()
+        self.episode_started = self.clock.mark()
 
     def current(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
         """`entries` without the ephemeral ones of earlier episodes (`persistence`)."""

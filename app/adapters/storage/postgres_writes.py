@@ -137,16 +137,13 @@ def _ensure_location(conn: Conn, working: Working, location_id: int, name: str |
     return wrote
 
 
-_UNREAD: Any = object()
-"""`_lock_row`'s row when it is to read it itself."""
+def _lock_row(conn: Conn, entry_id: str, doing: str) -> tuple[int, MemoryEntry]:
+    """The memory's row, locked for this unit."""
+    return _locked(entry_id, doing, conn.execute(LOCK_ROW, (entry_id,)).fetchone())
 
 
-def _lock_row(
-    conn: Conn, entry_id: str, doing: str, row: Any = _UNREAD
-) -> tuple[int, MemoryEntry]:
-    """The memory's row, locked for this unit (`row`: already fetched with `LOCK_ROW`)."""
-    if row is _UNREAD:
-        row = conn.execute(LOCK_ROW, (entry_id,)).fetchone()
+def _locked(entry_id: str, doing: str, row: Any) -> tuple[int, MemoryEntry]:
+    """The `seq` and memory of a row `LOCK_ROW` fetched (MemoryNotFoundError for none)."""
     if row is None:
         raise MemoryNotFoundError(f"no memory with id {entry_id!r} to {doing}")
     try:
@@ -168,7 +165,7 @@ def _supersede(conn: Conn, working: Working, op: SupersedeOp, known: MemoryEntry
         )
         working.drop(op.old_id)
         return
-    seq, current = _lock_row(conn, op.old_id, "supersede", row)
+    seq, current = _locked(op.old_id, "supersede", row)
     taken = (
         current.status is MemoryStatus.SUPERSEDED
         and current.superseded_by is not None
