@@ -36,6 +36,7 @@ from cairn.adapters.storage.markdown_layout import (
 from cairn.adapters.storage.markdown_parse import parse
 from cairn.adapters.storage.markdown_render import render
 from cairn.adapters.storage.memory_cache import MemoryCache
+from cairn.errors import CairnError
 from cairn.events.commands import AddMemory, Command, ForgetMemory, UpdateMemory
 from cairn.models.memory import (
     VISIBLE_STATUSES,
@@ -353,6 +354,9 @@ def edit_memories(
                 f"memories edit: {len(exc.found)} conflict(s), nothing changed; your text is"
                 f" in {path} (run `memories edit` again to edit the store's versions)"
             )
+            return 1
+        except CairnError as exc:  # a command refused or the store failed: the unit rolled back
+            echo(f"memories edit: {exc}; nothing changed; your text is in {path}")
             return 1
         path.unlink()
         echo(f"memories edit: {found.summary()}")

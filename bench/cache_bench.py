@@ -3,12 +3,15 @@ what the run cost.
 
 `cairn play` plays Zork I with the LLM adventurer through the Anthropic adapter against the
 loopback Messages API server (`cairn.testing.FakeMessagesServer`), which answers every request
-from a script: the adventurer follows Jericho's walkthrough, research looks nothing up, the
-synthesis remembers each turn's response, objectives and summaries are fixed. The server bills
-input as Anthropic's prompt cache would. Two runs: the server caching every marked prefix, then
-only prefixes as long as the API's documented minimum (1024 tokens for Sonnet, 4096 for
-Haiku 4.5). Each prints the share of input tokens read from the cache (the goal is at least
-60%), per role, and the cost from report.json beside the same tokens billed with no cache.
+from a script: the adventurer follows Jericho's walkthrough and looks nothing up (it answers
+its AgentDecision at once), the synthesis remembers each turn's response, objectives and
+summaries are fixed. The server bills input as Anthropic's prompt cache would (a changed
+tool_choice invalidates the cached messages). Three runs: the server caching every marked
+prefix; then only prefixes as long as the API's documented minimum (1024 tokens for Sonnet,
+4096 for Haiku 4.5); then every marked prefix with the adventurer asking `query_memories`
+first on every 4th turn (research and decision are one tool conversation). Each prints the
+share of input tokens read from the cache (the goal is at least 60%), per role, and the cost
+from report.json beside the same tokens billed with no cache.
 
     .venv/bin/python bench/cache_bench.py [--turns 100] [--rom PATH]
 """
@@ -39,15 +42,22 @@ GOAL = 0.60
 
 
 class Script:
-    """Answers each request the way its forced tool (or its tools) asks."""
+    """Answers each request the way its forced tool (or its tools) asks. `research_every`: on
+    every n-th turn the adventurer first asks `query_memories` about the room (0: never)."""
 
-    def __init__(self, route: list[str]) -> None:
+    def __init__(self, route: list[str], research_every: int = 0) -> None:
         self.route = route
+        self.research_every = research_every
         self.moves = 0
 
     def __call__(self, server: FakeMessagesServer, body: dict[str, Any]) -> None:
         forced = (body.get("tool_choice") or {}).get("name")
-        if forced == "AgentDecision":
+        offered = {tool["name"] for tool in body.get("tools") or []}
+        answered = "tool_result" in json.dumps(body["messages"][-1])
+        looks_up = self.research_every and self.moves % self.research_every == 0
+        if "AgentDecision" in offered and looks_up and not answered and forced is None:
+            server.queue_tool_use("query_memories", {"question": "What is known about this room?"})
+        elif forced == "AgentDecision" or "AgentDecision" in offered:
             action = self.route[self.moves % len(self.route)]
             self.moves += 1
             server.queue_tool_use(
@@ -66,21 +76,27 @@ class Script:
                     "importance": 300,
                 },
             )
+        elif forced == "MemoryRanking":
+            ids = re.findall(r"^(M\d+) ", _text(body), re.MULTILINE)[:2]
+            server.queue_tool_use("MemoryRanking", {"ids": ids, "answer": "See the memories."})
         elif forced == "ObjectivesAnswer":
             server.queue_tool_use(
                 "ObjectivesAnswer",
                 {"objectives": ["Find the treasures", "Light the way below"], "reasoning": "."},
             )
-        elif body.get("tools"):  # research: nothing to look up
-            server.queue_text("Nothing to look up this turn.")
         else:
             server.queue_text("The player moved on; nothing new here.")
 
 
+def _text(body: dict[str, Any]) -> str:
+    """The first user message's text."""
+    content = body["messages"][0]["content"]
+    return content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+
+
 def _turn(body: dict[str, Any]) -> tuple[str, str]:
     """The action and the first line of the response a synthesis prompt shows."""
-    content = body["messages"][0]["content"]
-    text = content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+    text = _text(body)
     action = re.search(r"^Action: (.*)$", text, re.MULTILINE)
     response = re.search(r"^Response: (.*)$", text, re.MULTILINE)
     return (action.group(1) if action else ""), (response.group(1) if response else "")
@@ -115,10 +131,10 @@ def uncached_cost(report: dict[str, Any], prices: PriceTable, models: dict[str, 
     return dollars
 
 
-def play(rom: Path, turns: int, minimum: bool) -> None:
+def play(rom: Path, turns: int, minimum: bool, research_every: int = 0) -> None:
     """One run; prints its table. `minimum`: the server caches only prefixes as long as the
-    API's documented minimum for the model."""
-    script = Script(walkthrough(rom))
+    API's documented minimum for the model; `research_every`: see `Script`."""
+    script = Script(walkthrough(rom), research_every)
     with tempfile.TemporaryDirectory() as work:
         settings = load_settings(workdir=Path(work) / "run", llm="anthropic")
         models = dict(settings.models)
@@ -139,6 +155,7 @@ def play(rom: Path, turns: int, minimum: bool) -> None:
         f"{rom.name}: {episode['turns']} turns, score {episode['score']}, {requests} requests "
         f"({marked} with cache_control) in {seconds:.1f} s; the server caches "
         + (f"prefixes of at least: {floors} tokens" if minimum else "any marked prefix")
+        + (f"; research on every {research_every}th turn" if research_every else "")
     )
     print(f"{'role':<12}{'calls':>6}{'input':>9}{'read':>9}{'written':>9}{'share':>8}{'cost':>10}")
     rows = [("total", usage, cost)] + [
@@ -169,6 +186,7 @@ def main() -> None:
     os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-bench")
     for minimum in (False, True):
         play(args.rom, args.turns, minimum)
+    play(args.rom, args.turns, minimum=False, research_every=4)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 The answer is an `AgentDecision` through forced tool use (validated, one repair). Reasoning may
 carry `<thinking>`/`<think>`/`<reflection>` blocks; the session keeps them for the reasoning
-history. With a toolbox, a research step first lets the model call the memory query tools;
-what it found (the model's words and every tool answer) goes into the decision call.
+history. With a toolbox, the model may call the memory query tools first, in the same tool
+conversation as its decision (`decide_with_research`), so the decision sees every answer.
 An LLM failure never stops play: that turn falls back to the offline ExplorerAgent and the
 failure is counted (the usage meter counts it too).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from cairn.agents.memory_toolbox import MemoryToolbox, research
+from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
 from cairn.agents.prompt_files import render
 from cairn.agents.prompt_order import stable_first
 from cairn.agents.structured import complete_structured
@@ -57,22 +57,19 @@ class AdventurerAgent(IAgent):
             objectives="\n".join(f"- {o}" for o in view.objectives) or "- (none yet)",
             context=stable_first(view.prompt) if view.prompt else "(no memory context)",
         )
+        request = LLMRequest(
+            role=Role.ADVENTURER,
+            system=system,
+            messages=[LLMMessage(role="user", content=user)],
+            max_tokens=self._max_tokens,
+        )
         try:
-            notes = ""
             if self._toolbox is not None:
-                notes = research(self._client, system, user, self._toolbox).notes()
-            if notes:
-                user = f"{user}\n\n{render('adventurer_research', findings=notes)}"
-            decision, _ = complete_structured(
-                self._client,
-                LLMRequest(
-                    role=Role.ADVENTURER,
-                    system=system,
-                    messages=[LLMMessage(role="user", content=user)],
-                    max_tokens=self._max_tokens,
-                ),
-                AgentDecision,
-            )
+                decision, _ = decide_with_research(
+                    self._client, request, AgentDecision, self._toolbox
+                )
+            else:
+                decision, _ = complete_structured(self._client, request, AgentDecision)
         except LLMError as exc:
             self.failures += 1
             kind = _failure_kind(exc)

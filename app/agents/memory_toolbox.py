@@ -1,20 +1,25 @@
-"""The adventurer's research step: the model may call cairn's memory query tools before acting.
+"""The adventurer's research: the model may call cairn's memory query tools before it acts.
 
-What it found (the model's last answer and every tool answer) is carried into the decision
-call, which is a fresh request: without it, research that stopped after its last tool round left
-the decision request identical to the first one.
+Research and the decision are one tool conversation (`decide_with_research`): the decision
+is chosen with every tool answer in view, and each request is the previous one plus the new
+turns, which the prompt cache serves.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from cairn.agents.structured import assistant_message
-from cairn.errors import CairnError
+from pydantic import BaseModel
+
+from cairn.agents.structured import (
+    assistant_message,
+    parse_answer,
+    repair_result,
+    structured_spec,
+)
+from cairn.errors import CairnError, LLMBadResponseError
 from cairn.interfaces.llm import (
     ILLMClient,
     LLMMessage,
@@ -23,7 +28,6 @@ from cairn.interfaces.llm import (
     ToolCall,
     ToolSpec,
 )
-from cairn.models.kinds import Role
 from cairn.services.memory_query import MemoryQueryTools
 
 log = logging.getLogger(__name__)
@@ -99,118 +103,71 @@ class MemoryToolbox:
             return f"Error: {call.name} failed: {exc}"
 
 
-RESULT_CHARS = 600
-"""A tool answer is cut to this many characters in the research digest."""
-DIGEST_CHARS = 3000
-"""The research digest stops adding tool answers past this many characters."""
+M = TypeVar("M", bound=BaseModel)
+
+RESEARCH_OVER = "Research is over: call {tool} with your command now."
+"""Told to the model with the answers of its last allowed research round."""
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One memory-tool call the model made and the tool's answer."""
-
-    call: ToolCall
-    result: str
-
-    def line(self) -> str:
-        """`query_memories {"question": "..."}` then the answer, indented, cut to RESULT_CHARS."""
-        args = json.dumps(self.call.input, sort_keys=True, ensure_ascii=False)
-        answer = self.result.strip()
-        if len(answer) > RESULT_CHARS:
-            answer = answer[: RESULT_CHARS - 3].rstrip() + "..."
-        body = "\n".join(f"   {line}" for line in answer.splitlines() if line.strip())
-        return f"{self.call.name} {args}\n{body}" if body else f"{self.call.name} {args}"
-
-
-@dataclass
-class Research:
-    """What the research step found: the model's last answer, every tool answer in order, and
-    whether it stopped after `max_rounds` while still calling tools."""
-
-    response: LLMResponse
-    findings: list[Finding] = field(default_factory=list)
-    stopped: bool = False
-
-    @property
-    def text(self) -> str:
-        """The model's last answer in words ('' when it ended on tool calls)."""
-        return self.response.text
-
-    def digest(self) -> str:
-        """The tool answers, numbered, each distinct call once, cut to DIGEST_CHARS in all
-        ('' when no tool was called)."""
-        lines: list[str] = []
-        seen: set[str] = set()
-        size = 0
-        for index, finding in enumerate(self.findings):
-            line = finding.line()
-            if line in seen:
-                continue
-            if lines and size + len(line) > DIGEST_CHARS:
-                lines.append(f"(+{len(self.findings) - index} more tool answers not shown)")
-                break
-            seen.add(line)
-            size += len(line)
-            lines.append(f"{len(seen)}. {line}")
-        return "\n".join(lines)
-
-    def notes(self) -> str:
-        """What the decision call is told: the model's last words, the tool answers, and that
-        research was stopped when it was ('' when it found nothing)."""
-        parts = [self.text.strip()] if self.text.strip() else []
-        digest = self.digest()
-        if digest:
-            parts.append(f"Memory tool answers, in the order you asked:\n{digest}")
-        if self.stopped:
-            parts.append("Research stopped here: choose the command from what it found.")
-        return "\n\n".join(parts)
-
-
-def research(
+def decide_with_research(
     client: ILLMClient,
-    system: str,
-    context: str,
+    request: LLMRequest,
+    model_cls: type[M],
     toolbox: MemoryToolbox,
     *,
-    role: str = Role.ADVENTURER,
     max_rounds: int = 4,
-    max_tokens: int = 1024,
-) -> Research:
-    """Ask the model, answering its memory-tool calls, until it answers without tools.
+) -> tuple[M, LLMResponse]:
+    """A `model_cls` answer from one tool conversation in which the model may first call the
+    memory tools.
 
-    Each tool result goes back as a `tool_result` block in the next request. After
-    `max_rounds` tool rounds the last answer is returned as it is, with `stopped` set. Every
-    tool answer is kept in `findings`, for the decision call (`Research.digest`).
+    Every request of the conversation offers the same tools (the memory tools, then the
+    answer's tool) with the same `tool_choice` (`any`: the model must call one), so each one
+    starts with the whole of the previous one and the prompt cache serves it; research that
+    looked nothing up costs no request of its own. Tool answers go back as `tool_result`
+    blocks. After `max_rounds` research rounds, or an answer in words only, the next request
+    forces the answer's tool; it still carries the whole conversation, so the answer is
+    chosen from what research found. An answer that does not validate is sent back once as
+    an error `tool_result`; a second one (or no answer under the forced tool) raises
+    LLMBadResponseError. Returns the validated instance and the response that carried it.
     """
-    findings: list[Finding] = []
-    messages = [LLMMessage(role="user", content=context)]
-    response = client.complete(
-        LLMRequest(
-            role=role, system=system, messages=messages, tools=toolbox.specs, max_tokens=max_tokens
+    spec = structured_spec(model_cls)
+    tools = [*toolbox.specs, spec]
+    choice: dict[str, Any] = {"type": "any"}
+    messages = list(request.messages)
+    rounds = 0
+    repaired = False
+    while True:
+        response = client.complete(
+            request.model_copy(update={"messages": messages, "tools": tools, "tool_choice": choice})
         )
-    )
-    for _ in range(max_rounds):
-        if not response.tool_calls:
-            break
-        answers = [Finding(c, toolbox.run(c)) for c in response.tool_calls]
-        findings += answers
-        results = [
-            {"type": "tool_result", "tool_use_id": f.call.id, "content": f.result} for f in answers
-        ]
+        answer, call, problem = parse_answer(response, spec.name, model_cls)
+        if answer is not None:
+            return answer, response
+        if (call is not None and repaired) or (call is None and choice["type"] == "tool"):
+            raise LLMBadResponseError(
+                f"{model_cls.__name__}: no valid answer from the tool conversation "
+                f"(role {request.role!r}): {problem.splitlines()[0]}"
+            )
+        lookups = [c for c in response.tool_calls if c.name != spec.name]
+        results: list[dict[str, Any]] = []
+        if call is not None:
+            repaired = True
+            results.append(repair_result(call, spec.name, problem))
+            results += [_result(c, "Not run: the answer came in the same turn.") for c in lookups]
+        elif lookups:
+            rounds += 1
+            results += [_result(c, toolbox.run(c)) for c in lookups]
+        if call is None and (not lookups or rounds >= max_rounds):
+            if lookups:
+                log.warning("research stopped after %d tool rounds", max_rounds)
+            choice = {"type": "tool", "name": spec.name}
+            results.append({"type": "text", "text": RESEARCH_OVER.format(tool=spec.name)})
         messages = [
             *messages,
             assistant_message(response),
             LLMMessage(role="user", content=results),
         ]
-        response = client.complete(
-            LLMRequest(
-                role=role,
-                system=system,
-                messages=messages,
-                tools=toolbox.specs,
-                max_tokens=max_tokens,
-            )
-        )
-    if response.tool_calls:
-        log.warning("research stopped after %d tool rounds", max_rounds)
-    return Research(response, findings, stopped=bool(response.tool_calls))
+
+
+def _result(call: ToolCall, content: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": call.id, "content": content}

@@ -40,7 +40,7 @@ def _all_errors(error: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def _parse_answer(
+def parse_answer(
     response: LLMResponse, tool_name: str, model_cls: type[M]
 ) -> tuple[M | None, ToolCall | None, str]:
     """The validated answer, or None with the offending tool call and a description of the error."""
@@ -65,23 +65,45 @@ def assistant_message(response: LLMResponse) -> LLMMessage:
     return LLMMessage(role="assistant", content=blocks)
 
 
+def structured_spec(model_cls: type[BaseModel]) -> ToolSpec:
+    """The tool whose input is a `model_cls` answer (its JSON schema; its docstring's first line
+    describes it)."""
+    name = structured_tool_name(model_cls)
+    doc = (model_cls.__doc__ or "").strip()
+    return ToolSpec(
+        name=name,
+        description=doc.splitlines()[0] if doc else f"Record the answer as a {name}.",
+        input_schema=model_cls.model_json_schema(),
+    )
+
+
+def repair_result(call: ToolCall, tool_name: str, problem: str) -> dict[str, Any]:
+    """The error `tool_result` that sends an invalid answer back with its validation errors."""
+    detail = problem.split("\n", 1)[-1]
+    return {
+        "type": "tool_result",
+        "tool_use_id": call.id,
+        "is_error": True,
+        "content": (
+            f"The input does not match the schema:\n{detail}\n"
+            f"Call {tool_name} again with corrected input."
+        ),
+    }
+
+
 def _repair_messages(
     request: LLMRequest, response: LLMResponse, call: ToolCall | None, tool_name: str, problem: str
 ) -> list[LLMMessage]:
     """The conversation plus the invalid answer and a message telling the model what was wrong."""
     if call is not None:
-        detail = problem.split("\n", 1)[-1]
         feedback: list[dict[str, Any]] = [
-            {
+            repair_result(c, tool_name, problem)
+            if c.id == call.id
+            else {
                 "type": "tool_result",
                 "tool_use_id": c.id,
                 "is_error": True,
-                "content": (
-                    f"The input does not match the schema:\n{detail}\n"
-                    f"Call {tool_name} again with corrected input."
-                    if c.id == call.id
-                    else "Ignored."
-                ),
+                "content": "Ignored.",
             }
             for c in response.tool_calls
         ]
@@ -105,25 +127,20 @@ def complete_structured(
     a second invalid answer raises LLMBadResponseError naming the class and the first error.
     Returns the validated instance and the response that carried it.
     """
-    name = structured_tool_name(model_cls)
-    doc = (model_cls.__doc__ or "").strip()
-    spec = ToolSpec(
-        name=name,
-        description=doc.splitlines()[0] if doc else f"Record the answer as a {name}.",
-        input_schema=model_cls.model_json_schema(),
-    )
+    spec = structured_spec(model_cls)
+    name = spec.name
     forced = request.model_copy(
         update={"tools": [spec], "tool_choice": {"type": "tool", "name": name}}
     )
     response = client.complete(forced)
-    answer, call, problem = _parse_answer(response, name, model_cls)
+    answer, call, problem = parse_answer(response, name, model_cls)
     if answer is not None:
         return answer, response
     repair = forced.model_copy(
         update={"messages": _repair_messages(forced, response, call, name, problem)}
     )
     response = client.complete(repair)
-    answer, _, problem = _parse_answer(response, name, model_cls)
+    answer, _, problem = parse_answer(response, name, model_cls)
     if answer is not None:
         return answer, response
     raise LLMBadResponseError(

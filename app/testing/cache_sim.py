@@ -121,6 +121,8 @@ def _units(body: dict[str, Any]) -> list[tuple[int, str, bool]]:
     elif isinstance(system, list):
         for block in system:
             add(block, "system:")
+    # a change of tool_choice invalidates the cached messages, not the tools and system
+    units.append((0, "tool_choice:" + json.dumps(body.get("tool_choice"), sort_keys=True), False))
     for message in body.get("messages") or []:
         if not isinstance(message, dict):
             continue

@@ -56,7 +56,9 @@ class ScriptedModel:
 
     def __call__(self, server: FakeChatServer, body: dict[str, Any]) -> None:
         tool = forced_tool(body)
-        if tool == "AgentDecision":
+        offered = {t["function"]["name"] for t in body.get("tools") or []}
+        researched = any(m["role"] == "tool" for m in body["messages"])
+        if tool == "AgentDecision" or ("AgentDecision" in offered and researched):
             self.decisions += 1
             plan = self.faults.get(self.decisions, [])
             for fault in plan:
@@ -78,8 +80,8 @@ class ScriptedModel:
             server.queue_tool_call("ObjectivesAnswer", {"objectives": ["Find the lamp"]})
         elif tool == "MemoryRanking":
             server.queue_tool_call("MemoryRanking", {"ids": [], "answer": "Nothing yet."})
-        elif body.get("tools") and not any(m["role"] == "tool" for m in body["messages"]):
-            self.research_rounds += 1  # research: ask the memory tools, both at once
+        elif "AgentDecision" in offered:
+            self.research_rounds += 1  # research first: ask the memory tools, both at once
             server.queue_tool_calls(
                 [
                     ("query_memories", {"question": "What do I know about this place?"}),

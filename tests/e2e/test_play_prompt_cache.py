@@ -19,13 +19,17 @@ ZORK = Path(__file__).resolve().parents[2].parent / "shared" / "roms" / "zork1.z
 WALK = ["open mailbox", "read leaflet", "south", "east", "open window", "enter", "west"]
 
 
+def offered(body: dict[str, Any]) -> set[str]:
+    return {tool["name"] for tool in body.get("tools") or []}
+
+
 def answer(server: FakeMessagesServer, body: dict[str, Any]) -> None:
     """A model that walks the first rooms, remembers nothing and looks nothing up."""
     forced = (body.get("tool_choice") or {}).get("name")
-    if forced == "AgentDecision":
-        turn = sum(1 for r in server.requests if (r.get("tool_choice") or {}).get("name") == forced)
+    if "AgentDecision" in offered(body):
+        turn = sum(1 for r in server.requests if "AgentDecision" in offered(r))
         action = WALK[(turn - 1) % len(WALK)]
-        server.queue_tool_use(forced, {"action": action, "reasoning": "the route"})
+        server.queue_tool_use("AgentDecision", {"action": action, "reasoning": "the route"})
     elif forced == "SynthesisDecision":
         server.queue_tool_use(forced, {"should_remember": False})
     elif forced == "ObjectivesAnswer":

@@ -3,12 +3,13 @@
 With a model configured, the turns the rules used to write alone (a failure, a success that did
 nothing this time, a new way between known rooms) go to the summarizer with the rules' verdict
 as a hint, and its answer decides; the rules decide alone only offline, when the call fails or
-while the circuit is open. And research that stopped after its tool rounds carries what it found
-into the decision call.
+while the circuit is open. And the decision is taken in the research's own tool conversation, so
+it sees everything research found.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -37,6 +38,7 @@ from cairn.services.map import MapGraph
 from cairn.services.memory_query import MemoryQueryTools
 from cairn.services.memory_service import MemoryService
 from cairn.services.policy import MemoryPolicy
+from cairn.testing.cache_sim import unmarked
 from cairn.testing.llm_server import FakeMessagesServer
 
 MODELS = {role: f"claude-test-{role}" for role in ROLES}
@@ -523,23 +525,25 @@ def test_a_decision_after_four_research_rounds_carries_what_they_found(
     server: FakeMessagesServer,
 ) -> None:
     questions = ["where is the rusty key?", "what opens the iron door?"]
-    for i in range(5):  # the first answer and four rounds, all still calling tools
+    for i in range(4):  # four research rounds, the last still calling tools
         server.queue_tool_use("query_memories", {"question": questions[i % 2]})
     server.queue_tool_use("AgentDecision", {"action": "west", "reasoning": "fetch the key"})
 
     decision = adventurer(client_for(server)).decide(view())
 
     assert decision.action == "west"
-    assert server.request_count == 6
-    first, last = server.requests[0], server.requests[-1]
+    assert server.request_count == 5
+    sent_plain = [unmarked(r) for r in server.requests]  # as sent, without cache marks
+    *research, last = sent_plain
     assert last["tool_choice"] == {"type": "tool", "name": "AgentDecision"}
-    assert last["messages"] != first["messages"]
+    assert all(r["tool_choice"] == {"type": "any"} for r in research)
+    assert all(r["tools"] == last["tools"] for r in research)  # one tool list, one cache prefix
+    for before, after in itertools.pairwise(sent_plain):
+        assert after["messages"][: len(before["messages"])] == before["messages"]
     sent = prompt_of(last)
-    assert "## What your research found" in sent
-    assert 'query_memories {\\"question\\": \\"where is the rusty key?\\"}' in sent
+    assert sent.count('"type": "tool_result"') == 4
     assert "hidden under the doormat" in sent and "needs the rusty key" in sent
-    assert sent.count("query_memories {") == 2  # each distinct call once
-    assert "Research stopped here" in sent
+    assert "Research is over" in sent
 
 
 def test_research_that_ends_in_words_carries_the_words_and_the_tool_answers(
@@ -549,8 +553,50 @@ def test_research_that_ends_in_words_carries_the_words_and_the_tool_answers(
     server.queue_text("The key is under the doormat at Location 7.")
     server.queue_tool_use("AgentDecision", {"action": "west", "reasoning": "fetch the key"})
 
-    adventurer(client_for(server)).decide(view())
+    decision = adventurer(client_for(server)).decide(view())
 
-    sent = prompt_of(server.requests[-1])
+    assert decision.action == "west" and server.request_count == 3
+    last = server.requests[-1]
+    assert last["tool_choice"] == {"type": "tool", "name": "AgentDecision"}
+    sent = prompt_of(last)
     assert "The key is under the doormat at Location 7." in sent
-    assert "hidden under the doormat" in sent and "Research stopped" not in sent
+    assert "hidden under the doormat" in sent
+
+
+def test_a_decision_with_nothing_to_look_up_takes_one_request(
+    server: FakeMessagesServer,
+) -> None:
+    server.queue_tool_use("AgentDecision", {"action": "west", "reasoning": "onward"})
+
+    assert adventurer(client_for(server)).decide(view()).action == "west"
+
+    [only] = server.requests
+    assert only["tool_choice"] == {"type": "any"}
+    assert [t["name"] for t in only["tools"]][-1] == "AgentDecision"
+    assert {"query_memories", "get_location_memories"} <= {t["name"] for t in only["tools"]}
+
+
+def test_an_invalid_decision_among_lookups_is_repaired_in_the_conversation(
+    server: FakeMessagesServer,
+) -> None:
+    server.queue_tool_use("AgentDecision", {"reasoning": "no action given"})
+    server.queue_tool_use("AgentDecision", {"action": "west", "reasoning": "fixed"})
+
+    assert adventurer(client_for(server)).decide(view()).action == "west"
+
+    first, repair = server.requests
+    assert repair["tool_choice"] == first["tool_choice"] == {"type": "any"}
+    [result] = repair["messages"][-1]["content"]
+    assert result["type"] == "tool_result" and result["is_error"] is True
+    assert "action" in result["content"]
+
+
+def test_a_second_invalid_decision_hands_the_turn_to_the_fallback(
+    server: FakeMessagesServer,
+) -> None:
+    server.queue_tool_use("AgentDecision", {"reasoning": "no action"})
+    server.queue_tool_use("AgentDecision", {"reasoning": "still none"})
+
+    agent = adventurer(client_for(server))
+    assert agent.decide(view()).action == "look"  # the scripted fallback
+    assert agent.failures == 1 and server.request_count == 2

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
+from cairn import memory_edit
 from cairn.cli import main
+from cairn.errors import StoreError
+from cairn.events.commands import Command
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
 from tests.contract.conftest import FILE_NAMES, open_store
 from tests.contract.test_store_contract import full_entries
@@ -235,6 +239,29 @@ def test_an_untouched_memory_changed_meanwhile_is_no_conflict(setup: Setup) -> N
     assert result.exit_code == 0, result.output
     after = setup.memories()
     assert after["m-storm"].text == "Hail at dusk." and after["m-troll"].text == "Hates water."
+
+
+def test_a_command_failing_mid_apply_rolls_the_whole_edit_back(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two updates are handled, then the store refuses the third command: the unit of work
+    rolls back, so neither update stands, and the person's text is kept."""
+    real = memory_edit.commands
+
+    def failing(*args: Any) -> Iterator[Command]:
+        yield from real(*args)
+        raise StoreError("disk full while applying the edit")
+
+    monkeypatch.setattr(memory_edit, "commands", failing)
+    steps = [{"replace": [("Rain at dusk.", "Rain at noon."), ("Hates fire.", "Hates water.")]}]
+    result = setup.run(steps)
+    assert result.exit_code == 1
+    assert "disk full while applying the edit; nothing changed" in result.output
+    kept = Path(result.output.rsplit("your text is in ", 1)[1].strip())
+    assert "Rain at noon." in kept.read_text()
+    after = setup.memories()
+    assert after["m-storm"].text == "Rain at dusk." and after["m-troll"].text == "Hates fire."
+    assert {e.status for e in after.values()} == {MemoryStatus.ACTIVE}
 
 
 def test_a_failing_editor_changes_nothing(setup: Setup) -> None:

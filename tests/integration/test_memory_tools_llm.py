@@ -1,5 +1,6 @@
-"""Seed-003 memory tools backed by the query model, through the research loop and the real SDK
-against the local Messages-API server: the adventurer calls the tools, the tools call the model."""
+"""Seed-003 memory tools backed by the query model, through the adventurer's tool conversation
+and the real SDK against the local Messages-API server: the adventurer calls the tools, the
+tools call the model."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import pytest
 from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.memory_retriever import LLMMemoryRetriever
-from cairn.agents.memory_toolbox import MemoryToolbox, research
+from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
 from cairn.events.publisher import EventPublisher
-from cairn.interfaces.llm import ROLES
+from cairn.interfaces.agent import AgentDecision
+from cairn.interfaces.llm import ROLES, LLMMessage, LLMRequest
 from cairn.models.game import GameState
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from cairn.services.map import MapGraph
@@ -91,6 +93,20 @@ def tools_for(server: FakeMessagesServer, svc: MemoryService | None = None) -> M
     return MemoryQueryTools(svc or service(), LLMMemoryRetriever(client(server)))
 
 
+def consult(server: FakeMessagesServer, toolbox: MemoryToolbox) -> AgentDecision:
+    """The adventurer's decision after the research it chose to do."""
+    request = LLMRequest(
+        role="adventurer", system=SYSTEM, messages=[LLMMessage(role="user", content=CONTEXT)]
+    )
+    decision, _ = decide_with_research(client(server), request, AgentDecision, toolbox)
+    return decision
+
+
+def decide(server: FakeMessagesServer, reasoning: str = "done") -> None:
+    """Queue the adventurer's decision, with `reasoning`."""
+    server.queue_tool_use("AgentDecision", {"action": "north", "reasoning": reasoning})
+
+
 def user_text(request: dict[str, Any]) -> str:
     content = request["messages"][0]["content"]
     return content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
@@ -122,11 +138,11 @@ def test_the_model_calls_both_tools_and_the_tools_call_the_query_model(
     )
     server.queue_tool_use("get_location_memories", {"location": "Forest Path"})
     server.queue_text(SUMMARY)
-    server.queue_text("Fetch the lantern from Location 5; never jump from the tree.")
+    decide(server, "Fetch the lantern from Location 5; never jump from the tree.")
 
-    answer = research(client(server), SYSTEM, CONTEXT, toolbox)
+    answer = consult(server, toolbox)
 
-    assert answer.text == "Fetch the lantern from Location 5; never jump from the tree."
+    assert answer.reasoning == "Fetch the lantern from Location 5; never jump from the tree."
     assert [c.name for c in toolbox.calls] == ["query_memories", "get_location_memories"]
     assert [r["model"] for r in server.requests] == [
         "claude-test-adventurer",
@@ -178,8 +194,8 @@ def test_unknown_ids_from_the_query_model_are_dropped(server: FakeMessagesServer
     tools = tools_for(server)
     server.queue_tool_use("query_memories", {"question": "Where is the lantern?"})
     server.queue_tool_use("MemoryRanking", {"ids": ["M42", "M1"], "answer": "Living Room."})
-    server.queue_text("done")
-    research(client(server), SYSTEM, CONTEXT, MemoryToolbox(tools))
+    decide(server)
+    consult(server, MemoryToolbox(tools))
     ranked = tool_result(server.requests[2])
     assert ranked.startswith("Answer: Living Room.\n") and "1. [Location 5 " in ranked
     assert "2. [" not in ranked and tools.failures == 0
@@ -194,11 +210,11 @@ def test_a_500_during_the_tools_own_call_gives_the_lexical_answer(
     server.queue_fault("500")
     server.queue_tool_use("get_location_memories", {"location": 10})
     server.queue_fault("500")
-    server.queue_text("done")
+    decide(server)
 
-    answer = research(client(server), SYSTEM, CONTEXT, MemoryToolbox(tools))
+    answer = consult(server, MemoryToolbox(tools))
 
-    assert answer.text == "done" and tools.failures == 2
+    assert answer.reasoning == "done" and tools.failures == 2
     assert len(server.requests) == 5
     queried = tool_result(server.requests[2])
     assert queried == lexical.query_memories("Where is the brass lantern?")
@@ -215,8 +231,8 @@ def test_a_malformed_ranking_is_repaired_once_then_falls_back(
     server.queue_tool_use("query_memories", {"question": "Where is the brass lantern?"})
     server.queue_tool_use("MemoryRanking", {"ids": "M4"})
     server.queue_tool_use("MemoryRanking", {"answer": "no ids"})
-    server.queue_text("done")
-    research(client(server), SYSTEM, CONTEXT, MemoryToolbox(tools))
+    decide(server)
+    consult(server, MemoryToolbox(tools))
     repair = server.requests[2]["messages"][-1]["content"][0]
     assert repair["type"] == "tool_result" and repair["is_error"] is True
     assert tool_result(server.requests[3]).startswith("Relevant memories (lexical match):")

@@ -12,10 +12,11 @@ import pytest
 from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.llm.cassette import CassetteClient
 from cairn.adapters.storage.in_memory_store import InMemoryStore
-from cairn.agents.memory_toolbox import MemoryToolbox, research
+from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.events.publisher import EventPublisher
-from cairn.interfaces.llm import ROLES, ILLMClient, LLMRequest, LLMResponse
+from cairn.interfaces.agent import AgentDecision
+from cairn.interfaces.llm import ROLES, ILLMClient, LLMMessage, LLMRequest, LLMResponse
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.memory import MemoryCategory, MemoryScope, MemoryStatus
@@ -278,11 +279,21 @@ def test_adventurer_query_tool_call_reaches_the_tool_and_its_result_is_sent_back
     svc.remember(GameState(), "The rusty key is hidden under the doormat", 800, location_id=7)
     toolbox = MemoryToolbox(MemoryQueryTools(svc))
     server.queue_tool_use("query_memories", {"question": "where is the rusty key?"})
-    server.queue_text("I will look under the doormat.")
-    answer = research(client_for(server), "You play a text adventure.", "West of House.", toolbox)
-    assert answer.text == "I will look under the doormat."
+    server.queue_tool_use("AgentDecision", {"action": "look under doormat", "reasoning": "key"})
+    request = LLMRequest(
+        role="adventurer",
+        system="You play a text adventure.",
+        messages=[LLMMessage(role="user", content="West of House.")],
+    )
+    answer, _ = decide_with_research(client_for(server), request, AgentDecision, toolbox)
+    assert answer.action == "look under doormat"
     assert [c.name for c in toolbox.calls] == ["query_memories"]
     follow_up = server.requests[1]["messages"][-1]["content"][0]
     assert follow_up["type"] == "tool_result" and "doormat" in follow_up["content"]
     offered = {t["name"] for t in server.requests[0]["tools"]}
-    assert offered == {"get_top_memories", "query_memories", "get_location_memories"}
+    assert offered == {
+        "get_top_memories",
+        "query_memories",
+        "get_location_memories",
+        "AgentDecision",
+    }

@@ -179,6 +179,35 @@ def test_the_simulator_leaves_unmarked_and_too_short_prefixes_uncached() -> None
     }
 
 
+def test_a_changed_tool_choice_keeps_tools_and_system_but_not_the_messages() -> None:
+    """The API's rule: tool_choice sits between the system prompt and the messages."""
+    sim = PromptCacheSimulator()
+    user = [{"type": "text", "text": "Room 1. " * 200, "cache_control": {"type": "ephemeral"}}]
+    first = {**body("Look."), "messages": [{"role": "user", "content": user}]}
+    total = estimate_tokens(first)
+    written = sim.usage({**first, "tool_choice": {"type": "any"}}, total)
+    assert written is not None and written["cache_read_input_tokens"] == 0
+    again = sim.usage({**first, "tool_choice": {"type": "any"}}, total)
+    assert again is not None and again["cache_read_input_tokens"] == written[
+        "cache_creation_input_tokens"
+    ]
+    forced = sim.usage({**first, "tool_choice": {"type": "tool", "name": "Decision"}}, total)
+    assert forced is not None
+    # the system prompt is read; the messages after it are written again
+    assert 0 < forced["cache_read_input_tokens"] < again["cache_read_input_tokens"]
+    assert forced["cache_creation_input_tokens"] > 0
+    marked = forced["cache_read_input_tokens"] + forced["cache_creation_input_tokens"]
+    assert marked == again["cache_read_input_tokens"]
+
+
+def test_a_new_tool_choice_is_a_lineage_of_its_own() -> None:
+    planner = PromptCachePlanner()
+    planner.plan(turn(1), "claude-x")
+    planner.plan(turn(2), "claude-x")
+    forced = turn(3).model_copy(update={"tool_choice": {"type": "tool", "name": "Decision"}})
+    assert marked_texts(planner.plan(forced, "claude-x")) == []  # no read of a dead prefix
+
+
 # --- the adventurer's section order -------------------------------------------------------
 
 

@@ -12,7 +12,8 @@ The planner turns an `LLMRequest` into the wire's tools, system and messages:
 - otherwise the last tool and the system prompt are marked, and the messages are read as
   blocks, each user text cut into paragraphs (at blank lines, never inside one);
 - of those blocks, two more are marked: the longest prefix that an earlier request of the
-  same lineage (role, model, tools, system) marked and that this one still has (a read), and
+  same lineage (role, model, tools, system, tool_choice: the API drops the cached messages
+  when tool_choice changes) marked and that this one still has (a read), and
   the longest prefix this request shares with the lineage's previous request (a write, which
   the next request reads when those sections stay the same); when a section before the last
   such prefix changed, the write goes once to the block where that prefix ended, so the
@@ -115,7 +116,7 @@ class PromptCachePlanner:
         size = len(json.dumps([tools, request.system, messages])) // CHARS_PER_TOKEN
         if size < self.min_tokens:
             return plain
-        lineage_key = _digest(request.role, model, tools, request.system)
+        lineage_key = _digest(request.role, model, tools, request.system, request.tool_choice)
         blocks, cut_messages = _cut(messages, lineage_key)
         prefixes = [b.prefix for b in blocks]
         with self._lock:
