@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cairn.interfaces.game import GameObservation
 from cairn.models.memory import MemoryEntry
+from cairn.models.vocabulary import Vocabulary
 
 
 class AgentView(BaseModel):
@@ -37,6 +38,9 @@ class AgentView(BaseModel):
     unexplored_exits: list[str] = Field(default_factory=list)
     route_to_target: list[str] = Field(default_factory=list)
     route_to_unexplored: list[str] = Field(default_factory=list)
+    vocabulary: Vocabulary | None = None
+    """The words the game's parser knows (None: unknown); a guessed noun outside it is no
+    thing the game can name."""
 
 
 EMPTY_COMMAND = "\n"

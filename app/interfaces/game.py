@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+from cairn.models.vocabulary import Vocabulary
+
 
 class GameObservation(BaseModel):
     """The game as seen after reset or after a step.
@@ -73,6 +75,10 @@ class IGame(ABC):
     @abstractmethod
     def walkthrough(self) -> list[str]:
         """The game's known walkthrough, or an empty list."""
+
+    def vocabulary(self) -> Vocabulary | None:
+        """The words the game's parser knows; None when the game cannot say."""
+        return None
 
     @abstractmethod
     def close(self) -> None:

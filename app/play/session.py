@@ -370,6 +370,7 @@ class PlaySession:
             unexplored_exits=graph.unexplored_exits(here) if here is not None else [],
             route_to_target=to_target or [],
             route_to_unexplored=nearest[1] if nearest else [],
+            vocabulary=self._game.vocabulary(),
         )
 
     def _rediscover(self, ep: _Episode, obs: GameObservation) -> None:

@@ -185,6 +185,26 @@ def test_9_05_starts_in_the_bedroom_in_bed_and_keeps_lowercase_headers() -> None
 
 
 @needs_roms
+@pytest.mark.parametrize("story", sorted(p.name for p in ROMS.glob("*.z*")))
+def test_every_shared_game_has_a_vocabulary_that_knows_its_walkthrough_words(story: str) -> None:
+    """Each shared game's dictionary, cut as its story file's version cuts words, knows the
+    words of its own walkthrough (the words the game's parser reads), and never a word no
+    game could know."""
+    game = JerichoGame(ROMS / story)
+    try:
+        vocabulary = game.vocabulary()
+        walk = game.walkthrough()
+    finally:
+        game.close()
+    assert vocabulary is not None and len(vocabulary.words) > 100
+    assert vocabulary.resolution in (6, 9)
+    words = {w for step in walk for w in step.lower().replace(",", " ").split() if w.isalpha()}
+    unknown = sorted(w for w in words if not vocabulary.knows(w))
+    assert len(unknown) <= max(2, len(words) // 20), unknown  # topics, letters typed
+    assert not vocabulary.knows("zqxjvbwk")
+
+
+@needs_roms
 def test_informs_darkness_header_never_names_a_room() -> None:
     game = JerichoGame(ROMS / "ztuu.z5")
     game.reset()

@@ -2,7 +2,7 @@
 machine runs.
 
 A new user plays the built-in demo world twice with the same seed, into two workdirs (as
-`cairn play --workdir /tmp/a --episodes 2 --max-turns 60 --seed 3`, then /tmp/b): the two runs
+`cairn play --workdir /tmp/a --episodes 3 --max-turns 60 --seed 3`, then /tmp/b): the two runs
 must show the same prompt at every turn. What differed was when each memory was written: a run
 that crosses a second boundary between two equally important memories stamped them apart, one
 that does not stamped them alike, and the ranking (most important, then newest by wall clock,
@@ -60,7 +60,7 @@ def play(
     monkeypatch.setattr(cairn.services.clock, "utc_now", now)  # the system clock's reading
     agent = Recorder(seed=3)
     settings = load_settings(workdir=workdir, store=store)
-    run_play(settings, episodes=2, max_turns=60, seed=3, agent=agent)
+    run_play(settings, episodes=3, max_turns=60, seed=3, agent=agent)
     monkeypatch.undo()
     return agent.prompts
 

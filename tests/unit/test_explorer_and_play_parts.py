@@ -19,6 +19,7 @@ from cairn.interfaces.game import GameObservation
 from cairn.models.episode import EpisodeStats
 from cairn.models.game import GameState
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.models.vocabulary import Vocabulary
 from cairn.play.objectives import (
     MemoryObjectiveDiscoverer,
     Objective,
@@ -256,6 +257,40 @@ def test_a_noun_from_the_games_reply_is_tried_until_the_game_says_it_is_not_here
         revealed = room.model_copy(update={"text": reply})
     after = agent.decide(view("", observation=revealed, tried_here=dict(tried))).action
     assert steps == ["take chest", "open hint"] and after != "take hint"
+
+
+def test_a_guessed_noun_the_games_parser_does_not_know_is_not_tried() -> None:
+    """"The phone rings." guesses 'rings'; a game whose dictionary lacks it is not asked to
+    open or take it (without a vocabulary the guess stands, as before)."""
+    room = GameObservation(text="A spare bedroom.", location_id=79, objects=["oak chest"])
+    opened = "You open the chest, revealing a key. The phone rings."
+    reply = room.model_copy(update={"text": opened})
+    tried = {"open chest": False, "take chest": True}
+
+    def actions(vocabulary: Vocabulary | None) -> list[str]:
+        agent = ExplorerAgent(seed=1)
+        agent.decide(view(room.text, observation=room, vocabulary=vocabulary))
+        done = dict(tried)
+        out = []
+        for _ in range(4):
+            action = agent.decide(
+                view("", observation=reply, tried_here=dict(done), vocabulary=vocabulary)
+            ).action
+            done[action] = True
+            out.append(action)
+        return out
+
+    known = Vocabulary(frozenset({"open", "take", "chest", "key", "phone"}))
+    assert "open rings" not in actions(known) and "open key" in actions(known)
+    assert "open rings" in actions(None)
+
+
+def test_a_vocabulary_knows_a_long_word_by_the_letters_the_parser_keeps() -> None:
+    words = Vocabulary(frozenset({"kitchenet", "lamp"}), resolution=9)
+    assert words.knows("kitchenette") and words.knows("Lamp") and words.knows("kitchenet")
+    assert not words.knows("kitchen") and not words.knows("lamps")
+    old = Vocabulary(frozenset({"lanter"}), resolution=6)
+    assert old.knows("lantern") and not old.knows("lante")
 
 
 # -- objectives never lead into a remembered death ---------------------------------------------

@@ -82,6 +82,7 @@ from cairn.adapters.game.story_file import check_story_file
 from cairn.adapters.game.ztree import ObjectTree, ZStory
 from cairn.errors import GameError
 from cairn.interfaces.game import GameObservation, IGame
+from cairn.models.vocabulary import Vocabulary
 
 __all__ = [
     "JerichoGame",
@@ -197,6 +198,11 @@ class JerichoGame(IGame):
                 return [str(a) for a in self._env.get_walkthrough()]
             except Exception:  # no bindings for this game
                 return []
+
+    def vocabulary(self) -> Vocabulary | None:
+        """The story file's dictionary; None when it has none Jericho can read."""
+        words, _nouns, resolution = self._words()
+        return Vocabulary(frozenset(w.lower() for w in words), resolution) if words else None
 
     def close(self) -> None:
         """Release the interpreters."""

@@ -13,6 +13,7 @@ from cairn.agents.explorer.words import (
     DIRECTIONS,
     asked_first,
     game_object_nouns,
+    known_words,
     names_way,
     object_commands,
     remembered_procedures,
@@ -25,10 +26,11 @@ from cairn.interfaces.agent import AgentView
 def nouns_here(view: AgentView, episode: Episode) -> list[str]:
     """The game's names for the things here first, then nouns guessed from its replies to
     commands here ("You open the chest, revealing a key."), never from room descriptions
-    alone; minus those the game has answered are not here."""
+    alone, and only words the game's parser knows; minus those the game has answered are not
+    here."""
     obs = view.observation
     here = obs.location_id
-    guessed = visible_objects(episode.replies.get(here, ""))
+    guessed = known_words(visible_objects(episode.replies.get(here, "")), view)
     nouns = list(dict.fromkeys([*game_object_nouns(obs), *guessed]))
     return [n for n in nouns if (here, n) not in episode.dead_nouns]
 

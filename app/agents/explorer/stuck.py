@@ -9,7 +9,7 @@ from cairn.agents.explorer.episode import Episode, Move, Note
 from cairn.agents.explorer.light import SAYS_DARK
 from cairn.agents.explorer.rules import Bounds
 from cairn.agents.explorer.traps import Traps
-from cairn.agents.explorer.words import thing_noun, visible_objects
+from cairn.agents.explorer.words import known_words, thing_noun, visible_objects
 from cairn.interfaces.agent import AgentView
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
 
@@ -54,7 +54,7 @@ def when_stuck(
     here = obs.location_id
     described = [
         n
-        for n in visible_objects(view.room_text)
+        for n in known_words(visible_objects(view.room_text), view)
         if n not in nouns and n not in carried and (here, n) not in episode.dead_nouns
     ]
     tries = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
 from cairn.services.causes import DARK_TAG, LESSON_TAG, WayIn, ways_in, with_ways_in
@@ -337,6 +338,14 @@ def visible_objects(text: str) -> list[str]:
             continue
         nouns.append(noun)
     return list(dict.fromkeys(nouns))
+
+
+def known_words(nouns: list[str], view: AgentView) -> list[str]:
+    """`nouns` the game's parser knows (all of them when its vocabulary is unknown): a noun
+    guessed from text ("The phone rings." -> rings) that the game has no word for is no thing
+    a command can name."""
+    vocabulary = view.vocabulary
+    return nouns if vocabulary is None else [n for n in nouns if vocabulary.knows(n)]
 
 
 def head_noun(name: str) -> str | None:
