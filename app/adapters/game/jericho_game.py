@@ -133,6 +133,8 @@ class JerichoGame(IGame):
         self._probed: set[tuple[int, int]] = set()
         """(top's child, top) pairs whose moves were tried (see `_find_rooms_root`)."""
         self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
+        self._known: tuple[Vocabulary | None] | None = None
+        """`vocabulary()`'s answer, once read."""
         self._text_objects: dict[tuple[object, ...], list[str]] = {}
         self._ram_buffer: ctypes.Array[ctypes.c_uint8] | None = None
         lib = getattr(self._env, "frotz_lib", None)
@@ -200,9 +202,12 @@ class JerichoGame(IGame):
                 return []
 
     def vocabulary(self) -> Vocabulary | None:
-        """The story file's dictionary; None when it has none Jericho can read."""
-        words, _nouns, resolution = self._words()
-        return Vocabulary(frozenset(w.lower() for w in words), resolution) if words else None
+        """The story file's dictionary; None when it has none Jericho can read. Read once."""
+        if self._known is None:
+            words, _nouns, resolution = self._words()
+            lowered = frozenset(w.lower() for w in words)
+            self._known = (Vocabulary(lowered, resolution) if words else None,)
+        return self._known[0]
 
     def close(self) -> None:
         """Release the interpreters."""
