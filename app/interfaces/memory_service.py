@@ -40,6 +40,11 @@ class IMemoryReader(ABC):
         """Visible memories by importance, highest first."""
 
     @abstractmethod
+    def memories_by_id(self, memory_ids: Iterable[str]) -> list[MemoryEntry]:
+        """The visible memories with these ids, in the order given (ids of memories that are
+        gone, hidden or over are left out): a prompt section's memories, read back."""
+
+    @abstractmethod
     def location_record(self, location_id: int) -> LocationRecord | None:
         """Name, visit count and episodes of a location, when known."""
 

@@ -19,6 +19,7 @@ from cairn.interfaces.metrics import UsageReader
 from cairn.models.episode import EpisodeStats
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import PromptKind
+from cairn.models.memory import MemoryScope
 from cairn.play.objectives import ObjectiveInput, ObjectiveTracker
 from cairn.play.reasoning import extract_reasoning
 from cairn.play.saves import NOTHING_SAVED_TEXT, SAVE, SaveSlot, save_command
@@ -340,8 +341,10 @@ class PlaySession:
             if here is not None and in_location
             else []
         )
-        in_notes = set(shown.get(NOTES_SECTION, ()))
-        world_notes = [m for m in self._memory.world_memories() if m.id in in_notes]
+        in_notes = shown.get(NOTES_SECTION, ())
+        world_notes = [
+            m for m in self._memory.memories_by_id(in_notes) if m.scope is MemoryScope.WORLD
+        ]
         in_adjacent = set(shown.get(ADJACENT_SECTION, ()))
         nearby = (
             [

@@ -90,6 +90,10 @@ class MemoryCore:
     def world_memories(self) -> list[MemoryEntry]:
         return self.current(self.store.entries(scope=MemoryScope.WORLD, statuses=VISIBLE))
 
+    def memories_by_id(self, memory_ids: Iterable[str]) -> list[MemoryEntry]:
+        found = [self.store.get(i) for i in memory_ids]
+        return self.current([e for e in found if e is not None and e.status in VISIBLE])
+
     def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
         ranked = self.store.ranked(limit)
         shown = self.current(ranked)
@@ -103,13 +107,7 @@ class MemoryCore:
 
     def current(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
         """`entries` without the ephemeral ones of earlier episodes (`persistence`)."""
-        for entry in entries:  # (most memories have no level: a plain check first)
-            if entry.persistence:
-                break
-        else:
-            return entries
-        started = self.episode_started
-        return [e for e in entries if persistence.current(e, started)]
+        return persistence.current_only(entries, self.episode_started)
 
     def location_record(self, location_id: int) -> LocationRecord | None:
         return self.store.location(location_id)

@@ -13,7 +13,7 @@ never moves past a message whose memory was not stored.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.clock import IClock
@@ -81,6 +81,9 @@ class MemoryService(IMemoryService, IMemoryCheckpoints):
 
     def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
         return self.core.top_memories(limit)
+
+    def memories_by_id(self, memory_ids: Iterable[str]) -> list[MemoryEntry]:
+        return self.core.memories_by_id(memory_ids)
 
     def location_record(self, location_id: int) -> LocationRecord | None:
         return self.core.location_record(location_id)

@@ -7,6 +7,8 @@ builders are added later. Memories are still recorded by the real service throug
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from cairn.interfaces.memory_service import IMemoryReader
 from cairn.models.memory import LocationRecord, MemoryEntry
 
@@ -27,6 +29,9 @@ class NoMemory(IMemoryReader):
         return []
 
     def top_memories(self, limit: int = 10) -> list[MemoryEntry]:
+        return []
+
+    def memories_by_id(self, memory_ids: Iterable[str]) -> list[MemoryEntry]:
         return []
 
     def location_record(self, location_id: int) -> LocationRecord | None:

@@ -12,6 +12,7 @@ Any other level (or none) changes nothing. Levels are compared without case.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 from cairn.models.memory import MemoryEntry
@@ -30,12 +31,34 @@ def outlasts_caps(entry: MemoryEntry) -> bool:
     return level(entry) in KEPT_LEVELS
 
 
+@functools.cache
+def _is_ephemeral(text: str) -> bool:
+    return text.strip().lower() == EPHEMERAL
+
+
 def ephemeral(entry: MemoryEntry) -> bool:
-    return level(entry) == EPHEMERAL
+    return bool(entry.persistence) and _is_ephemeral(entry.persistence or "")
+
+
+def cutoff(episode_started: datetime) -> datetime:
+    """The time before which an ephemeral memory belongs to an earlier episode (to the second:
+    Memories.md keeps times to the second, so one written in the episode's first second stays
+    current)."""
+    return episode_started.replace(microsecond=0)
 
 
 def current(entry: MemoryEntry, episode_started: datetime) -> bool:
-    """False for an ephemeral memory written before the current episode started (to the
-    second: Memories.md keeps times to the second, so one written in the episode's first
-    second stays current)."""
-    return not (ephemeral(entry) and entry.created_at < episode_started.replace(microsecond=0))
+    """False for an ephemeral memory written before the current episode started."""
+    return not (ephemeral(entry) and entry.created_at < cutoff(episode_started))
+
+
+def current_only(entries: list[MemoryEntry], episode_started: datetime) -> list[MemoryEntry]:
+    """`entries` without the ephemeral memories of earlier episodes (`entries` itself when
+    there are none). The level is read only for an entry that has one and is old enough."""
+    before = cutoff(episode_started)
+    kept = [
+        e
+        for e in entries
+        if not (e.persistence and e.created_at < before and _is_ephemeral(e.persistence))
+    ]
+    return entries if len(kept) == len(entries) else kept

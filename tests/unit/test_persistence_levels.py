@@ -106,3 +106,19 @@ def test_the_episode_mark_takes_no_reading_of_a_deterministic_clock() -> None:
     assert clock.mark() == clock.now() == datetime(2026, 1, 1, tzinfo=UTC)
     svc.end_episode(GameState())
     assert clock.now() == datetime(2026, 1, 1, 0, 0, 1, tzinfo=UTC)
+
+
+def test_memories_read_back_by_id_keep_the_order_given_and_leave_out_what_is_over() -> None:
+    """A prompt section's memories read back by id: in the section's order, without one that
+    was superseded, one that is gone, and an ephemeral one of an earlier episode."""
+    clock = DeterministicClock(seed=1)
+    store = InMemoryStore()
+    svc = service(store, clock)
+    with store.transaction() as tx:
+        tx.add(memory(1, "ephemeral", created_at=clock.now() - timedelta(days=1)))
+        tx.add(memory(2, "permanent"))
+        tx.add(memory(3, None))
+        tx.add(memory(4, None, status=MemoryStatus.SUPERSEDED))
+    ids = ["m-3", "m-gone", "m-4", "m-2", "m-1"]
+    assert [e.id for e in svc.memories_by_id(ids)] == ["m-3", "m-2"]
+    assert svc.memories_by_id([]) == []
