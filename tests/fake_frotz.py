@@ -6,7 +6,8 @@ along each room's exits, `look`, getting into and out of furniture, with the pla
 in the interpreter's memory as a real game moves it. Global 0 follows the player's room when the
 story says so (every version 3 game does; many later ones do not). The trees are whatever a test
 needs: rooms at the top (Inform), or all inside one container, named or not (Infocom's `rooms`,
-Plundered Hearts' "it"). `JerichoGame` plays it once `_load` is patched to return a `FakeFrotz`.
+Plundered Hearts' "it"). `JerichoGame` plays it once `load_interpreter` is patched to return a
+`FakeFrotz`.
 """
 
 from __future__ import annotations

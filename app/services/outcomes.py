@@ -5,7 +5,8 @@ commands' objects, and the failure ledger.
 the game's world (the object tree, `TurnOutcome.world_changed`). Any change means the action did
 something: never a failure, whatever the words say. Only when nothing changed do the words decide
 between the outcomes the state leaves open: FAILURE (a refusal, plain or polite), NO_OP (it was
-already so: "You already have that!", or a `take` of a thing already held) and NEUTRAL (nothing
+already so: "You already have that!", a `take` of a thing already held, or one refused for what
+the player carries: "Your load is too heavy.") and NEUTRAL (nothing
 refused). Commands that only observe or pass time (`look`, `wait`, `z`, `inventory`, `score`) are
 never failures; reading ones (`examine`, `read`, `look at`, `listen`) fail only when their thing
 is not there. When the game cannot say whether its world changed (`world_changed` None), the
@@ -29,6 +30,7 @@ from cairn.services.replies import (
     absent,
     declined,
     first_sentence,
+    overloaded,
     refused,
     reply,
 )
@@ -192,6 +194,8 @@ def verdict(outcome: TurnOutcome) -> Verdict:
         return Verdict.FAILURE if unknown or absent(words) else Verdict.NEUTRAL
     if held_already(command, outcome.inventory_before) or (declined(words) and not unknown):
         return Verdict.NO_OP
+    if command.verb in TAKE_VERBS and overloaded(words):
+        return Verdict.NO_OP  # about what the player holds: dropping something makes it work
     return Verdict.FAILURE if unknown or refused(words) else Verdict.NEUTRAL
 
 
@@ -223,7 +227,9 @@ def lasting_no_op(outcome: TurnOutcome) -> bool:
         return False
     command = Command.parse(outcome.action)
     if command.verb in TAKE_VERBS and (
-        held_already(command, outcome.inventory_before) or _POSSESSION.search(outcome.response)
+        held_already(command, outcome.inventory_before)
+        or _POSSESSION.search(outcome.response)
+        or overloaded(reply(outcome.response))
     ):
         return False
     return unknown_word(outcome.response) is None
@@ -238,13 +244,16 @@ def held_already(command: Command, inventory: list[str]) -> bool:
 
 
 def why_not(outcome: TurnOutcome) -> str:
-    """Why a turn did nothing, in a few words an agent can act on: "already held", "already
-    so", "no leaflet in sight", "locked", "no need", "unknown word 'xyzzy'", "refused"."""
+    """Why a turn did nothing, in a few words an agent can act on: "already held", "too much
+    carried", "already so", "no leaflet in sight", "locked", "no need", "unknown word 'xyzzy'",
+    "refused"."""
     command = Command.parse(outcome.action)
     words = reply(outcome.response)
     unknown = unknown_word(outcome.response)
     if held_already(command, outcome.inventory_before):
         return "already held"
+    if command.verb in TAKE_VERBS and overloaded(words):
+        return "too much carried"
     if unknown is not None:
         return f"unknown word '{unknown}'"
     if declined(words):

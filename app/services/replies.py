@@ -14,6 +14,9 @@ class of phrasing that many games share, never one game's sentence:
   refuses only as the reply's first sentence and only when that sentence stops there: "There is
   no door here, and all the windows are boarded up." and "... can't see any exit, though a
   window ..." describe a place.
+- Too much carried ("Your load is too heavy.", "You're carrying too many things already.",
+  "Your hands are full.") refuses a take for what the player holds, not for the thing or the
+  place: dropping something makes it work.
 - "Already" in the first sentence ("You already have that!", "It is already open.") says the
   command had nothing left to do: a no-op, not a refusal by the place.
 - Banners (copyright, trademark, release / serial number / revision lines, compiler and
@@ -63,6 +66,14 @@ ABSENCE = re.compile(
     re.IGNORECASE,
 )
 """What is not there: a refusal of the command only as a whole first sentence (see above)."""
+OVERLOADED = re.compile(
+    r"\b(?:your load is too heavy|(?:you'?re|you are) (?:already )?carrying too (?:many|much)|"
+    r"your hands are (?:too )?full|(?:you|you'?ve|you have) (?:got )?(?:your )?hands full|"
+    r"you can'?t carry (?:any ?more|anything (?:else|more))|too (?:much|many things) to carry|"
+    r"(?:more|any more) than you can carry|you'?re (?:already )?carrying as much as)\b",
+    re.IGNORECASE,
+)
+"""The player carries too much to take more: a refusal about what is held."""
 _CONTRAST = re.compile(r"\b(?:but|though|although|however|yet|while|whereas)\b|,\s*and\b|;")
 ALREADY = re.compile(r"\balready\b", re.IGNORECASE)
 
@@ -134,6 +145,12 @@ def _describes_absence(sentence: str) -> bool:
     """"You can't see any exit, though ...": an absence that goes on to describe, not refuse."""
     found = ABSENCE.search(sentence)
     return found is not None and _CONTRAST.search(sentence, found.end()) is not None
+
+
+def overloaded(words: str) -> bool:
+    """Whether the reply says the player carries too much to take this ("Your load is too
+    heavy.")."""
+    return OVERLOADED.search(words) is not None
 
 
 def declined(words: str) -> bool:

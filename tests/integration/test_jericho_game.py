@@ -123,6 +123,21 @@ def test_walking_in_the_dark_is_a_death_not_a_victory(zork: JerichoGame) -> None
 
 
 @needs_roms
+def test_things_inside_things_are_listed_once_the_game_names_them(zork: JerichoGame) -> None:
+    """The egg in the nest and the leaflet in the mailbox are things here once a text names
+    them, listed before what holds them; a closed mailbox hides its leaflet again."""
+    start = zork.reset()
+    assert start.objects == ["door", "small mailbox"]  # the leaflet: in a closed mailbox
+    opened = zork.step("open mailbox")
+    assert opened.objects == ["leaflet", "door", "small mailbox"]
+    assert zork.step("close mailbox").objects == ["door", "small mailbox"]
+    tree = play(zork, ["north", "north", "up"])[-1]
+    assert tree.objects == ["jewel-encrusted egg", "bird's nest"]
+    taken = zork.step("take egg")
+    assert taken.score == 5 and taken.objects == ["bird's nest"]
+
+
+@needs_roms
 def test_npcs_in_the_troll_room_are_present_and_mentioned(zork: JerichoGame) -> None:
     zork.reset()
     walkthrough = zork.walkthrough()

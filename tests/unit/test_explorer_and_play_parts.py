@@ -293,6 +293,38 @@ def test_a_vocabulary_knows_a_long_word_by_the_letters_the_parser_keeps() -> Non
     assert old.knows("lantern") and not old.knows("lante")
 
 
+def test_a_take_refused_for_the_load_drops_something_spare_then_takes_again() -> None:
+    held = ["brass lantern", "sword", "brass key", "leaflet", "pile of leaves"]
+    room = GameObservation(
+        text="A tree top.", location_id=79, objects=["jewel-encrusted egg"], inventory=held
+    )
+    agent = ExplorerAgent(seed=1)
+    tried = {"open egg": True}
+    assert agent.decide(view(room.text, observation=room, tried_here=tried)).action == "take egg"
+    heavy = room.model_copy(update={"text": "Your load is too heavy."})
+    tried["take egg"] = True
+    drop = agent.decide(view("", observation=heavy, tried_here=tried)).action
+    assert drop == "drop leaves"  # not the light, the weapon or the key
+    lighter = room.model_copy(update={"text": "Dropped.", "inventory": held[:-1]})
+    tried[drop] = False
+    again = agent.decide(view("", observation=lighter, tried_here=tried))
+    assert again.action == "take egg" and "carry less" in again.reasoning
+
+
+def test_with_nothing_spare_to_drop_the_explorer_moves_on() -> None:
+    held = ["brass lantern", "sword"]
+    room = GameObservation(
+        text="Your load is too heavy.", location_id=79, objects=["egg"], inventory=held
+    )
+    agent = ExplorerAgent(seed=1)
+    first = GameObservation(text="A tree top.", location_id=79, objects=["egg"], inventory=held)
+    agent.decide(view(first.text, observation=first, tried_here={"open egg": True}))
+    action = agent.decide(
+        view("", observation=room, tried_here={"open egg": True, "take egg": True})
+    ).action
+    assert not action.startswith("drop ")
+
+
 # -- objectives never lead into a remembered death ---------------------------------------------
 
 

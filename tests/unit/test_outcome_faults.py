@@ -23,7 +23,7 @@ from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryStatus
 from cairn.play.runner import run_play
 from cairn.services.map import MapGraph
 from cairn.services.memory_service import MemoryService
-from cairn.services.outcomes import Verdict, failed_commands, verdict
+from cairn.services.outcomes import Verdict, failed_commands, verdict, why_not
 from cairn.services.policy import MemoryPolicy
 from cairn.settings import load_settings
 
@@ -249,6 +249,31 @@ def test_a_later_refusal_of_a_remembered_success_stands_not_beside_it(memory: Me
     # the same difference again changes nothing
     memory.play("take leaflet", "You can't see any leaflet here!", episode=2, world_changed=False)
     assert _about_take_leaflet(memory) == [truth]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Your load is too heavy.",
+        "You're carrying too many things already.",
+        "Your hands are full.",
+        "You can't carry any more.",
+    ],
+)
+def test_a_take_refused_for_the_load_is_about_the_player_not_a_failure(
+    memory: Memory, response: str
+) -> None:
+    """A take the game refuses for what the player carries works once something is dropped:
+    no failure in the ledger (so a lighter player tries it again), and the reason says so."""
+    held = ["lamp", "sword", "sack"]
+    outcome = memory.play(
+        "take egg", response, inventory_before=held, inventory_after=held, world_changed=False
+    )
+    assert verdict(outcome) is Verdict.NO_OP
+    assert why_not(outcome) == "too much carried"
+    assert "take egg" not in memory.failed()
+    pushed = memory.play("push boulder", "The boulder is too heavy.", world_changed=False)
+    assert verdict(pushed) is Verdict.FAILURE  # not a take: the thing itself is too heavy
 
 
 def test_a_remembered_failure_that_now_works_leaves_the_ledger(memory: Memory) -> None:

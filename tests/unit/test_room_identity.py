@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.adapters.game import jericho_game
+from cairn.adapters.game import interpreter, jericho_game
 from cairn.adapters.game.jericho_game import JerichoGame
 from cairn.adapters.game.names import described_name, read_look
 from cairn.adapters.game.rooms import root_from_location, root_from_move
@@ -30,7 +30,8 @@ def open_game(story: FakeStory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     """`story` played through JerichoGame (a fresh FakeFrotz for every interpreter it loads)."""
     path = tmp_path / "fake.z3"
     path.write_bytes(story.story_bytes())
-    monkeypatch.setattr(jericho_game, "_load", lambda _path, _seed: FakeFrotz(story))
+    for module in (jericho_game, interpreter):  # the played one, and the second one's fallback
+        monkeypatch.setattr(module, "load_interpreter", lambda _path, _seed: FakeFrotz(story))
     return JerichoGame(path)
 
 

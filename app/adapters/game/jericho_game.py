@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cairn.adapters.game.interpreter import load_interpreter, load_second
 from cairn.adapters.game.names import (
     clean_item_name,
     nouns_in_text,
@@ -72,6 +73,7 @@ from cairn.adapters.game.rooms import (
     PROBE_MOVES,
     Placement,
     find_rooms_root,
+    named_inside,
     place_player,
     room_state,
     root_from_location,
@@ -121,7 +123,7 @@ class JerichoGame(IGame):
         self._path = Path(path)
         check_story_file(self._path)
         self._seed = seed
-        self._env: Any = _load(self._path, seed)
+        self._env: Any = load_interpreter(self._path, seed)
         self._shadow: Any = None
         """A second interpreter for what `wait` alone changes (see `world_changed`)."""
         self._supported = bool(getattr(self._env, "is_fully_supported", False))
@@ -133,6 +135,9 @@ class JerichoGame(IGame):
         self._probed: set[tuple[int, int]] = set()
         """(top's child, top) pairs whose moves were tried (see `_find_rooms_root`)."""
         self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
+        self._named: set[tuple[object, ...]] = set()
+        """(room, holder, the holder's attributes, thing) for each thing inside another that a
+        text named there: a holder that changes (a box closed) must show it again."""
         self._known: tuple[Vocabulary | None] | None = None
         """`vocabulary()`'s answer, once read."""
         self._text_objects: dict[tuple[object, ...], list[str]] = {}
@@ -243,7 +248,7 @@ class JerichoGame(IGame):
         view = self._view(done)
         room = view.placement.room if view is not None else None
         name, context = self._room_name(view, text, done)
-        objects = self._objects(view, name, done)
+        objects = self._objects(view, name, done, text)
         score, max_score = self._scores()
         won, died = self._outcome(text, done, score, max_score)
         present, mentioned = match_npcs(self._npcs, objects, text)
@@ -312,7 +317,7 @@ class JerichoGame(IGame):
     def _second(self) -> Any:
         """The second interpreter (loaded once, never the one played; see `world_changed`)."""
         if self._shadow is None:
-            self._shadow = _load_second(self._env, self._path, self._seed)
+            self._shadow = load_second(self._env, self._path, self._seed)
             self._shadow.reset()
         return self._shadow
 
@@ -377,7 +382,7 @@ class JerichoGame(IGame):
         version = self._story.version if self._story is not None else 5
         return *self._vocabulary, 6 if version <= 3 else 9
 
-    def _objects(self, view: _View | None, room_name: str, done: bool) -> list[str]:
+    def _objects(self, view: _View | None, room_name: str, done: bool, text: str = "") -> list[str]:
         """Names of the things in the room (see the module docstring)."""
         if view is None or view.placement.room is None or self._player is None:
             return []
@@ -385,6 +390,10 @@ class JerichoGame(IGame):
         things = visible_things(view.tree, view.placement, self._player)
         raw = [view.tree.name(t) for t in things]
         if any(n.strip() for n in raw) or not things:
+            inside = named_inside(
+                view.tree, view.placement, self._player, things, text, self._named, self._clean_one
+            )
+            raw = [view.tree.name(t) for t in inside] + raw  # what a thing holds: seen first
             names = self._cleaned(raw, self._object_names, object_name)
             return list(dict.fromkeys(n for n in names if n))
         key = room_state(view.tree, view.placement, self._player)
@@ -423,6 +432,10 @@ class JerichoGame(IGame):
             return [] if done else parse_inventory(self._ask("inventory"))
         return [n for n in self._cleaned(raw, self._item_names, clean_item_name) if n]
 
+    def _clean_one(self, raw: str) -> str:
+        [name] = self._cleaned([raw], self._object_names, object_name)
+        return name
+
     def _cleaned(
         self,
         raw: list[str],
@@ -450,44 +463,9 @@ def _changes(env: Any) -> set[tuple[int, int, int]]:
     return found
 
 
-def _load_second(first: Any, path: Path, seed: int | None) -> Any:
-    """A second FrotzEnv for the story `first` plays, without the ~60 ms Jericho spends on a
-    load preprocessing the game's action templates (cairn never uses them): Jericho 3's
-    `load` skips that for a story already in the env's per-story cache, which `first`'s
-    load filled, so the second env starts with a copy of it. A Jericho whose env has no such
-    cache, or that cannot be set up this way, gets a plain load."""
-    import jericho.jericho as frotz
-
-    cache = getattr(first, "_cache", None)
-    if not isinstance(cache, dict) or str(path) not in cache:
-        return _load(path, seed)
-    try:
-        env = frotz.FrotzEnv.__new__(frotz.FrotzEnv)
-        env._cache = dict(cache)
-        env._bindings = None
-        env.frotz_lib = frotz._load_frotz_lib()
-        env.load(str(path), seed)
-        env.is_fully_supported = first.is_fully_supported
-    except Exception:  # another Jericho's insides: the plain way
-        return _load(path, seed)
-    return env
-
-
 def _story(path: Path) -> ZStory | None:
     """The story file's tree layout, or None when it cannot be read (no ids then)."""
     try:
         return ZStory(path.read_bytes())
     except (OSError, ValueError, IndexError):
         return None
-
-
-def _load(path: Path, seed: int | None) -> Any:
-    """A FrotzEnv for `path`; Jericho's "not fully supported" warning is expected, not shown."""
-    from jericho import FrotzEnv
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return FrotzEnv(str(path), seed=seed)
-    except Exception as exc:  # the interpreter reports any problem as a plain exception
-        raise GameError(f"{path}: Jericho cannot load it: {exc}") from exc

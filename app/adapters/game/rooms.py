@@ -32,7 +32,8 @@ and on games whose rooms sit in one container (`tests/integration/test_unusual_t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cairn.adapters.game.ztree import ObjectTree
@@ -126,6 +127,41 @@ def visible_things(tree: ObjectTree, placement: Placement, player: int) -> list[
         for child in tree.children(container):
             if child != player and child not in found:
                 found.append(child)
+    return found
+
+
+_TEXT_WORD = re.compile(r"[a-z][a-z\-]*")
+
+
+def named_inside(
+    tree: ObjectTree,
+    placement: Placement,
+    player: int,
+    things: list[int],
+    text: str,
+    named: set[tuple[object, ...]],
+    name_of: Callable[[str], str],
+) -> list[int]:
+    """The things inside `things` (an egg in a nest, a bottle on a table) that the game's text
+    has named while they were there: in sight, as a look shows them. Kept (in `named`: room,
+    holder, the holder's attributes, thing) while they stay where they were named and their
+    holder stays as it was (a box closed hides them again); what a text never named (a closed
+    box's contents) is left out. `name_of` cleans a tree name."""
+    room = placement.room
+    words = set(_TEXT_WORD.findall(text.lower()))
+    found: list[int] = []
+    for parent in things:
+        for child in tree.children(parent):
+            if child == player or child in things:
+                continue
+            seen = (room, parent, tree.attributes(parent), child)
+            if seen not in named:
+                name = name_of(tree.name(child))
+                noun = name.split()[-1] if name else ""
+                if len(noun) < 3 or noun not in words:
+                    continue
+                named.add(seen)
+            found.append(child)
     return found
 
 

@@ -73,6 +73,7 @@ from cairn.agents.explorer.episode import Episode, Move, Note
 from cairn.agents.explorer.explore import choose, nouns_here
 from cairn.agents.explorer.lessons import known_commands, steps_first
 from cairn.agents.explorer.light import SAYS_DARK, Light
+from cairn.agents.explorer.load import Load
 from cairn.agents.explorer.rules import Staleness, bounds, kept_out
 from cairn.agents.explorer.stuck import when_stuck
 from cairn.agents.explorer.traps import Traps
@@ -101,6 +102,7 @@ class ExplorerAgent(IAgent):
         self._episode = Episode()
         self._light = Light()
         self._traps = Traps()
+        self._load = Load()
 
     def new_episode(self, episode: int) -> None:
         self._rng = random.Random(self._seed * 1000 + episode)
@@ -113,7 +115,11 @@ class ExplorerAgent(IAgent):
         here = obs.location_id
         if here is not None and obs.location_name:
             episode.names[here] = obs.location_name
+        sent = episode.sent
         self._learn_from_last_turn(view)
+        unload = self._load.next_move(view, episode, sent) if sent else None
+        if unload is not None:
+            return self._decision(view, unload, None)
         episode.known_here = known_commands(view.memories)
         staleness = Staleness(view, episode)
         failures, dangers = staleness.failures()

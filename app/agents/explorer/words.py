@@ -171,13 +171,17 @@ def _in_sight(command: str, words: set[str] | None) -> bool:
     return parsed.object.split()[-1] in words
 
 
+_ABOUT_THE_PLAYER = frozenset({"already held", "too much carried"})
+"""`why_not` reasons about what the player held then, not about the command or the place."""
+
+
 def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
     """Commands memory says failed here: every command a FAILURE memory quotes (outside the
     game's quoted answer), the first of an older "'x' does not work here." note, and what a
     memory of what happened (not a procedure, not a way that led on: a closed door makes the
     game say what to do first) says later did nothing ("Later, take phone: refused (...)"),
-    unless only because of what the player held or what was in sight then ("already held", "no
-    leaflet in sight")."""
+    unless only because of what the player held or what was in sight then ("already held", "too
+    much carried", "no leaflet in sight")."""
     failed: set[str] = set()
     for memory in memories:
         if memory.category is MemoryCategory.FAILURE:
@@ -188,7 +192,7 @@ def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
             failed.update(
                 command
                 for command, reason in later_notes(memory.text)
-                if reason != "already held" and not reason.startswith("no ")
+                if reason not in _ABOUT_THE_PLAYER and not reason.startswith("no ")
             )
     return failed
 

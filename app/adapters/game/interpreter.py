@@ -1,0 +1,45 @@
+"""Loading Jericho's interpreter for a story file: the one played, and a second one that
+shares the first one's preprocessing."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+from cairn.errors import GameError
+
+
+def load_interpreter(path: Path, seed: int | None) -> Any:
+    """A FrotzEnv for `path`; Jericho's "not fully supported" warning is expected, not shown."""
+    from jericho import FrotzEnv
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return FrotzEnv(str(path), seed=seed)
+    except Exception as exc:  # the interpreter reports any problem as a plain exception
+        raise GameError(f"{path}: Jericho cannot load it: {exc}") from exc
+
+
+def load_second(first: Any, path: Path, seed: int | None) -> Any:
+    """A second FrotzEnv for the story `first` plays, without the ~60 ms Jericho spends on a
+    load preprocessing the game's action templates (cairn never uses them): Jericho 3's
+    `load` skips that for a story already in the env's per-story cache, which `first`'s
+    load filled, so the second env starts with a copy of it. A Jericho whose env has no such
+    cache, or that cannot be set up this way, gets a plain load."""
+    import jericho.jericho as frotz
+
+    cache = getattr(first, "_cache", None)
+    if not isinstance(cache, dict) or str(path) not in cache:
+        return load_interpreter(path, seed)
+    try:
+        env = frotz.FrotzEnv.__new__(frotz.FrotzEnv)
+        env._cache = dict(cache)
+        env._bindings = None
+        env.frotz_lib = frotz._load_frotz_lib()
+        env.load(str(path), seed)
+        env.is_fully_supported = first.is_fully_supported
+    except Exception:  # another Jericho's insides: the plain way
+        return load_interpreter(path, seed)
+    return env
