@@ -200,6 +200,17 @@ class RuleBasedSummarizer(ISummarizer):
                 importance=400,
                 reasoning="remembering failures prevents repeating them",
             )
+        if outcome is Verdict.CHANGED and o.world_changed:
+            return SynthesisDecision(
+                should_remember=True,
+                category=MemoryCategory.SUCCESS,
+                # (the title is for reading: a command's internal-looking word read as words)
+                memory_title=f"'{' '.join(o.action.replace('_', ' ').split())}' worked",
+                memory_text=with_steps(f"'{o.action}' changed something here: {gist}", steps),
+                importance=450,
+                multi_step=bool(steps),
+                reasoning="the game's world changed: a step that worked here",
+            )
         if not news(o.response):
             return SynthesisDecision(
                 should_remember=False, reasoning="only banners and stock replies: nothing learned"

@@ -17,6 +17,9 @@ class Trigger(StrEnum):
     DEATH = "death"
     FIRST_VISIT = "first_visit"
     LONG_RESPONSE = "long_response"
+    WORLD = "world_changed"
+    """The command changed the game's world in place (a box opened, a lamp lit), read from
+    the interpreter's object tree: nothing else moved, scored or changed hands."""
 
 
 class WorldEvent(StrEnum):

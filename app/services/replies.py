@@ -44,6 +44,7 @@ REFUSAL = re.compile(
     r"isn'?t possible|that'?s not|isn'?t (?:open|something you)|"
     r"you are empty-handed|too heavy|no verb|not something you can|beyond your reach|futile|"
     r"(?:has|have) no effect|you fail|you have to|fixed in place|you'?ll have to|"
+    r"securely (?:anchored|fixed|attached|fastened)|(?:hardly|not) portable|"
     r"cannot be|can'?t be|you'?re not able|you are(?:n'?t| not) able|unable to|"
     r"you'?re not carrying|you (?:don'?t|do not) have|you(?:'ll)? need)\b|\bfirst\.$",
     re.IGNORECASE,

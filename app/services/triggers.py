@@ -11,6 +11,7 @@ INVENTORY = Trigger.INVENTORY
 DEATH = Trigger.DEATH
 FIRST_VISIT = Trigger.FIRST_VISIT
 LONG_RESPONSE = Trigger.LONG_RESPONSE
+WORLD = Trigger.WORLD
 
 
 def detect_triggers(
@@ -34,4 +35,6 @@ def detect_triggers(
         fired.append(FIRST_VISIT)
     if len(outcome.response.strip()) > long_response_chars:
         fired.append(LONG_RESPONSE)
+    if outcome.world_changed and not fired:
+        fired.append(WORLD)  # a change in place, with nothing else to tell of it
     return fired

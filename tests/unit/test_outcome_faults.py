@@ -285,7 +285,9 @@ def test_a_remembered_failure_that_now_works_leaves_the_ledger(memory: Memory) -
     memory.play("open door", "The door swings open.", inventory_before=["key"],
                 inventory_after=["key"], world_changed=True)
     assert memory.failed() == ["take door"]
-    [worked] = [e for e in memory.here() if e.category is MemoryCategory.SUCCESS]
+    successes = [e for e in memory.here() if e.category is MemoryCategory.SUCCESS]
+    [worked] = [e for e in successes if "'open door'" in e.title]
+    assert "'unlock door with key' worked" in [e.title for e in successes]  # the step too
     assert "'open door' had failed here before" in worked.text
     assert worked.text.endswith("Steps first: (1) unlock door with key.")
 
