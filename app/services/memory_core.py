@@ -58,6 +58,7 @@ class MemoryCore:
         first read after its checkpoint)."""
         self.by_location = MessagesByLocation()
         """The conversation's messages by location (for the visit summaries)."""
+        self._current = persistence.CurrentFilter()
         self.episode_started = self.clock.mark()
         """When the current episode started (`persistence`: ephemeral memories from before it
         are over)."""
@@ -107,7 +108,7 @@ class MemoryCore:
 
     def current(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
         """`entries` without the ephemeral ones of earlier episodes (`persistence`)."""
-        return persistence.current_only(entries, self.episode_started)
+        return self._current(entries, self.episode_started)
 
     def location_record(self, location_id: int) -> LocationRecord | None:
         return self.store.location(location_id)

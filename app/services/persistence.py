@@ -16,6 +16,7 @@ import functools
 from datetime import datetime
 
 from cairn.models.memory import MemoryEntry
+from cairn.services.list_memo import ListMemo
 
 KEPT_LEVELS = frozenset({"core", "permanent"})
 EPHEMERAL = "ephemeral"
@@ -62,3 +63,20 @@ def current_only(entries: list[MemoryEntry], episode_started: datetime) -> list[
         if not (e.persistence and e.created_at < before and _is_ephemeral(e.persistence))
     ]
     return entries if len(kept) == len(entries) else kept
+
+
+
+class CurrentFilter:
+    """`current_only` that remembers which lists lost nothing (`ListMemo`): such a list of the
+    very same memories, in the same episode, is handed back without reading each again."""
+
+    def __init__(self) -> None:
+        self._whole: ListMemo[bool] = ListMemo()
+
+    def __call__(self, entries: list[MemoryEntry], episode_started: datetime) -> list[MemoryEntry]:
+        found, whole = self._whole.get(entries, episode_started)
+        if found and whole:
+            return entries
+        answer = current_only(entries, episode_started)
+        self._whole.put(entries, answer is entries, episode_started)
+        return answer

@@ -6,8 +6,10 @@ import re
 from functools import lru_cache
 
 from cairn.interfaces.memory_service import IMemoryReader
+from cairn.models.memory import MemoryEntry
 from cairn.services.context.builders import ContextRequest, Section, SectionBuilder, one_line
 from cairn.services.context.ranking import is_visit_summary
+from cairn.services.list_memo import ListMemo
 
 _UNKNOWN_NOTE = re.compile(r"does not know the word '([\w-]+)'")
 """An agent note that the game does not know a word (folded into one line)."""
@@ -38,15 +40,21 @@ class TopNotesBuilder(SectionBuilder):
     ) -> None:
         super().__init__(priority=priority, title=title)
         self._memory = memory
+        self._words: ListMemo[list[tuple[MemoryEntry, str]]] = ListMemo(kept=4)
+        """The unknown-word notes among the world memories, by list (`ListMemo`)."""
         self.limit = limit
         self.max_chars = max_chars
 
     def build(self, request: ContextRequest) -> Section | None:
         if self.limit <= 0:
             return None
-        words = [
-            (e, word) for e in self._memory.world_memories() if (word := _unknown_word(e.text))
-        ]
+        world = self._memory.world_memories()
+        found, kept = self._words.get(world)
+        if found and kept is not None:
+            words = kept
+        else:
+            words = [(e, word) for e in world if (word := _unknown_word(e.text))]
+            self._words.put(world, words)
         folded = {e.id for e, _ in words}
         top = [
             e
