@@ -12,6 +12,7 @@ from cairn.agents.explorer import (
     remembered_bad,
     remembered_procedures,
     visible_objects,
+    which_options,
 )
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.agent import AgentView
@@ -323,6 +324,46 @@ def test_with_nothing_spare_to_drop_the_explorer_moves_on() -> None:
         view("", observation=room, tried_here={"open egg": True, "take egg": True})
     ).action
     assert not action.startswith("drop ")
+
+
+def test_every_thing_offered_by_a_which_question_is_read() -> None:
+    assert which_options("What do you want to take: the small bowl or the large bowl?") == [
+        "small bowl",
+        "large bowl",
+    ]
+    assert which_options("Which do you mean, the brass key, the iron key, or the gold key?") == [
+        "brass key",
+        "iron key",
+        "gold key",
+    ]
+    assert which_options("[Which do you mean, the bedroom door or the front door?]") == [
+        "bedroom door",
+        "front door",
+    ]
+    assert which_options("You open the box, or so it seems.") == []
+
+
+def test_a_which_question_is_answered_even_when_memory_lists_the_answer_as_failed() -> None:
+    """Any command sent now is read as the answer ("take east"), so the explorer answers: the
+    first thing offered that is fresh, else one it did not just send."""
+    asked = GameObservation(
+        text="What do you want to take: the small bowl or the large bowl?", location_id=79
+    )
+    failed = mem(
+        MemoryCategory.FAILURE,
+        "Tried: small bowl",
+        "Tried here, did not work: 'small bowl'.",
+    )
+    assert ExplorerAgent(seed=1).decide(view(asked.text, [failed], observation=asked)).action == (
+        "large bowl"
+    )
+    both = mem(
+        MemoryCategory.FAILURE,
+        "Tried: small bowl, large bowl",
+        "Tried here, did not work: 'small bowl', 'large bowl'.",
+    )
+    answer = ExplorerAgent(seed=1).decide(view(asked.text, [both], observation=asked)).action
+    assert answer == "small bowl"  # not a move the parser would take for an answer
 
 
 # -- objectives never lead into a remembered death ---------------------------------------------

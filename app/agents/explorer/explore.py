@@ -18,7 +18,7 @@ from cairn.agents.explorer.words import (
     object_commands,
     remembered_procedures,
     visible_objects,
-    which_one,
+    which_options,
 )
 from cairn.interfaces.agent import AgentView
 
@@ -43,9 +43,14 @@ def choose(
     obs = view.observation
     here = obs.location_id
     fresh = bounds.fresh
-    which = which_one(obs.text)
-    if which is not None and fresh(which):
-        # the game waits for an answer: any other command would be read as one
+    offered = which_options(obs.text)
+    if offered:
+        # the game waits for an answer: any other command would be read as one ("take east"),
+        # so an answer goes back even when memory lists it as a failure here (an answer is no
+        # command of the place); the first offered that is fresh, else the first not just sent
+        which = next((o for o in offered if fresh(o)), None) or next(
+            (o for o in offered if o != episode.sent), offered[0]
+        )
         return Move(which, f"Answering {which!r}: the game asked which thing I meant.")
     asked = asked_first(obs.text)
     seen = "\n".join(

@@ -399,24 +399,27 @@ def _entered(obs: GameObservation) -> bool:
     return bool(name) and first.startswith(name)
 
 
-_WHICH = re.compile(
-    r"\b(?:which do you mean|what do you want to [a-z ]+?)[,:]\s*(?:the |one of the )?"
-    r"([^,?]+?)(?:,| or )",
+_WHICH_LIST = re.compile(
+    r"\b(?:which do you mean|what do you want to [a-z ]+?)[,:]\s*(?:one of )?"
+    r"([^?]+? or [^?]+?)\?",
     re.IGNORECASE,
 )
 
 
-def which_one(text: str) -> str | None:
-    """The first thing offered when the game asks which was meant ("Which do you mean, the
-    yellow apple or the green apple?" -> yellow apple): the parser reads the next command as
-    the answer, so a move sent now would be taken for one ("take west")."""
-    found = _WHICH.search(text)
+def which_options(text: str) -> list[str]:
+    """Every thing offered when the game asks which was meant, in its order ("Which do you
+    mean, the small bowl or the large bowl?" -> small bowl, large bowl); [] when it asks
+    nothing. The parser reads the next command as the answer, so a move sent now would be
+    taken for one ("take west")."""
+    found = _WHICH_LIST.search(text)
     if not found:
-        return None
-    words = [
-        w for w in _WORD.findall(found.group(1).lower()) if w not in _ARTICLES and len(w) > 1
-    ]
-    return " ".join(words) or None
+        return []
+    options: list[str] = []
+    for part in re.split(r",\s*(?:or\s+)?|\s+or\s+", found.group(1)):
+        words = [w for w in _WORD.findall(part.lower()) if w not in _ARTICLES and len(w) > 1]
+        if words:
+            options.append(" ".join(words))
+    return list(dict.fromkeys(options))
 
 
 _MOVING_VERBS = frozenset(
