@@ -32,13 +32,13 @@ def outlasts_caps(entry: MemoryEntry) -> bool:
     return level(entry) in KEPT_LEVELS
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _is_ephemeral(text: str) -> bool:
     return text.strip().lower() == EPHEMERAL
 
 
 def ephemeral(entry: MemoryEntry) -> bool:
-    return bool(entry.persistence) and _is_ephemeral(entry.persistence or "")
+    return entry.persistence is not None and _is_ephemeral(entry.persistence)
 
 
 def cutoff(episode_started: datetime) -> datetime:
@@ -46,11 +46,6 @@ def cutoff(episode_started: datetime) -> datetime:
     Memories.md keeps times to the second, so one written in the episode's first second stays
     current)."""
     return episode_started.replace(microsecond=0)
-
-
-def current(entry: MemoryEntry, episode_started: datetime) -> bool:
-    """False for an ephemeral memory written before the current episode started."""
-    return not (ephemeral(entry) and entry.created_at < cutoff(episode_started))
 
 
 def current_only(entries: list[MemoryEntry], episode_started: datetime) -> list[MemoryEntry]:
@@ -63,7 +58,6 @@ def current_only(entries: list[MemoryEntry], episode_started: datetime) -> list[
         if not (e.persistence and e.created_at < before and _is_ephemeral(e.persistence))
     ]
     return entries if len(kept) == len(entries) else kept
-
 
 
 class CurrentFilter:

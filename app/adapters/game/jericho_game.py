@@ -382,7 +382,7 @@ class JerichoGame(IGame):
         version = self._story.version if self._story is not None else 5
         return *self._vocabulary, 6 if version <= 3 else 9
 
-    def _objects(self, view: _View | None, room_name: str, done: bool, text: str = "") -> list[str]:
+    def _objects(self, view: _View | None, room_name: str, done: bool, text: str) -> list[str]:
         """Names of the things in the room (see the module docstring)."""
         if view is None or view.placement.room is None or self._player is None:
             return []

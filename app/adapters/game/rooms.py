@@ -148,7 +148,7 @@ def named_inside(
     holder stays as it was (a box closed hides them again); what a text never named (a closed
     box's contents) is left out. `name_of` cleans a tree name."""
     room = placement.room
-    words = set(_TEXT_WORD.findall(text.lower()))
+    words: set[str] | None = None  # the text's words, read when a thing is first checked
     found: list[int] = []
     for parent in things:
         for child in tree.children(parent):
@@ -158,6 +158,8 @@ def named_inside(
             if seen not in named:
                 name = name_of(tree.name(child))
                 noun = name.split()[-1] if name else ""
+                if words is None:
+                    words = set(_TEXT_WORD.findall(text.lower()))
                 if len(noun) < 3 or noun not in words:
                     continue
                 named.add(seen)

@@ -107,7 +107,8 @@ class MermaidMapBuilder(SectionBuilder):
         if len(rooms) > self.whole_map_rooms and here is not None and here in rooms:
             shown = set(self._map.rooms_within(here, self.moves))
         lines = ["```mermaid", self._map.render_mermaid(rooms=shown), "```"]
-        lines.append("Node ids match location ids in memories (L180 = Location 180).")
+        example = here if here is not None else min(rooms)
+        lines.append(f"Node ids match location ids in memories (L{example} = Location {example}).")
         if here is not None:
             lines.append(f"Current location: L{here}")
         if shown is not None:
