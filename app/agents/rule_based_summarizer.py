@@ -26,7 +26,6 @@ from cairn.services.outcomes import (
     got_title,
     is_failure,
     verdict,
-    with_steps,
 )
 from cairn.services.replies import is_banner_line, is_stock, without_banners
 
@@ -156,9 +155,8 @@ class RuleBasedSummarizer(ISummarizer):
                 should_remember=True,
                 category=MemoryCategory.SUCCESS,
                 memory_title=f"Scored {o.score_delta} by '{o.action}'",
-                memory_text=with_steps(
-                    f"'{o.action}' gained {o.score_delta} points: {gist}", steps
-                ),
+                memory_text=f"'{o.action}' gained {o.score_delta} points: {gist}",
+                steps_first=steps,
                 importance=800,
                 multi_step=bool(steps),
                 supersedes_memory_ids=tentative,
@@ -179,9 +177,8 @@ class RuleBasedSummarizer(ISummarizer):
                 should_remember=True,
                 category=MemoryCategory.SUCCESS if steps else MemoryCategory.NOTE,
                 memory_title=f"'{o.action}' leads to {where}",
-                memory_text=with_steps(
-                    f"'{o.action}' from here reaches {where} (L{o.location_after}).", steps
-                ),
+                memory_text=f"'{o.action}' from here reaches {where} (L{o.location_after}).",
+                steps_first=steps,
                 importance=600 if steps else 300,
                 multi_step=bool(steps),
                 reasoning="a working exit; with its prerequisites when there were any",
@@ -206,7 +203,8 @@ class RuleBasedSummarizer(ISummarizer):
                 category=MemoryCategory.SUCCESS,
                 # (the title is for reading: a command's internal-looking word read as words)
                 memory_title=f"'{' '.join(o.action.replace('_', ' ').split())}' worked",
-                memory_text=with_steps(f"'{o.action}' changed something here: {gist}", steps),
+                memory_text=f"'{o.action}' changed something here: {gist}",
+                steps_first=steps,
                 importance=450,
                 multi_step=bool(steps),
                 reasoning="the game's world changed: a step that worked here",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
@@ -43,6 +44,23 @@ class GameObservation(BaseModel):
     world_changed: bool | None = None
 
 
+class Probe(BaseModel):
+    """What one command did on a second interpreter (`IGame.probe`): the played game never
+    sees it. `world_changed` is given for the last command of a probe only (what that
+    command changed beyond what `wait` changes from the same state), else None."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str
+    text: str = ""
+    location_id: StrictInt | None = None
+    score: int | None = None
+    inventory: list[str] = Field(default_factory=list)
+    died: bool = False
+    won: bool = False
+    world_changed: bool | None = None
+
+
 class IGame(ABC):
     """One game: reset, step, save and restore. Location ids are the game's own integers."""
 
@@ -75,6 +93,14 @@ class IGame(ABC):
     @abstractmethod
     def walkthrough(self) -> list[str]:
         """The game's known walkthrough, or an empty list."""
+
+    def probe(self, back: int, commands: Sequence[str]) -> list[Probe] | None:
+        """Ask the game what `commands` would do, from the state before the `back`-th last
+        step of this episode (1: before the last step), on an interpreter that is not the
+        one played: one `Probe` per command sent (fewer when the game ended on the way).
+        None when the game cannot be asked (no second interpreter, a state no longer
+        kept, a game that cannot say where the player is)."""
+        return None
 
     def vocabulary(self) -> Vocabulary | None:
         """The words the game's parser knows; None when the game cannot say."""

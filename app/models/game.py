@@ -7,6 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from cairn.models.checkpoint import MemoryCheckpoint
+from cairn.models.lesson import TurnTests
 from cairn.models.memory import LocationId, utc_now
 
 
@@ -103,6 +104,9 @@ class TurnOutcome(BaseModel):
     world_changed: bool | None = None
     """Whether the turn changed the game's world (an object moved or changed state, the
     player's own flags aside); None when the game cannot say."""
+    tests: TurnTests | None = None
+    """What the game answered when asked about this turn's claims (a score, a death, a
+    change: `cairn.lessons.tester`); None when it was not asked."""
 
     @property
     def score_delta(self) -> int:

@@ -12,6 +12,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from cairn.models.lesson import Lesson
+
 _ID_MIN, _ID_MAX = -(2**63), 2**63 - 1
 """What a store can keep of a location id (SQLite integers are 64-bit)."""
 LocationId = Annotated[StrictInt, Field(ge=_ID_MIN, le=_ID_MAX)]
@@ -170,6 +172,9 @@ class MemoryEntry(BaseModel):
     """For a move: the command that made it (`north`, `enter window`)."""
     leads_to: LocationId | None = None
     """For a move: the location it reached."""
+    lesson: Lesson | None = None
+    """What the memory claims about the game, typed, and how it is known (`models.lesson`):
+    readers take these fields, never the prose."""
 
     @model_validator(mode="after")
     def _checked(self) -> MemoryEntry:
@@ -306,4 +311,6 @@ class SynthesisDecision(BaseModel):
     supersedes_memory_ids: list[str] = Field(default_factory=list)
     importance: Annotated[int, Field(ge=1, le=1000)] = 500
     multi_step: bool = False
+    needs_held: list[str] = Field(default_factory=list)
+    steps_first: list[str] = Field(default_factory=list)
     reasoning: str = ""

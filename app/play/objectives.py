@@ -47,13 +47,13 @@ from cairn.agents.structured import complete_structured
 from cairn.errors import LLMError
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.interfaces.memory_service import IMemoryService
+from cairn.lessons.reading import holds, missing
 from cairn.models.kinds import PromptKind, Role
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from cairn.services.context.builders import ContextRequest
 from cairn.services.context.context_service import ContextService
 from cairn.services.map import MapGraph
 from cairn.services.outcomes import got_items, quoted_commands
-from cairn.services.preconditions import holds, missing
 
 log = logging.getLogger(__name__)
 _LOCATION_REF = re.compile(r"\b(?:Location\s+|L)(\d+)\b")
@@ -247,7 +247,7 @@ class MemoryObjectiveDiscoverer(IObjectiveDiscoverer):
                     m.location_id, actions[0]
                 ):
                     continue
-                lacking = missing(m.text, data.inventory)
+                lacking = missing(m, data.inventory)
                 if lacking:
                     # not before what it needed is held: fetch it where memory says it was got
                     objectives.extend(self._fetch(lacking, top, objectives, data.turn))

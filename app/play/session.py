@@ -16,6 +16,7 @@ from cairn.interfaces.game import GameObservation, IGame
 from cairn.interfaces.knowledge import IKnowledgeBase
 from cairn.interfaces.memory_service import IMemoryReader
 from cairn.interfaces.metrics import UsageReader
+from cairn.lessons.tester import ClaimTester
 from cairn.models.episode import EpisodeStats
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import PromptKind
@@ -105,6 +106,8 @@ class PlaySession:
         self.visited_ids: set[int] = set()
         self._translator = StepTranslator(bus)
         self._episode: _Episode | None = None
+        self._tester = ClaimTester(game)
+        """Asks the game about a turn's claims before its lesson is written."""
         self._saves = SaveSlot(bus, game)
         """The episode's `save` (an agent's `save` / `restore`, see `saves.py`)."""
 
@@ -122,7 +125,10 @@ class PlaySession:
         failures_before = self._llm_failures()
         calls_before = dict(self._summarizer_counts())
         self._episode = ep
-        self._translator = StepTranslator(self._bus, on_arrive=self._arrived)
+        self._tester.restart()
+        self._translator = StepTranslator(
+            self._bus, on_arrive=self._arrived, examine=self._tester.examine
+        )
         self._saves = SaveSlot(self._bus, self._game)
         obs = self._translator.start(ep.state, self._game.reset())
         for turn in range(1, self._options.max_turns + 1):
@@ -249,6 +255,7 @@ class PlaySession:
                 )
             else:
                 ep.state, self._translator.track, after = back
+                self._tester.restart()
         outcome = turn_outcome(ep.number, turn, command, before, after, decision.reasoning)
         ep.turns.append(outcome)
         self._write_transcript(ep, outcome, decision, after, prompt)

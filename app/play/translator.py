@@ -21,9 +21,12 @@ from cairn.events import commands as c
 from cairn.events.bus import MessageBus
 from cairn.interfaces.game import GameObservation
 from cairn.models.game import GameState, Message, TurnOutcome
+from cairn.models.lesson import TurnTests
 from cairn.services.clock import SystemClock
 
 ArrivalHook = Callable[[GameObservation, str | None], None]
+Examiner = Callable[[TurnOutcome], TurnTests | None]
+"""Asks the game about a turn's claims before it is recorded (`cairn.lessons.tester`)."""
 
 
 @dataclass
@@ -77,10 +80,12 @@ class StepTranslator:
         bus: MessageBus,
         clock: SystemClock | None = None,
         on_arrive: ArrivalHook | None = None,
+        examine: Examiner | None = None,
     ) -> None:
         self._bus = bus
         self._clock = clock
         self._on_arrive = on_arrive
+        self._examine = examine
         self.track = EpisodeTrack()
 
     def start(self, gs: GameState, obs: GameObservation) -> GameObservation:
@@ -110,6 +115,8 @@ class StepTranslator:
         outcome = turn_outcome(gs.episode, turn, action, before, after, reasoning)
         if unknown:
             outcome = outcome.model_copy(update={"location_unknown": True})
+        if self._examine is not None and (tests := self._examine(outcome)) is not None:
+            outcome = outcome.model_copy(update={"tests": tests})
         self._bus.handle(c.RecordTurn(gs, outcome))
         self.track.last = outcome
         if outcome.won or outcome.died:

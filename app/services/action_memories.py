@@ -14,7 +14,7 @@ from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import Trigger
 from cairn.models.memory import MemoryEntry
 from cairn.services import ending_memories, notes_and_pruning
-from cairn.services.causes import dark_arrival, diagnose
+from cairn.services.causes import as_tested, dark_arrival, diagnose
 from cairn.services.ending_memories import (
     as_attacker_lesson,
     dark_hint,
@@ -83,6 +83,8 @@ class ActionMemories:
             # a room the game shows dark is remembered so at once: light before coming back
             record_dark_room(self._core, outcome, dark, died=False)
         why = diagnose(outcome, earlier) if outcome.died else None
+        if why is not None and outcome.tests is not None:
+            why = as_tested(why, outcome.tests.death_by)
         if why is not None and why.cause in (DeathCause.DARKNESS, DeathCause.LIGHT):
             # the room is the cause, not the command taken there
             return by_rules(
@@ -115,7 +117,12 @@ class ActionMemories:
                 existing,
                 death_hint(outcome, why, existing),
                 lambda: store_decision(
-                    self._core, outcome, history, existing, death_decision(outcome, existing)
+                    self._core,
+                    outcome,
+                    history,
+                    existing,
+                    death_decision(outcome, existing),
+                    why.cause.value,
                 ),
                 self._triggers(outcome, existing),
             )
@@ -146,7 +153,8 @@ class ActionMemories:
                 )
             if found is Verdict.NO_OP and not self._core.summarizer.llm_first:
                 return None  # it already was so: nothing learned about the place
-        entry = self._record_progress(outcome, history, existing)
+        reason = why.cause.value if why is not None else None
+        entry = self._record_progress(outcome, history, existing, reason)
         if why is not None and why.cause is DeathCause.COMBAT:
             return as_attacker_lesson(self._core, entry, outcome, why)
         if found is Verdict.CHANGED and not outcome.died:
@@ -156,7 +164,11 @@ class ActionMemories:
         return entry
 
     def _record_progress(
-        self, outcome: TurnOutcome, history: list[TurnOutcome], existing: list[MemoryEntry]
+        self,
+        outcome: TurnOutcome,
+        history: list[TurnOutcome],
+        existing: list[MemoryEntry],
+        death_reason: str | None = None,
     ) -> MemoryEntry | None:
         """A turn that was no plain failure: a move, a map fact or the summarizer's memory."""
         record = (
@@ -187,7 +199,7 @@ class ActionMemories:
         decision = synthesize(self._core, request)
         if decision is None:
             return None
-        return store_decision(self._core, outcome, history, existing, decision)
+        return store_decision(self._core, outcome, history, existing, decision, death_reason)
 
     def _triggers(self, outcome: TurnOutcome, existing: list[MemoryEntry]) -> list[Trigger]:
         """The triggers the turn fires; a move already remembered from here fires neither the

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cairn.models.game import TurnOutcome
+from cairn.models.lesson import DeathBy
 from cairn.services.endings import BLAMES_COMMAND, DeathCause, death_cause, ending_text
 from cairn.services.map import normalize_direction
 from cairn.services.outcomes import first_sentences, is_failure, normalize_command
@@ -137,6 +138,21 @@ class Diagnosis:
     def blames_command(self) -> bool:
         """Whether the last command is the danger (its effect, a trap or a fall it set off)."""
         return self.cause in BLAMES_COMMAND
+
+
+def as_tested(found: Diagnosis, by: DeathBy | None) -> Diagnosis:
+    """`found` as the game's own answer has it (`TurnTests.death_by`: what a harmless command
+    in place of the last one did): a death that comes anyway is the world's, whatever the
+    words blamed; one a harmless command avoids is the command's, even when the words spoke
+    of a need or the plot. Rooms (darkness, a light) and attackers keep their own lessons."""
+    if by is DeathBy.EVENT and found.blames_command:
+        return Diagnosis(DeathCause.PLOT)
+    if by is DeathBy.ACTION and found.cause in _WORLD_CAUSES:
+        return Diagnosis(DeathCause.COMMAND)
+    return found
+
+
+_WORLD_CAUSES = frozenset({DeathCause.CLOCK, DeathCause.HUNGER, DeathCause.AIR, DeathCause.PLOT})
 
 
 def attacker(words: str) -> str | None:

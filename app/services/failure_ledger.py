@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cairn.lessons.build import lesson_of
 from cairn.models.game import TurnOutcome
+from cairn.models.lesson import render
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
 from cairn.services.memory_core import MemoryCore
 from cairn.services.memory_rules import ledger_of, prerequisites, success_of
@@ -23,9 +25,8 @@ from cairn.services.outcomes import (
     said,
     why_not,
     with_note,
-    with_steps,
 )
-from cairn.services.preconditions import needed_items, with_needs
+from cairn.services.preconditions import needed_items
 
 
 def qualify(core: MemoryCore, earlier: MemoryEntry, outcome: TurnOutcome) -> MemoryEntry | None:
@@ -78,18 +79,17 @@ def retire_failure(
             if t.location_before == outcome.location_before and action_key(t.action) != key
         ]
         action = normalize_command(outcome.action)
+        lesson = lesson_of(outcome, needs=needed_items(outcome, history), steps=steps)
         entry = core.new_entry(
             scope=MemoryScope.LOCATION,
             category=MemoryCategory.SUCCESS,
             title=f"'{action}' worked",
-            text=with_needs(
-                with_steps(
-                    f"'{action}' worked here (Ep{outcome.episode}, T{outcome.turn}): "
-                    f'"{said(outcome.response)}" {before}',
-                    list(dict.fromkeys(steps)),
-                ),
-                needed_items(outcome, history),
+            text=render(
+                f"'{action}' worked here (Ep{outcome.episode}, T{outcome.turn}): "
+                f'"{said(outcome.response)}" {before}',
+                lesson,
             ),
+            lesson=lesson,
             importance=500,
             episode=outcome.episode,
             turn_start=outcome.turn,

@@ -1,7 +1,5 @@
-"""What had to be true for a procedure or a score to work: the items held, written into its
-memory ("Needs held: brass lantern.") next to its steps ("Steps first: (1) open window."), and
-read back by whoever would replay it (the offline player, the objectives) so that it is not
-replayed before they hold.
+"""The items the rules propose as needed for a procedure or a score (`needed_items`): proposals
+only, kept in a lesson as far as the game confirms them (`cairn.lessons.build`).
 
 An item counts as needed when the player held it and the action could not have done without it
 as far as the turn shows: the command, a step or the game's answer names it ("unlock door with
@@ -17,44 +15,10 @@ import re
 from collections.abc import Sequence
 
 from cairn.models.game import TurnOutcome
-from cairn.services.outcomes import with_note
 from cairn.services.replies import reply
 
-_NEEDS = re.compile(r"\bNeeds held: (.+?)\.(?=\s|$)")
 _WORD = re.compile(r"[a-z][a-z\-']*")
 _LEAD = frozenset(["a", "an", "the", "some", "your", "my", "pair", "of"])
-
-
-def with_needs(text: str, items: Sequence[str]) -> str:
-    """`text` saying which items had to be held ("Needs held: key, brass lantern."), before its
-    steps; unchanged with no items or when it already says so."""
-    items = [i for i in dict.fromkeys(items) if i and "," not in i and "." not in i]
-    if not items or _NEEDS.search(text):
-        return text
-    return with_note(text, f"Needs held: {', '.join(items)}.")
-
-
-def needs_held(text: str) -> list[str]:
-    """The items a memory says had to be held (the inverse of `with_needs`)."""
-    found = _NEEDS.search(text)
-    return [i.strip() for i in found.group(1).split(", ") if i.strip()] if found else []
-
-
-def holds(item: str, inventory: Sequence[str]) -> bool:
-    """Whether `inventory` holds `item`: the same name, or a name sharing its last word (its
-    noun: "lantern" is held as "brass lantern", "brass lantern" as "lantern")."""
-    wanted = item.lower().strip()
-    noun = _noun(wanted)
-    for name in inventory:
-        held = name.lower().strip()
-        if held == wanted or (noun is not None and noun == _noun(held)):
-            return True
-    return False
-
-
-def missing(text: str, inventory: Sequence[str]) -> list[str]:
-    """The items a memory needs held that `inventory` does not hold."""
-    return [item for item in needs_held(text) if not holds(item, inventory)]
 
 
 def needed_items(outcome: TurnOutcome, history: Sequence[TurnOutcome]) -> list[str]:
@@ -88,6 +52,6 @@ def _named(item: str, words: set[str]) -> bool:
     return noun is not None and noun in words
 
 
-def _noun(name: str) -> str | None:
+def _noun(name: str) -> str | None:  # (the noun of an item's name)
     words = [w for w in _WORD.findall(name.split(" with ")[0]) if w not in _LEAD]
     return words[-1] if words else None

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from cairn.errors import SummarizerError
 from cairn.interfaces.summarizer import SynthesisRequest
+from cairn.lessons.build import lesson_of
 from cairn.models.game import TurnOutcome
+from cairn.models.lesson import EffectKind, render
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, SynthesisDecision
 from cairn.services.endings import ending_text
 from cairn.services.memory_core import MemoryCore, log
 from cairn.services.memory_rules import adds_content, move_of
-from cairn.services.outcomes import procedure_steps
-from cairn.services.preconditions import needed_items, with_needs
+from cairn.services.preconditions import needed_items
 from cairn.services.replies import is_junk
 from cairn.services.supersession import resolve
 
@@ -36,8 +37,10 @@ def store_decision(
     history: list[TurnOutcome],
     existing: list[MemoryEntry],
     decision: SynthesisDecision,
+    death_reason: str | None = None,
 ) -> MemoryEntry | None:
-    """The summarizer's memory of a turn, stored at its source with what it supersedes."""
+    """The summarizer's memory of a turn, stored at its source with what it supersedes, its
+    lesson's claims kept as far as the game confirmed them (`cairn.lessons.build`)."""
     source = outcome.location_before
     assert source is not None
     move = move_of(outcome)
@@ -51,11 +54,18 @@ def store_decision(
         words = ending_text(outcome.response)
         if words and words not in text:
             text = f'{text} The game said: "{words}"'
-    if decision.category is MemoryCategory.SUCCESS and (
-        outcome.score_delta > 0 or procedure_steps(text)
-    ):
-        # a procedure or a score: what had to be held, so it is not replayed before
-        text = with_needs(text, needed_items(outcome, history))
+    lesson = lesson_of(
+        outcome,
+        needs=_proposed_needs(core, outcome, history, decision),
+        steps=decision.steps_first,
+        by_model=core.summarizer.llm_first,
+        refused=decision.category is MemoryCategory.FAILURE,
+        death_reason=death_reason,
+    )
+    if lesson is not None and lesson.effect.kind is EffectKind.CHANGED and _not_again(outcome):
+        log.info("turn %s: the change did not happen again on a second try; not kept", outcome.turn)
+        return None
+    text = render(text, lesson)
     same = [
         e
         for e in existing
@@ -80,6 +90,7 @@ def store_decision(
         score_delta=outcome.score_delta,
         location_id=source,
         location_name=outcome.location_before_name or None,
+        lesson=lesson,
     )
     resolution = resolve(decision, existing, core.policy.max_supersessions)
     # the same title with more to say (a procedure that now has its steps) replaces the old
@@ -94,3 +105,26 @@ def store_decision(
                 tx.supersede(old_id, None)
         core.announce(tx, entry)
     return entry
+
+
+def _proposed_needs(
+    core: MemoryCore,
+    outcome: TurnOutcome,
+    history: list[TurnOutcome],
+    decision: SynthesisDecision,
+) -> list[str]:
+    """The items proposed as needed: the model's own list; offline, for a score or a
+    procedure, the items the turn names or took here (`preconditions.needed_items`)."""
+    if core.summarizer.llm_first:
+        return list(decision.needs_held)
+    if decision.category is MemoryCategory.SUCCESS and (
+        outcome.score_delta > 0 or decision.steps_first or outcome.won
+    ):
+        return [*decision.needs_held, *needed_items(outcome, history)]
+    return list(decision.needs_held)
+
+
+def _not_again(outcome: TurnOutcome) -> bool:
+    """Whether the game, asked again, said the turn's change does not happen (a refusal whose
+    world diff was a side effect, a timed event)."""
+    return outcome.tests is not None and not outcome.tests.reproduced

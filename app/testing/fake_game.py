@@ -11,7 +11,9 @@ Hall (1) --east--> Vault (3)   the door is locked: "unlock door with key", "open
 Pit (4)                        walking into the Pit kills you
 
 Commands: directions (`north`, `n`, `go north`), `look`, `inventory`, `open <container>`,
-`take <item>` (the item's full name or its last word), `unlock door with <key>`, `open door`.
+`take <item>` / `drop <item>` (the item's full name or its last word; an item's points are
+given once), `unlock door with <key>`, `open door`. A world may kill the player at a set
+move whatever is sent (`doom_at`, a clock). `probe` answers from a copy of an earlier state.
 Every command after the game ended answers "The game is over." and spends no move.
 Observations list the room's `objects` (its containers and the items in view); the player is
 never inside anything, so `location_context` stays "".
@@ -21,10 +23,11 @@ Deterministic: the same commands always give the same observations.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from cairn.adapters.game.npcs import npcs_in_text
-from cairn.interfaces.game import GameObservation, IGame
+from cairn.interfaces.game import GameObservation, IGame, Probe
 
 _ALIASES = {
     "n": "north",
@@ -79,6 +82,8 @@ class FakeWorld:
     containers: dict[str, int] = field(default_factory=dict)  # container name -> room id
     doors: tuple[FakeDoor, ...] = ()
     walkthrough: tuple[str, ...] = ()
+    doom_at: int | None = None
+    """The move at which the player dies whatever is sent (a clock), if any."""
 
     @property
     def max_score(self) -> int:
@@ -125,6 +130,8 @@ class _State:
     opened: list[str] = field(default_factory=list)  # containers
     unlocked: list[int] = field(default_factory=list)  # door indexes
     door_open: list[int] = field(default_factory=list)
+    dropped: dict[str, int] = field(default_factory=dict)  # item -> the room it was put down in
+    scored: list[str] = field(default_factory=list)  # items whose points were given
     score: int = 0
     moves: int = 0
     done: bool = False
@@ -152,6 +159,8 @@ class FakeGame(IGame):
         self._lose_location = lose_location_at_end
         self._s = _State(room=self._world.start)
         self.actions: list[str] = []
+        self._before: list[bytes] = []
+        """The state before each step of the episode (`probe`)."""
 
     @property
     def name(self) -> str:
@@ -166,17 +175,55 @@ class FakeGame(IGame):
     def reset(self) -> GameObservation:
         """Back to the start room with nothing carried."""
         self._s = _State(room=self._world.start)
+        self._before.clear()
         return self._observe(self._room_text(self._s.room))
 
     def step(self, action: str) -> GameObservation:
         """Send one command (recorded in `actions`)."""
         self.actions.append(action)
+        self._before.append(self.save())
+        return self._step(action)
+
+    def probe(self, back: int, commands: Sequence[str]) -> list[Probe] | None:
+        """What `commands` do from the state before the `back`-th last step; the game played
+        is left as it was (its state, its recorded actions)."""
+        if not 0 < back <= len(self._before):
+            return None
+        now = self._s
+        self._s = _State(**json.loads(self._before[-back]))
+        found: list[Probe] = []
+        try:
+            for command in commands:
+                seen = self._step(command)
+                found.append(
+                    Probe(
+                        command=command,
+                        text=seen.text,
+                        location_id=seen.location_id,
+                        score=seen.score,
+                        inventory=seen.inventory,
+                        died=seen.died,
+                        won=seen.won,
+                    )
+                )
+                if seen.done:
+                    break
+        finally:
+            self._s = now
+        return found
+
+    def _step(self, action: str) -> GameObservation:
         if self._s.done:
             return self._observe("The game is over.")
         self._s.moves += 1
         command = " ".join(action.lower().split())
         command = _ALIASES.get(command, command).removeprefix("go ")
-        return self._observe(self._respond(command))
+        answer = self._respond(command)
+        doom = self._world.doom_at
+        if doom is not None and self._s.moves >= doom and not self._s.done:
+            self._s.done = self._s.died = True
+            answer += " The ceiling collapses on you. *** You have died ***"
+        return self._observe(answer)
 
     def save(self) -> bytes:
         """The state as JSON bytes."""
@@ -185,6 +232,7 @@ class FakeGame(IGame):
     def restore(self, state: bytes) -> GameObservation:
         """Back to a saved state; the observation's text is empty."""
         self._s = _State(**json.loads(state))
+        self._before.clear()
         return self._observe("")
 
     def walkthrough(self) -> list[str]:
@@ -211,6 +259,8 @@ class FakeGame(IGame):
             return self._open_container(rest)
         if verb == "take":
             return self._take(rest)
+        if verb == "drop":
+            return self._drop(rest)
         if verb == "unlock" and rest.startswith("door with "):
             return self._unlock(rest.removeprefix("door with "))
         return "You can't do that here."
@@ -247,6 +297,10 @@ class FakeGame(IGame):
             return "You can't do that here."
         name, item = found
         s.inventory.append(name)
+        s.dropped.pop(name, None)
+        if name in s.scored:
+            return "Taken."
+        s.scored.append(name)
         s.score += item.points
         if item.wins:
             s.done = s.won = True
@@ -257,11 +311,24 @@ class FakeGame(IGame):
             return f"Taken. Your score has gone up by {number} point{plural}."
         return "Taken."
 
+    def _drop(self, word: str) -> str:
+        s = self._s
+        for name in s.inventory:
+            if word in (name, name.split()[-1]):
+                s.inventory.remove(name)
+                s.dropped[name] = s.room
+                return "Dropped."
+        return "You don't have that."
+
     def _item_here(self, word: str) -> tuple[str, FakeItem] | None:
         """The item called `word` (full name or last word) that can be taken right here."""
         s = self._s
         for name, item in self._world.items.items():
             if word not in (name, name.split()[-1]) or name in s.inventory:
+                continue
+            if name in s.dropped:
+                if s.dropped[name] == s.room:
+                    return name, item
                 continue
             if item.room == s.room and (item.container is None or item.container in s.opened):
                 return name, item
@@ -328,9 +395,12 @@ class FakeGame(IGame):
         items = [
             name
             for name, item in self._world.items.items()
-            if item.room == s.room
-            and name not in s.inventory
-            and (item.container is None or item.container in s.opened)
+            if name not in s.inventory
+            and (
+                s.dropped.get(name) == s.room
+                if name in s.dropped
+                else item.room == s.room and (item.container is None or item.container in s.opened)
+            )
         ]
         return [*containers, *items]
 

@@ -19,6 +19,14 @@ from cairn.adapters.storage.markdown_parse import parse
 from cairn.adapters.storage.sqlite_schema import SCHEMA_VERSION
 from cairn.errors import MemoryNotFoundError, StoreError
 from cairn.interfaces.store import IMemoryStore
+from cairn.models.lesson import (
+    DeathBy,
+    DeathCause,
+    Effect,
+    EffectKind,
+    Evidence,
+    Lesson,
+)
 from cairn.models.memory import (
     LocationRecord,
     MemoryCategory,
@@ -102,6 +110,16 @@ def full_entries() -> list[MemoryEntry]:
         source=MemorySource.FAILURE,
         via="enter window",
         leads_to=203,
+        lesson=Lesson(
+            action="put coin in slot",
+            effect=Effect(kind=EffectKind.DIED),
+            needs_held=["brass lantern", "coin"],
+            steps_first=["open window"],
+            death_cause=DeathCause(by=DeathBy.ACTION, action="put coin in slot", reason="trap"),
+            evidence=Evidence.TESTED,
+            episode=2,
+            turn=14,
+        ),
     )
     npc = MemoryEntry(
         id="m-full-npc",

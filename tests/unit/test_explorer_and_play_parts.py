@@ -19,6 +19,7 @@ from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
 from cairn.models.episode import EpisodeStats
 from cairn.models.game import GameState
+from cairn.models.lesson import Effect, EffectKind, Evidence, Lesson
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from cairn.models.vocabulary import Vocabulary
 from cairn.play.objectives import (
@@ -32,7 +33,7 @@ from cairn.play.reasoning import extract_reasoning
 from cairn.services.context.builders import ContextRequest
 from cairn.services.map import MapGraph
 from cairn.services.memory_service import MemoryService
-from cairn.services.outcomes import procedure_steps, quoted_commands
+from cairn.services.outcomes import quoted_commands
 from cairn.services.policy import MemoryPolicy
 from cairn.testing import FakeSummarizer
 
@@ -53,6 +54,12 @@ WINDOW = mem(
     "'enter window' leads to Kitchen",
     "'enter window' from here reaches Kitchen (L203). Steps first: (1) open window.",
     importance=600,
+    lesson=Lesson(
+        action="enter window",
+        effect=Effect(kind=EffectKind.MOVED, room_id=203, room="Kitchen"),
+        steps_first=["open window"],
+        evidence=Evidence.TESTED,
+    ),
 )
 FAIL = mem(MemoryCategory.FAILURE, "'take window' fails", "'take window' does not work here.")
 DEATH = mem(MemoryCategory.DANGER, "Deadly: jump", "'jump' here led to death: you fall.")
@@ -75,10 +82,12 @@ def view(text: str, memories: list[MemoryEntry] | None = None, **kw: object) -> 
     )
 
 
-def test_commands_are_read_from_memory_text_by_quoting_convention() -> None:
+def test_commands_are_read_from_quotes_and_steps_from_the_lesson_fields() -> None:
     assert quoted_commands(WINDOW.text) == ["enter window"]
-    assert procedure_steps(WINDOW.text) == ["open window"]
     assert remembered_procedures([WINDOW], []) == ["open window", "enter window"]
+    # the prose is never parsed back: without the lesson, its "Steps first" are not steps
+    prose_only = WINDOW.model_copy(update={"lesson": None})
+    assert remembered_procedures([prose_only], []) == []
     assert remembered_bad([WINDOW, FAIL, DEATH]) == {"take window", "jump"}
 
 

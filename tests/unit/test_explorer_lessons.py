@@ -16,6 +16,7 @@ from cairn.events.publisher import EventPublisher
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation, IGame
 from cairn.models.game import GameState
+from cairn.models.lesson import Effect, EffectKind, Evidence, Lesson
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
 from cairn.play.objectives import MemoryObjectiveDiscoverer, ObjectiveInput, ObjectiveTracker
 from cairn.play.runner import run_play
@@ -142,6 +143,12 @@ SCORED = MemoryEntry(
     importance=800,
     episode=1,
     turn_end=20,
+    lesson=Lesson(
+        action="open vault",
+        effect=Effect(kind=EffectKind.SCORED, points=10),
+        needs_held=["brass key"],
+        evidence=Evidence.TESTED,
+    ),
 )
 GOT_KEY = MemoryEntry(
     scope=MemoryScope.LOCATION,
@@ -185,7 +192,11 @@ def test_the_objectives_fetch_what_a_score_needed_before_going_to_score() -> Non
 
 def test_no_objective_targets_a_remembered_dark_room_without_a_light() -> None:
     scored_in_attic = SCORED.model_copy(
-        update={"location_id": ATTIC, "text": "'open vault' gained 10 points: Opened."}
+        update={
+            "location_id": ATTIC,
+            "text": "'open vault' gained 10 points: Opened.",
+            "lesson": SCORED.lesson.model_copy(update={"needs_held": []}),
+        }
     )
     assert objectives_for([], LESSON, scored_in_attic) == []
     assert objectives_for(["brass lamp"], LESSON, scored_in_attic) == [("score", ATTIC)]
@@ -254,5 +265,8 @@ def test_a_score_with_an_item_taken_here_first_says_the_item_is_needed(tmp_path:
         if e.status is MemoryStatus.ACTIVE and e.scope is MemoryScope.LOCATION
         and (e.score_delta or 0) > 0
     ]
-    assert "Needs held: gold coin." in scored.text  # taken here just before; the lamp was not
+    # taken here just before; the lamp was not (the game cannot be asked: observed, untested)
+    assert scored.lesson is not None and scored.lesson.needs_held == ["gold coin"]
+    assert scored.lesson.evidence is Evidence.OBSERVED
+    assert "Needs held: gold coin (observed, untested)." in scored.text
     assert remembered_procedures([scored], ["lamp"]) == []

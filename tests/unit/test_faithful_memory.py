@@ -211,7 +211,8 @@ def test_a_scoring_move_keeps_the_short_state_change_before_it_as_a_step(
     play(tmp_path, game, ["open window", "look", "west"])
     [scored] = [m for m in stored(tmp_path) if m.scope is MemoryScope.LOCATION and m.score_delta]
     assert scored.title == "Scored 10 by 'west'"
-    assert scored.text.endswith("Steps first: (1) open window.")
+    assert scored.lesson is not None and scored.lesson.steps_first == ["open window"]
+    assert scored.text.endswith("Steps first: (1) open window (observed, untested).")
 
 
 def test_a_richer_memory_with_the_same_title_supersedes_the_old_one(tmp_path: Path) -> None:

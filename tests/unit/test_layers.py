@@ -7,6 +7,7 @@ From the bottom up (`LAYERS`):
     models       the domain's values and their invariants (MemoryEntry, GameState, EpisodeStats,
                  the map's saved form, the compass vocabulary)
     interfaces   contracts only: ports (ABCs, Protocols) and the values they speak in
+    lessons      a turn's lesson and the tests that confirm its claims against the game
     events       commands, signals, the publisher, the bus and its handlers (on ports only)
     services     the memory engine, context builders, the map graph, outcomes
     adapters     files, stores, games, LLM transports, the workdir's claim: base, models and
@@ -45,6 +46,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("models", ("cairn.models",)),
     ("interfaces", ("cairn.interfaces",)),
+    # what a turn teaches and how the game confirms it: pure functions over models and ports
+    ("lessons", ("cairn.lessons",)),
     ("events", ("cairn.events",)),
     ("services", ("cairn.services",)),
     # the workdir's claim is a file on disk, like the stores: an adapter

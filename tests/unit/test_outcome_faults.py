@@ -289,7 +289,8 @@ def test_a_remembered_failure_that_now_works_leaves_the_ledger(memory: Memory) -
     [worked] = [e for e in successes if "'open door'" in e.title]
     assert "'unlock door with key' worked" in [e.title for e in successes]  # the step too
     assert "'open door' had failed here before" in worked.text
-    assert worked.text.endswith("Steps first: (1) unlock door with key.")
+    assert worked.lesson is not None and worked.lesson.steps_first == ["unlock door with key"]
+    assert worked.text.endswith("Steps first: (1) unlock door with key (observed, untested).")
 
 
 # -- 4. no junk -----------------------------------------------------------------------------------

@@ -50,9 +50,9 @@ from __future__ import annotations
 
 import ctypes
 import pickle
-import re
 import warnings
-from collections.abc import Callable, Collection
+from collections import deque
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,7 @@ from cairn.adapters.game.names import (
     strip_status_line,
 )
 from cairn.adapters.game.npcs import match_npcs
+from cairn.adapters.game.probes import asked, ending, run_probe, world_diff
 from cairn.adapters.game.room_names import RoomNames
 from cairn.adapters.game.rooms import (
     PROBE_MOVES,
@@ -83,7 +84,7 @@ from cairn.adapters.game.rooms import (
 from cairn.adapters.game.story_file import check_story_file
 from cairn.adapters.game.ztree import ObjectTree, ZStory
 from cairn.errors import GameError
-from cairn.interfaces.game import GameObservation, IGame
+from cairn.interfaces.game import GameObservation, IGame, Probe
 from cairn.models.vocabulary import Vocabulary
 
 __all__ = [
@@ -94,7 +95,8 @@ __all__ = [
     "strip_status_line",
 ]
 
-_DEATH = re.compile(r"\*+\s*you (?:have )?(?:died|lost)\s*\*+|\byou have died\b", re.I)
+_KEPT_STATES = 24
+"""States before the episode's last steps kept for `probe` (a claim's steps lie within them)."""
 
 
 @dataclass
@@ -149,6 +151,8 @@ class JerichoGame(IGame):
         self._object_names: dict[str, str] = {}
         self._turn_look: str | None = None
         self._steps = 0
+        self._before: deque[tuple[Any, ...]] = deque(maxlen=_KEPT_STATES)
+        """The interpreter's state before each of the episode's last steps (`probe`)."""
 
     @property
     def name(self) -> str:
@@ -167,6 +171,7 @@ class JerichoGame(IGame):
         except Exception as exc:
             raise GameError(f"{self.name}: the interpreter failed to reset: {exc}") from exc
         self._steps = 0
+        self._before.clear()
         return self._observe(text, done=False)
 
     def step(self, action: str) -> GameObservation:
@@ -177,6 +182,8 @@ class JerichoGame(IGame):
         except Exception as exc:
             raise GameError(f"{self.name}: the interpreter failed on {action!r}: {exc}") from exc
         self._steps += 1
+        if before is not None:
+            self._before.append(before)
         return self._observe(text, done=bool(done), world_changed=self._world_changed(before))
 
     def save(self) -> bytes:
@@ -193,6 +200,7 @@ class JerichoGame(IGame):
         except Exception as exc:
             raise GameError(f"{self.name}: not a state saved by this game: {exc}") from exc
         self._steps = saved.steps
+        self._before.clear()
         return self._observe("", done=False)
 
     def walkthrough(self) -> list[str]:
@@ -205,6 +213,46 @@ class JerichoGame(IGame):
                 return [str(a) for a in self._env.get_walkthrough()]
             except Exception:  # no bindings for this game
                 return []
+
+    def probe(self, back: int, commands: Sequence[str]) -> list[Probe] | None:
+        """What `commands` do from the state before the `back`-th last step, on the second
+        interpreter (the played one never goes back in time: see the module docstring)."""
+        if self._player is None or self._story is None or not 0 < back <= len(self._before):
+            return None
+        try:
+            return run_probe(self._second(), self._before[-back], commands, self._probe_of)
+        except Exception:  # an interpreter that cannot follow: the game cannot be asked
+            return None
+
+    def _probe_of(
+        self, shadow: Any, command: str, raw: str, done: bool, changed: bool | None
+    ) -> Probe:
+        """The probe of one command, read from the second interpreter's state."""
+        assert self._story is not None and self._player is not None
+        tree = self._story.tree(bytes(shadow.get_state()[0]))
+        status = tree.global_variable(0) if self._story.version == 3 else 0
+        room = place_player(tree, self._player, self._rooms_root, status).room
+        items = list(tree.children(self._player))
+        raw_names = [tree.name(i) for i in items]
+        if items and not any(n.strip() for n in raw_names):
+            inventory = parse_inventory(asked(shadow, "inventory")) if not done else []
+        else:
+            inventory = [
+                n for n in self._cleaned(raw_names, self._item_names, clean_item_name) if n
+            ]
+        score = int(shadow.get_score()) if self._supported else None
+        top = int(shadow.get_max_score()) if self._supported else None
+        won, died = ending(shadow, strip_status_line(raw), done, self._supported, score, top)
+        return Probe(
+            command=command,
+            text=strip_status_line(raw),
+            location_id=room,
+            score=score,
+            inventory=inventory,
+            died=died,
+            won=won,
+            world_changed=changed,
+        )
 
     def vocabulary(self) -> Vocabulary | None:
         """The story file's dictionary; None when it has none Jericho can read. Read once."""
@@ -228,20 +276,18 @@ class JerichoGame(IGame):
         if before is None:
             return None
         try:
-            own = _changes(self._env)
+            own = world_diff(self._env)
             if not own:
                 return False
             shadow = self._second()
             shadow.set_state(before)
             shadow.step("wait")
-            passing = _changes(shadow)
+            passing = world_diff(shadow)
         except Exception:  # an interpreter without the diff: the game cannot say
             return None
         return bool(own - passing)
 
-    def _observe(
-        self, raw: str, done: bool, world_changed: bool | None = None
-    ) -> GameObservation:
+    def _observe(self, raw: str, done: bool, world_changed: bool | None = None) -> GameObservation:
         """Read everything the observation reports from the interpreter, after `raw` text."""
         text = strip_status_line(raw)
         self._turn_look = None
@@ -336,19 +382,8 @@ class JerichoGame(IGame):
     def _look(self) -> str:
         """The answer to `look`, on a saved state that is restored (at most once a turn)."""
         if self._turn_look is None:
-            self._turn_look = self._ask("look")
+            self._turn_look = asked(self._env, "look")
         return self._turn_look
-
-    def _ask(self, command: str) -> str:
-        """Send `command` and undo it: the answer costs no move and changes nothing."""
-        state = self._env.get_state()
-        try:
-            text, _r, _d, _i = self._env.step(command)
-        except Exception:  # an interpreter error while asking: no answer
-            text = ""
-        finally:
-            self._env.set_state(state)
-        return str(text)
 
     def _room_name(self, view: _View | None, text: str, done: bool) -> tuple[str, str]:
         """(name, context) of the player's room; ("", "") when there is no location."""
@@ -413,14 +448,7 @@ class JerichoGame(IGame):
         self, text: str, done: bool, score: int | None, max_score: int | None
     ) -> tuple[bool, bool]:
         """(won, died). A death banner without `done` (a resurrection) is still a death."""
-        banner = _DEATH.search(text) is not None
-        if not done:
-            return False, banner
-        if not self._supported:
-            return False, banner
-        full = score is not None and max_score is not None and 0 < max_score <= score
-        won = bool(self._env.victory()) or full
-        return won, not won and (bool(self._env.game_over()) or banner)
+        return ending(self._env, text, done, self._supported, score, max_score)
 
     def _inventory(self, view: _View | None, done: bool) -> list[str]:
         """Names of what the player carries, from the object tree (see the module docstring)."""
@@ -429,7 +457,7 @@ class JerichoGame(IGame):
         items = list(view.tree.children(self._player))
         raw = [view.tree.name(i) for i in items]
         if items and not any(n.strip() for n in raw):
-            return [] if done else parse_inventory(self._ask("inventory"))
+            return [] if done else parse_inventory(asked(self._env, "inventory"))
         return [n for n in self._cleaned(raw, self._item_names, clean_item_name) if n]
 
     def _clean_one(self, raw: str) -> str:
@@ -449,18 +477,6 @@ class JerichoGame(IGame):
             if name not in known:
                 known[name] = clean(name, vocabulary, resolution)
         return [known[name] for name in raw]
-
-
-def _changes(env: Any) -> set[tuple[int, int, int]]:
-    """The last step's changes as (kind, object or address, parent, flag or value): kinds 0
-    moved, 1 flag set, 2 flag cleared, 3 special memory; the player's own flags left out."""
-    player = int(getattr(env, "player_obj_num", 0) or 0)
-    found: set[tuple[int, int, int]] = set()
-    for kind, pairs in enumerate(env._get_world_diff()):
-        for first, second in pairs:
-            if not (kind in (1, 2) and int(first) == player):
-                found.add((kind, int(first), int(second)))
-    return found
 
 
 def _story(path: Path) -> ZStory | None:

@@ -114,6 +114,9 @@ def comment_fields(entry: MemoryEntry) -> dict[str, Any]:
         value = values[name]
         if default is _ALWAYS or value != default:
             data[name] = value
+    lesson = values["lesson"]
+    if lesson is not None:  # a model of its own: written as its JSON object
+        data["lesson"] = lesson.model_dump(mode="json", exclude_defaults=True)
     return data
 
 

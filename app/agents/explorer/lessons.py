@@ -5,9 +5,10 @@ knows of. Pure functions of memory entries (see `agent.py` for how the player us
 from __future__ import annotations
 
 from cairn.agents.explorer.words import asked_first, normalize
+from cairn.lessons import reading
 from cairn.models.memory import MemoryCategory, MemoryEntry
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
-from cairn.services.outcomes import later_answers, procedure_steps, quoted_commands
+from cairn.services.outcomes import later_answers, quoted_commands
 
 
 def ways_into(
@@ -73,5 +74,5 @@ def known_commands(memories: list[MemoryEntry]) -> set[str]:
         normalize(c)
         for m in memories
         if m.category is not MemoryCategory.FAILURE
-        for c in [*quoted_commands(m.text), *procedure_steps(m.text)]
+        for c in [*quoted_commands(m.text), *reading.steps_first(m)]
     }

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
+from cairn.lessons.reading import missing, steps_first
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
 from cairn.services.causes import DARK_TAG, LESSON_TAG, WayIn, ways_in, with_ways_in
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
@@ -16,10 +17,8 @@ from cairn.services.outcomes import (
     Command,
     got_items,
     later_notes,
-    procedure_steps,
     quoted_commands,
 )
-from cairn.services.preconditions import missing
 
 DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
 _Check = Callable[[str], bool]
@@ -152,10 +151,10 @@ def remembered_procedures(
             )
             continue
         quoted = quoted_commands(memory.text)
-        steps = procedure_steps(memory.text)
+        steps = steps_first(memory)
         if any((tool := tool_of(s)) is not None and not holding(tool, inventory) for s in steps):
             continue  # a step needs an item not held: the action would fail before it
-        if missing(memory.text, inventory):
+        if missing(memory, inventory):
             continue  # it needed items held that are not: not before they are
         if quoted and ((memory.score_delta or 0) > 0 or steps):
             # a take waits until what it takes is in sight (its steps may bring it in sight)

@@ -1,0 +1,164 @@
+"""The game disposes (issue 36): a turn's claims are put to the game (`ClaimTester`, through
+`IGame.probe`) before its lesson is kept; refuted claims are not written, untested ones say so.
+On the fake game, whose probes answer from a copy of an earlier state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cairn.agents.scripted import ScriptedAgent
+from cairn.container import build_container
+from cairn.lessons.build import lesson_of
+from cairn.lessons.tester import ClaimTester
+from cairn.models.game import TurnOutcome
+from cairn.models.lesson import DeathBy, EffectKind, Evidence, TurnTests
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
+from cairn.play.runner import run_play
+from cairn.play.translator import turn_outcome
+from cairn.settings import load_settings
+from cairn.testing.fake_game import FakeGame, FakeItem, FakeRoom, FakeWorld, default_world
+
+TO_THE_VAULT = [
+    "north",
+    "open chest",
+    "take key",
+    "south",
+    "east",  # the door is closed: a failure here
+    "unlock door with key",
+    "open door",
+    "east",
+]
+
+
+def examined(game: FakeGame, commands: list[str]) -> list[TurnOutcome]:
+    """Each command played on `game`, its outcome examined by a ClaimTester as play does."""
+    tester = ClaimTester(game)
+    before = game.reset()
+    found: list[TurnOutcome] = []
+    for turn, command in enumerate(commands, 1):
+        after = game.step(command)
+        outcome = turn_outcome(1, turn, command, before, after)
+        tests = tester.examine(outcome)
+        found.append(outcome.model_copy(update={"tests": tests}))
+        before = after
+    return found
+
+
+def test_a_way_that_failed_keeps_only_the_steps_the_game_needs() -> None:
+    turns = examined(FakeGame(), TO_THE_VAULT)
+    tests = turns[-1].tests
+    assert tests is not None and tests.reproduced
+    # without the unlock or the opening the door stays shut; the first failed try is no step
+    assert tests.steps_needed == ["unlock door with key", "open door"]
+    assert "east" in tests.steps_not_needed
+    # the door open, the key in hand is no longer needed to go east
+    assert tests.not_needed == ["brass key"] and tests.needed == []
+
+
+def test_a_score_keeps_the_step_that_opened_the_way_and_drops_the_one_that_did_nothing() -> None:
+    turns = examined(FakeGame(), ["north", "look", "open chest", "take key"])
+    tests = turns[-1].tests
+    assert tests is not None and tests.reproduced
+    assert tests.steps_needed == ["open chest"]  # `look` did nothing: not asked, not claimed
+    lesson = lesson_of(turns[-1], steps=["look", "open chest"])
+    assert lesson is not None and lesson.effect.kind is EffectKind.SCORED
+    assert lesson.steps_first == ["open chest"] and lesson.evidence is Evidence.TESTED
+
+
+def test_an_item_held_that_the_action_needs_is_confirmed() -> None:
+    world = default_world()
+    # the crown's vault: only the key held; going east needs the door unlocked, not the key
+    turns = examined(FakeGame(world=world), [*TO_THE_VAULT[:4], "unlock door with key"])
+    # "unlock door with key" changes no inventory or score: not a turn worth asking about
+    assert turns[-1].tests is None
+    lesson = lesson_of(turns[-1], needs=["brass key"])
+    assert lesson is None  # no effect the state shows (the fake cannot say the world changed)
+
+
+def test_a_death_that_comes_whatever_is_sent_is_the_worlds() -> None:
+    world = FakeWorld(
+        rooms={1: FakeRoom("Cell", "A cell.", {"north": 2}), 2: FakeRoom("Yard", "A yard.")},
+        start=1,
+        items={"coin": FakeItem(room=1)},
+        doom_at=3,
+    )
+    turns = examined(FakeGame(world=world), ["take coin", "north", "south"])
+    assert turns[-1].died
+    assert turns[-1].tests is not None and turns[-1].tests.death_by is DeathBy.EVENT
+
+
+def test_a_death_a_harmless_command_avoids_is_the_commands() -> None:
+    turns = examined(FakeGame(), ["west"])  # into the pit
+    assert turns[-1].died
+    assert turns[-1].tests is not None and turns[-1].tests.death_by is DeathBy.ACTION
+    lesson = lesson_of(turns[-1])
+    assert lesson is not None and lesson.death_cause is not None
+    assert lesson.death_cause.by is DeathBy.ACTION and lesson.death_cause.action == "west"
+    assert lesson.evidence is Evidence.TESTED
+
+
+def test_a_refuted_item_is_never_written_and_an_untested_one_says_so() -> None:
+    outcome = TurnOutcome(
+        turn=5,
+        action="take egg",
+        response="Taken.",
+        location_before=3,
+        location_after=3,
+        score_before=0,
+        score_after=5,
+        inventory_before=["lamp", "sword"],
+        inventory_after=["lamp", "sword", "egg"],
+    )
+    refuted = outcome.model_copy(
+        update={"tests": TurnTests(reproduced=True, not_needed=["lamp", "sword"])}
+    )
+    lesson = lesson_of(refuted, needs=["lamp"], steps=["open egg"])
+    assert lesson is not None and lesson.needs_held == [] and lesson.steps_first == []
+    assert lesson.evidence is Evidence.TESTED
+    untested = lesson_of(outcome, needs=["lamp"], by_model=True)
+    assert untested is not None and untested.needs_held == ["lamp"]
+    assert untested.evidence is Evidence.CLAIMED
+    not_held = lesson_of(outcome, needs=["rope"], by_model=True)
+    assert not_held is not None and not_held.needs_held == []  # not held: no precondition
+
+
+def _active(entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    return [
+        e for e in entries if e.status is not MemoryStatus.SUPERSEDED and e.lesson is not None
+    ]
+
+
+def test_play_writes_tested_lessons_and_no_danger_for_a_death_by_the_clock(
+    tmp_path: Path,
+) -> None:
+    world = FakeWorld(
+        rooms={
+            1: FakeRoom("Cell", "A cell. A chest stands here.", {"north": 2}),
+            2: FakeRoom("Yard", "A yard.", {"south": 1}),
+        },
+        start=1,
+        items={"coin": FakeItem(room=1, container="chest", points=2)},
+        containers={"chest": 1},
+        doom_at=6,
+    )
+    commands = ["open chest", "look", "take coin", "north", "south", "north"]
+    settings = load_settings(workdir=tmp_path)
+    run_play(
+        settings,
+        game=FakeGame(world=world),
+        agent=ScriptedAgent(commands),
+        episodes=1,
+        max_turns=len(commands),
+    )
+    entries = build_container(settings).store().entries()
+    [scored] = [e for e in _active(entries) if e.lesson and e.lesson.effect.points == 2]
+    assert scored.lesson is not None
+    assert scored.lesson.steps_first == ["open chest"] and scored.lesson.needs_held == []
+    assert scored.lesson.evidence is Evidence.TESTED
+    assert "Steps first: (1) open chest." in scored.text
+    dangers = [
+        e
+        for e in entries
+        if e.category is MemoryCategory.DANGER and e.scope is MemoryScope.LOCATION
+    ]
+    assert dangers == []  # the clock killed, not 'north'
