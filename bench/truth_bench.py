@@ -289,6 +289,14 @@ class Outcome:
         return self.place_before != self.place_after
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """An interpreter state and the score that goes with it."""
+
+    state: Any
+    score: int | None
+
+
 @dataclass
 class ReplayFigures:
     """How well the replay reproduced a run."""
@@ -323,8 +331,9 @@ class Replay:
         self.episodes: dict[int, list[Row]] = {}
         for row in sorted(rows, key=lambda r: (r.episode, r.turn)):
             self.episodes.setdefault(row.episode, []).append(row)
-        self.states: dict[tuple[int, int], Any] = {}
+        self.states: dict[tuple[int, int], Snapshot] = {}
         self.figures = ReplayFigures()
+        self._loaded: Snapshot | None = None
 
     def close(self) -> None:
         self.env.close()
@@ -344,12 +353,21 @@ class Replay:
         return self.table.descendants(self._ram(), self.player) if self.player else frozenset()
 
     def score(self) -> int | None:
+        if self._loaded is not None:
+            return self._loaded.score
         return int(self.env.get_score()) if self.supported else None
 
-    def load(self, state: Any) -> None:
+    def snapshot(self) -> Snapshot:
+        return Snapshot(self.env.get_state(), self.score())
+
+    def load(self, snapshot: Snapshot) -> None:
+        """Go back to `snapshot` (its score is the snapshot's until the next step: Jericho
+        answers the score of TextWorld games from outside the saved state, so it lags the
+        state just set until a command is stepped)."""
         if self.env._emulator_halted():
             self.env.reset()
-        self.env.set_state(state)
+        self.env.set_state(snapshot.state)
+        self._loaded = snapshot
 
     def _changes(self) -> frozenset[tuple[int, int, int]] | None:
         if not self.supported:
@@ -369,6 +387,7 @@ class Replay:
         """Send `action` and read what it did."""
         place, score = self.place(), self.score()
         text, _reward, done, _info = self.env.step(action)
+        self._loaded = None
         after = self.score()
         full = after is not None and 0 < self.max_score <= after
         won = bool(done) and self.supported and (bool(self.env.victory()) or full)
@@ -384,7 +403,7 @@ class Replay:
             changes=self._changes(),
         )
 
-    def waiting(self, state: Any) -> frozenset[tuple[int, int, int]] | None:
+    def waiting(self, state: Snapshot) -> frozenset[tuple[int, int, int]] | None:
         """What `wait` from `state` changes (a timed event is not the action's change)."""
         self.load(state)
         self.step(IDLE)
@@ -397,14 +416,15 @@ class Replay:
         `needed` and noting the first turn whose score or death differs from the record."""
         for episode, rows in self.episodes.items():
             self.env.reset()
+            self._loaded = None
             self.figures.episodes += 1
-            saved: Any = None
+            saved: Snapshot | None = None
             for row in rows:
                 if (episode, row.turn) in needed:
-                    self.states[(episode, row.turn)] = self.env.get_state()
+                    self.states[(episode, row.turn)] = self.snapshot()
                 word = row.action.strip().lower()
                 if word == SAVE:
-                    saved = self.env.get_state()
+                    saved = self.snapshot()
                     continue
                 if word == RESTORE:
                     if saved is not None:
@@ -455,8 +475,8 @@ class Claim:
     """What the game did (true, false), or why it could not be decided."""
     episode: int | None = None
     turn: int | None = None
-    last_only: str = ""
-    """steps_first: the verdict skipping only the step's last occurrence, when it differs."""
+    other_skip: str = ""
+    """steps_first: the verdict the other `--steps-skip` gives, when it differs."""
 
     @property
     def in_play(self) -> bool:
@@ -539,10 +559,11 @@ def needs_wait(lesson: Lesson) -> bool:
 class Auditor:
     """Tests the claims of one run's lessons on a `Replay`."""
 
-    def __init__(self, replay: Replay, game: str, seed: int) -> None:
+    def __init__(self, replay: Replay, game: str, seed: int, skip_last_only: bool = False) -> None:
         self.replay = replay
         self.game = game
         self.seed = seed
+        self.skip_last_only = skip_last_only
 
     def claim(self, memory: dict[str, Any], lesson: Lesson | None, kind: str, text: str) -> Claim:
         return Claim(
@@ -560,14 +581,16 @@ class Auditor:
             turn=lesson.turn if lesson is not None else None,
         )
 
-    def trial(self, state: Any, prefix: Sequence[str], lesson: Lesson) -> tuple[Outcome, Any]:
+    def trial(
+        self, state: Snapshot, prefix: Sequence[str], lesson: Lesson
+    ) -> tuple[Outcome, frozenset[tuple[int, int, int]] | None]:
         """From `state`, `prefix` then the lesson's action: (what it did, what `wait` from
         the state right before it changes)."""
         r = self.replay
         r.load(state)
         for command in prefix:
             r.step(command)
-        before = r.env.get_state()
+        before = r.snapshot()
         out = r.step(lesson.action)
         waiting = r.waiting(before) if needs_wait(lesson) else None
         return out, waiting
@@ -631,7 +654,7 @@ class Auditor:
         return None
 
     def needs_held_claim(
-        self, c: Claim, state: Any, lesson: Lesson, item: str, holds: bool | None
+        self, c: Claim, state: Snapshot, lesson: Lesson, item: str, holds: bool | None
     ) -> None:
         if not holds:
             c.why = "the effect did not happen with the item either"
@@ -649,7 +672,7 @@ class Auditor:
             if not before - r.held():
                 reply = reply or dropped.text
                 continue
-            without = r.env.get_state()
+            without = r.snapshot()
             out = r.step(lesson.action)
             waiting = r.waiting(without) if needs_wait(lesson) else None
             still = effect_holds(lesson, out, waiting)
@@ -665,7 +688,8 @@ class Auditor:
     def steps_first_claim(self, c: Claim, lesson: Lesson, step: str, holds: bool | None) -> None:
         """The step's occurrences in the lesson's room before its turn are all left out, from
         the first of them on (a step done twice is still done when only the last is skipped);
-        the verdict skipping only the last occurrence is kept beside it when it differs."""
+        the verdict skipping only the last occurrence is kept beside it when it differs.
+        `skip_last_only` (`--steps-skip last`) swaps the two."""
         if not holds:
             c.why = "the effect did not happen with the step either"
             return
@@ -683,12 +707,14 @@ class Auditor:
         if not found:
             c.why = "the step is not in the transcript before the action"
             return
-        verdict, why = self.without(lesson, rows, {r.turn for r in found})
+        every, last = {r.turn for r in found}, {found[-1].turn}
+        first, other = (last, every) if self.skip_last_only else (every, last)
+        verdict, why = self.without(lesson, rows, first)
         c.verdict, c.why = verdict, why
         if len(found) > 1:
-            last, _ = self.without(lesson, rows, {found[-1].turn})
-            if last != verdict:
-                c.last_only = last
+            otherwise, _ = self.without(lesson, rows, other)
+            if otherwise != verdict:
+                c.other_skip = otherwise
 
     def without(self, lesson: Lesson, rows: list[Row], skipped: set[int]) -> tuple[str, str]:
         """(verdict, why) of the action replayed from the first skipped turn on without the
@@ -709,7 +735,7 @@ class Auditor:
         happened = what_happened(lesson, out, waiting)
         return (FALSE if still else TRUE), f"without turn(s) {turns}: {happened}"
 
-    def death_claim(self, c: Claim, state: Any, lesson: Lesson, played: Outcome) -> None:
+    def death_claim(self, c: Claim, state: Snapshot, lesson: Lesson, played: Outcome) -> None:
         if not played.died:
             c.why = "the action did not kill as replayed"
             return
@@ -804,6 +830,7 @@ class Job:
     reuse: bool = False
     llm: str = "offline"
     group: str = SHARED
+    skip_last_only: bool = False
 
 
 @dataclass
@@ -896,7 +923,7 @@ def audit_folder(job: Job, folder: Path, audit: GameAudit) -> None:
         audit.supported = replay.supported
         replay.prepare(needed_turns((lesson for _, lesson in lessons), rows))
         audit.replay = replay.figures
-        auditor = Auditor(replay, job.name, job.seed)
+        auditor = Auditor(replay, job.name, job.seed, job.skip_last_only)
         for memory, lesson in lessons:
             try:
                 audit.claims.extend(auditor.lesson_claims(memory, lesson))
@@ -1042,7 +1069,9 @@ def goal(claims: list[Claim], seeds: Sequence[int]) -> Goal:
     return Goal(met and bool(seeds), "; ".join(parts))
 
 
-def print_block(title: str, audits: list[GameAudit], seeds: Sequence[int], examples: int) -> Goal:
+def print_block(
+    title: str, audits: list[GameAudit], seeds: Sequence[int], examples: int, skip_last: bool
+) -> Goal:
     """Tables per seed and overall, the goal, false examples and the per-game lines."""
     claims = [c for a in audits for c in a.claims]
     print(title)
@@ -1073,11 +1102,13 @@ def print_block(title: str, audits: list[GameAudit], seeds: Sequence[int], examp
             t = tally(c for c in claims if c.in_play and c.evidence == ev)
             shown.append(f"{ev} {_pct(t.share)} of {t.decided}")
         print(f"true by evidence (lesson claims in play): {'; '.join(shown)}")
-    differ = [c for c in claims if c.last_only]
+    differ = [c for c in claims if c.other_skip]
     if differ:
+        other = "every occurrence" if skip_last else "only the last occurrence"
+        which = ", ".join(f"{c.game} s{c.seed} e{c.episode}t{c.turn}" for c in differ[:4])
         print(
-            f"steps_first: {len(differ)} claim(s) would be judged otherwise skipping only the"
-            " step's last occurrence"
+            f"steps_first: {len(differ)} claim(s) would be judged otherwise skipping {other}"
+            f" of the step ({which})"
         )
     false = [c for c in claims if c.verdict == FALSE]
     false.sort(key=lambda c: (not c.in_play, c.kind == "danger", c.game, c.seed))
@@ -1185,6 +1216,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes (1: no pool)")
     parser.add_argument("--examples", type=int, default=15, help="false claims shown")
     parser.add_argument("--llm", default="offline", help="cairn play's --llm")
+    parser.add_argument(
+        "--steps-skip",
+        choices=("all", "last"),
+        default="all",
+        help="steps_first: leave out every same-room occurrence of the step, or the last only",
+    )
     parser.add_argument("--keep", type=Path, default=None, help="keep the run folders here")
     parser.add_argument(
         "--reuse", type=Path, default=None, help="audit the folders an earlier --keep left"
@@ -1220,6 +1257,7 @@ def main() -> None:
             reuse=args.reuse is not None,
             llm=args.llm,
             group=group,
+            skip_last_only=args.steps_skip == "last",
         )
         for name, story, group in games
         for seed in seeds
@@ -1236,7 +1274,8 @@ def main() -> None:
         f" ({sum(a.memories for a in audits)} memories,"
         f" {sum(a.dangers for a in audits)} DANGER memories without a death lesson)\n"
     )
-    reached = print_block("shared games", shared, seeds, args.examples)
+    skip_last = args.steps_skip == "last"
+    reached = print_block("shared games", shared, seeds, args.examples, skip_last)
     untuned_goal: Goal | None = None
     if args.textworld > 0:
         print(f"\n\ngames nobody tuned for: {len(untuned)} TextWorld games")
@@ -1244,7 +1283,7 @@ def main() -> None:
             print(f"  {note}")
         if untuned:
             tw = [a for a in audits if a.group == UNTUNED]
-            untuned_goal = print_block("TextWorld games", tw, seeds, args.examples)
+            untuned_goal = print_block("TextWorld games", tw, seeds, args.examples, skip_last)
     play = sum(a.play_seconds for a in audits)
     print(
         f"\nwall time: {elapsed:.0f} s with {args.workers} worker(s) (playing {play:.0f} s,"

@@ -134,7 +134,7 @@ class RouteGuard:
             m for loc in self._map.location_ids() for m in self._memory.location_memories(loc)
         ]
         self.deadly = deadly_moves(memories)
-        self.dark_rooms = set(dark_rooms(memories))
+        self.dark_rooms = set(dark_rooms(memories, deadly=True))
         self.trap_rooms = set(trap_rooms(memories))
         entries: dict[int, list[tuple[int, str | None]]] = {}
         for edge in self._map.edges():

@@ -260,9 +260,10 @@ LESSON_TAG = "lesson"
 """The tag of a memory of a cause stored where it lies (never a danger of a command)."""
 
 
-def dark_lesson_title() -> str:
-    """The title of a darkness lesson (the room's name is in its text)."""
-    return "Dark: enter only with a lit light"
+def dark_lesson_title(died: bool = True) -> str:
+    """The title of a darkness lesson (the room's name is in its text): a danger once the dark
+    killed there, else a note of what shows the room (no danger without a death)."""
+    return "Dark: enter only with a lit light" if died else "Dark: a lit light shows it"
 
 
 def death_words(response: str, limit: int = 160) -> str:

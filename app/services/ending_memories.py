@@ -11,6 +11,8 @@ from cairn.events import events
 from cairn.interfaces.summarizer import RulesVerdict
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import WorldEvent
+from cairn.models.lesson import DeathBy, Effect, EffectKind, Evidence, Lesson
+from cairn.models.lesson import DeathCause as LessonCause
 from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
@@ -70,6 +72,9 @@ def record_dark_room(
         if died:
             update["importance"] = max(earlier.importance, 950)
             update["source"] = MemorySource.ENDING
+            update["category"] = MemoryCategory.DANGER  # a death happened: now a danger
+            update["title"] = dark_lesson_title(died=True)
+            update["lesson"] = _dark_death(outcome)
         entry = earlier.model_copy(update=update)
         with core.store.transaction() as tx:
             tx.update(entry)
@@ -77,9 +82,10 @@ def record_dark_room(
         return entry
     entry = core.new_entry(
         scope=MemoryScope.LOCATION,
-        category=MemoryCategory.DANGER,
-        title=dark_lesson_title(),
+        category=MemoryCategory.DANGER if died else MemoryCategory.NOTE,
+        title=dark_lesson_title(died),
         text=text,
+        lesson=_dark_death(outcome) if died else None,
         importance=950 if died else 800,
         tags=[LESSON_TAG, DARK_TAG],
         source=MemorySource.ENDING if died else MemorySource.ACTION,
@@ -101,6 +107,24 @@ def record_dark_room(
         and words in e.text
     ]
     return core.add_replacing(entry, blamed)
+
+
+def _dark_death(outcome: TurnOutcome) -> Lesson:
+    """The lesson of a death in the dark: what the game said of the command taken there."""
+    tests = outcome.tests
+    by = tests.death_by if tests is not None and tests.death_by is not None else None
+    return Lesson(
+        action=outcome.action,
+        effect=Effect(kind=EffectKind.DIED),
+        death_cause=LessonCause(
+            by=by or DeathBy.UNKNOWN,
+            action=outcome.action if by is DeathBy.ACTION else None,
+            reason="darkness",
+        ),
+        evidence=Evidence.TESTED if by is not None else Evidence.OBSERVED,
+        episode=outcome.episode,
+        turn=outcome.turn,
+    )
 
 
 def dark_hint(outcome: TurnOutcome, found: Diagnosis) -> RulesVerdict:

@@ -253,7 +253,9 @@ def test_a_move_into_a_room_described_as_dark_is_remembered_dark_before_any_deat
     back = obs("Hall\nA bare hall. Stairs lead down.", 1, "Hall")
     entries = play(tmp_path, [("look", hall_dark), ("down", dark), ("up", back)])
     [lesson] = [e for e in located(entries) if "cause:darkness" in e.tags]
-    assert lesson.location_id == 2 and lesson.category is MemoryCategory.DANGER
+    # no death, no danger (issue 36): a note of what shows the room
+    assert lesson.location_id == 2 and lesson.category is MemoryCategory.NOTE
+    assert lesson.title == "Dark: a lit light shows it"
     assert lesson.text.startswith("Cave (L2) is dark: without a lit light nothing can be seen")
     assert ways_in(lesson.text) == [("down", 1)]
     assert deadly_moves(located(entries)) == set()

@@ -66,26 +66,30 @@ def view(
     return AgentView(episode=2, turn=turn, observation=observation, **kw)
 
 
-def kitchen(inventory: list[str], tried: dict[str, bool], turn: int) -> AgentView:
+def kitchen(
+    inventory: list[str], tried: dict[str, bool], turn: int, lesson: MemoryEntry = LESSON
+) -> AgentView:
     return view(
         KITCHEN,
         "Kitchen",
         "Kitchen\nA kitchen. Stairs lead up.",
         inventory,
         turn,
-        nearby=[LESSON],
+        nearby=[lesson],
         tried_here=tried,
         unexplored_exits=["up"],
         route_to_unexplored=["up"],
     )
 
 
-def play_kitchen(agent: ExplorerAgent, inventory: list[str], turns: int) -> list[str]:
+def play_kitchen(
+    agent: ExplorerAgent, inventory: list[str], turns: int, lesson: MemoryEntry = LESSON
+) -> list[str]:
     """The player's commands in the kitchen, each answered as done (a lamp lights at once)."""
     tried: dict[str, bool] = {}
     sent: list[str] = []
     for turn in range(1, turns + 1):
-        command = agent.decide(kitchen(inventory, dict(tried), turn)).action
+        command = agent.decide(kitchen(inventory, dict(tried), turn, lesson)).action
         sent.append(command)
         tried[command] = command not in ("turn on lamp", "up")  # other things are refused
         if command == "up":
@@ -109,6 +113,26 @@ def test_next_to_a_remembered_dark_room_the_player_lights_its_lamp_before_going_
 def test_next_to_a_remembered_dark_room_with_no_light_the_player_does_not_go_in() -> None:
     sent = play_kitchen(ExplorerAgent(seed=1), ["rusty key"], 30)
     assert "up" not in sent
+
+
+SEEN_DARK = LESSON.model_copy(
+    update={
+        "category": MemoryCategory.NOTE,
+        "title": "Dark: a lit light shows it",
+        "text": (
+            "Attic (L7) is dark: without a lit light nothing can be seen there (Ep1, T9)."
+            " Ways in: 'up' from Kitchen (L3)."
+        ),
+        "importance": 800,
+    }
+)
+
+
+def test_a_room_only_seen_dark_keeps_no_one_out_but_a_light_is_lit_first() -> None:
+    # no death there: no danger (issue 36); without a light the player still goes in
+    assert "up" in play_kitchen(ExplorerAgent(seed=1), ["rusty key"], 30, SEEN_DARK)
+    sent = play_kitchen(ExplorerAgent(seed=1), ["brass lamp"], 30, SEEN_DARK)
+    assert sent.index("turn on lamp") < sent.index("up")
 
 
 def test_in_a_remembered_dark_room_the_player_lights_its_lamp_first() -> None:

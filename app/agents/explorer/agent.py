@@ -124,13 +124,15 @@ class ExplorerAgent(IAgent):
         staleness = Staleness(view, episode)
         failures, dangers = staleness.failures()
         lessons = dark_rooms([*view.memories, *view.nearby])
+        deadly = dark_rooms([*view.memories, *view.nearby], deadly=True)
         to_light = light.commands(obs.inventory)
         into_dark = light.into_dark(view, lessons)
         light.gate(into_dark, to_light)
         # a way memory knows that once answered "You have to open the gate first.": that first
         episode.first = steps_first(view.memories, tried)
-        if here in lessons and light.lit is None:
-            leave = light.out_of_the_dark(view, lessons, to_light, tried, episode.came)
+        if here in deadly and light.lit is None:
+            # (a room only seen dark is no danger: the player may look round it unlit)
+            leave = light.out_of_the_dark(view, deadly, to_light, tried, episode.came)
             if leave is not None:
                 return self._decision(view, leave, None)
         if to_light and SAYS_DARK.search(obs.text):
@@ -138,7 +140,9 @@ class ExplorerAgent(IAgent):
             lit = Move(to_light[0], f"Trying {to_light[0]!r}: it is dark here; a light first.")
             return self._decision(view, lit, None)
         if not to_light:
-            dangers = dangers | into_dark  # no light to light: the dark room is not entered
+            # no light to light: a room where the dark killed is not entered (one only seen
+            # dark is: no danger without a death)
+            dangers = dangers | light.into_dark(view, deadly)
         traps = trap_rooms([*view.memories, *view.nearby])
         self._traps.seen(traps, here)
         dangers = kept_out(view, dangers, traps)

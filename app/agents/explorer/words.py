@@ -207,11 +207,16 @@ def remembered_dangers(memories: list[MemoryEntry]) -> set[str]:
     return dangers
 
 
-def dark_rooms(memories: list[MemoryEntry]) -> dict[int, list[tuple[str, int]]]:
+def dark_rooms(
+    memories: list[MemoryEntry], *, deadly: bool = False
+) -> dict[int, list[tuple[str, int]]]:
     """Rooms a darkness lesson says are dark (`causes.dark_lesson_text`), each with the ways
-    in it lists: (command, room the command is taken in)."""
+    in it lists: (command, room the command is taken in). `deadly`: only the rooms where the
+    dark killed (a danger: the others are notes of what shows the room)."""
     found: dict[int, list[tuple[str, int]]] = {}
     for memory in memories:
+        if deadly and memory.category is not MemoryCategory.DANGER:
+            continue
         if DARK_TAG in memory.tags and memory.location_id is not None:
             ways = found.setdefault(memory.location_id, [])
             ways.extend(w for w in ways_in(memory.text) if w not in ways)
