@@ -16,9 +16,11 @@ before the lesson's turn, and each claim is tested against the game from there:
   no change beyond what `wait` changes.
 - needs_held (one per item): `drop ITEM` first (its last word when the name is not
   understood); still held: undecided; else the action: the effect still happens: false.
-- steps_first (one per step): the transcript's turns from the step's first turn in the same
-  room to the action are replayed with every same-room occurrence of the step left out (see
-  `steps_first_claim`); the effect still happens: false; the step is not in the transcript:
+- steps_first (one per step): the transcript's turns from the step's first turn in the lesson's
+  room to the action are replayed with every occurrence of the step in that room left out (a
+  step done twice is still done when only its last occurrence is skipped; `--steps-skip last`
+  skips only the last, and the line under the table counts the claims the other way would
+  judge otherwise); the effect still happens: false; the step is not in the transcript:
   undecided.
 - death_cause: by "action": `look` in the action's place keeps the player alive; by "event":
   `look`, `wait`, `wait` in its place, the player dies within them. "unknown" is no claim.
@@ -28,8 +30,14 @@ before the lesson's turn, and each claim is tested against the game from there:
 
 The replay must reproduce the run: stepping the transcript's actions from `reset()` must give
 its recorded score and death at every turn up to the lesson's; a lesson at or after a turn that
-does not is undecided ("replay diverged"). The needs_held and steps_first claims of a lesson
-whose effect did not happen even as played are undecided too (nothing to take away from).
+does not is undecided ("replay diverged"). Claims branch from states kept on the way
+(`get_state` / `set_state`), so the lesson's action stepped from its kept state must give the
+turn's recorded score and death too, else its claims are undecided ("branch ... diverged").
+Jericho answers TextWorld games' score from outside the saved state (it lags a `set_state`
+until the next step), so each kept state carries its own score. The needs_held and
+steps_first claims of a lesson whose effect did not happen even as played are undecided too
+(nothing to take away from). The game's replies are compared too: "text diff" counts the
+turns whose reply differed while score and death agreed (a hint, no verdict).
 
 It prints, per seed and overall, a table per claim kind of the claims kept in play (memories
 ACTIVE or TENTATIVE): decided, true, false, undecided, the share true of decided; the same for
@@ -45,13 +53,15 @@ Games nobody tuned for: `--textworld N` (default 0) TextWorld games made by tw-m
 like the lessons bench's), played and audited the same way in a block of their own.
 
 `--keep DIR` keeps every run's folder (DIR/GAME-sSEED/: the workdir `w/` and `export.jsonl`);
-`--reuse DIR` audits the folders an earlier `--keep` left instead of playing. It asserts nothing
+`--reuse DIR` audits the folders an earlier `--keep` left (or hand-made ones laid out the same
+way) instead of playing. `--llm` is cairn play's (default offline). It asserts nothing
 and exits 0; `--strict` exits 1 when the goal is missed. `--json PATH` writes every figure and
 claim. One game and seed per worker process, `--workers` of them (default 2).
 
     .venv/bin/python bench/truth_bench.py [--games zork1,905] [--episodes 5] [--turns 200]
         [--seeds 1,2] [--workers 2] [--examples 15] [--keep DIR | --reuse DIR]
-        [--textworld 0] [--textworld-seed 1] [--json out.json] [--strict]
+        [--steps-skip all|last] [--llm offline] [--textworld 0] [--textworld-seed 1]
+        [--json out.json] [--strict]
 """
 
 from __future__ import annotations
@@ -93,6 +103,7 @@ SAVE, RESTORE = "save", "restore"
 """What cairn's session keeps for itself: no game turn (its own saved state)."""
 TRUE, FALSE, UNDECIDED = "true", "false", "undecided"
 DIVERGED = "replay diverged"
+BRANCH_DIVERGED = "branch from the kept state diverged"
 PLAY_TIMEOUT_S = 3 * 3600
 EXPORT_TIMEOUT_S = 600
 REPLY_CHARS = 100
@@ -406,8 +417,7 @@ class Replay:
     def waiting(self, state: Snapshot) -> frozenset[tuple[int, int, int]] | None:
         """What `wait` from `state` changes (a timed event is not the action's change)."""
         self.load(state)
-        self.step(IDLE)
-        return self._changes()
+        return self.step(IDLE).changes
 
     # the transcript
 
@@ -621,6 +631,10 @@ class Auditor:
         assert lesson.episode is not None and lesson.turn is not None
         state = self.replay.states[(lesson.episode, lesson.turn)]
         out, waiting = self.trial(state, [], lesson)
+        if not self.branch_reproduces(lesson.episode, lesson.turn, state, out):
+            for c in claims:
+                c.why = BRANCH_DIVERGED
+            return claims
         holds = effect_holds(lesson, out, waiting)
         effect.why = what_happened(lesson, out, waiting)
         if holds is None:
@@ -634,6 +648,16 @@ class Auditor:
         for c in death:
             self.death_claim(c, state, lesson, out)
         return claims
+
+    def branch_reproduces(self, episode: int, turn: int, state: Snapshot, out: Outcome) -> bool:
+        """Whether the action stepped from the kept state (`set_state`, not a replay from the
+        start) gives the turn's recorded score and death."""
+        row = next(r for r in self.replay.rows(episode) if r.turn == turn)
+        if out.died != row.died:
+            return False
+        if state.score is None or out.score_delta is None or row.score is None:
+            return True
+        return state.score + out.score_delta == row.score
 
     def undecidable(self, lesson: Lesson) -> str | None:
         """Why the lesson's turn cannot be replayed, or None when it can."""

@@ -17,6 +17,7 @@ from cairn.errors import CairnError, ScenarioError
 from cairn.events import commands as c
 from cairn.events.bus import MessageBus
 from cairn.interfaces.game import GameObservation, IGame
+from cairn.lessons.tester import ClaimTester
 from cairn.models.game import (
     GameState,
     LocationState,
@@ -376,8 +377,12 @@ class JerichoReplay(_Replay):
 
     def episode(self, gs: GameState, actions: list[str]) -> int:
         """One episode from a reset, through the play loop's translator; returns the turns."""
+        tester = ClaimTester(self.game)  # a lesson's claims asked of the game, as in play
         translator = StepTranslator(
-            self.bus, clock=self.clock, on_arrive=lambda obs, _via: self._arrived_at(obs)
+            self.bus,
+            clock=self.clock,
+            on_arrive=lambda obs, _via: self._arrived_at(obs),
+            examine=tester.examine,
         )
         obs = translator.start(gs, self.game.reset())
         turn = 0
