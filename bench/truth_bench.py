@@ -12,8 +12,8 @@ before the lesson's turn, and each claim is tested against the game from there:
   player's place changes (into `room_id` when given: that object is the player's location or
   one of its ancestors); `changed`: the world diff (the player's own attribute flags left out)
   holds a change that stepping `wait` from the same state does not make; `died`: the game ends
-  without victory or prints a death banner; `won`: victory; `refused`: no score, no move, and
-  no change beyond what `wait` changes.
+  without victory or prints a death banner; `won`: victory; `lost N`: the score falls by N;
+  `refused`: no score, no move, and no change beyond what `wait` changes.
 - needs_held (one per item): `drop ITEM` first (its last word when the name is not
   understood); still held: undecided; else the action: the effect still happens: false.
 - steps_first (one per step): the transcript's turns from the step's first turn in the lesson's
@@ -25,8 +25,8 @@ before the lesson's turn, and each claim is tested against the game from there:
 - death_cause: by "action": `look` in the action's place keeps the player alive; by "event":
   `look`, `wait`, `wait` in its place, the player dies within them. "unknown" is no claim.
 - danger: a DANGER memory with no lesson, or whose lesson's effect is no death, is true only
-  when the transcript shows a death played from that memory's room (`location_before` of a
-  turn that died) in an episode up to the memory's own.
+  when the transcript shows a death or a loss of points played from that memory's room
+  (`location_before` of a turn that died or scored less) in an episode up to the memory's own.
 
 The replay must reproduce the run: stepping the transcript's actions from `reset()` must give
 its recorded score and death at every turn up to the lesson's; a lesson at or after a turn that
@@ -257,7 +257,7 @@ def lesson_of(memory: dict[str, Any]) -> Lesson | str | None:
     if not isinstance(action, str) or not isinstance(effect, dict):
         return "lesson without an action or an effect"
     kind = effect.get("kind")
-    if kind not in ("scored", "moved", "changed", "died", "won", "refused"):
+    if kind not in ("scored", "moved", "changed", "died", "won", "lost", "refused"):
         return f"effect kind {kind!r}"
     cause = raw.get("death_cause")
     cause = cause if isinstance(cause, dict) else {}
@@ -496,6 +496,8 @@ class Claim:
 def effect_text(lesson: Lesson) -> str:
     if lesson.kind == "scored":
         return f"scores {lesson.points}" if lesson.points is not None else "scores"
+    if lesson.kind == "lost":
+        return f"loses {lesson.points}" if lesson.points is not None else "loses points"
     if lesson.kind == "moved":
         if lesson.room_id is None:
             return "moves"
@@ -517,6 +519,12 @@ def effect_holds(
         if lesson.points is None:
             return out.score_delta > 0
         return out.score_delta == lesson.points
+    if kind == "lost":
+        if out.score_delta is None:
+            return None
+        if lesson.points is None:
+            return out.score_delta < 0
+        return out.score_delta == -lesson.points
     if kind == "died":
         return out.died
     if kind == "won":
@@ -803,6 +811,18 @@ class Auditor:
         return c
 
 
+def harms(rows: list[Row]) -> list[Row]:
+    """The turns that lost points (harm short of a death): a danger may stand on one too."""
+    found: list[Row] = []
+    last: dict[int, int | None] = {}
+    for row in rows:
+        before = last.get(row.episode, 0)
+        if row.score is not None and before is not None and row.score < before:
+            found.append(row)
+        last[row.episode] = row.score
+    return found
+
+
 def lesson_turn(lesson: Lesson, memory: dict[str, Any], rows: list[Row]) -> Lesson:
     """The lesson with its episode and turn: its own, else the memory's episode and the last
     turn of the memory's span that played the lesson's action."""
@@ -955,7 +975,7 @@ def audit_folder(job: Job, folder: Path, audit: GameAudit) -> None:
                 claim = auditor.claim(memory, lesson, "effect", f"'{lesson.action}'")
                 claim.why = f"interpreter error: {type(exc).__name__}: {exc}"
                 audit.claims.append(claim)
-        deaths = [r for r in rows if r.died]
+        deaths = [r for r in rows if r.died] + harms(rows)
         audit.claims.extend(auditor.danger_claim(m, deaths) for m in dangers)
     finally:
         replay.close()

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from cairn.lessons.effects import effect_of
 from cairn.lessons.reading import holds
+from cairn.models.directions import normalize_action
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import DeathBy, DeathCause, Evidence, Lesson, TurnTests
 
@@ -44,9 +45,9 @@ def lesson_of(
         )
     )
     kept_needs, needs_untested = _kept(held, tests, items=True, by_model=by_model)
-    kept_steps, steps_untested = _kept(
-        list(dict.fromkeys(steps)), tests, items=False, by_model=by_model
-    )
+    own = normalize_action(outcome.action)  # a command is never its own step
+    proposed = [s for s in dict.fromkeys(steps) if normalize_action(s) != own]
+    kept_steps, steps_untested = _kept(proposed, tests, items=False, by_model=by_model)
     death = None
     if outcome.died:
         by = outcome.tests.death_by if outcome.tests is not None else None
@@ -55,7 +56,12 @@ def lesson_of(
             action=outcome.action if by is DeathBy.ACTION else None,
             reason=death_reason,
         )
-    asked = tests is not None or (death is not None and death.by is not DeathBy.UNKNOWN)
+    harm = outcome.tests.harm_by if outcome.tests is not None else None
+    asked = (
+        tests is not None
+        or (death is not None and death.by is not DeathBy.UNKNOWN)
+        or harm is not None
+    )
     tested = asked and not (needs_untested or steps_untested)
     return Lesson(
         action=outcome.action,

@@ -17,6 +17,8 @@ def effect_of(outcome: TurnOutcome, refused: bool = False) -> Effect | None:
         return Effect(kind=EffectKind.DIED)
     if outcome.score_delta > 0:
         return Effect(kind=EffectKind.SCORED, points=outcome.score_delta)
+    if outcome.score_delta < 0:
+        return Effect(kind=EffectKind.LOST, points=-outcome.score_delta)
     if outcome.moved:
         return Effect(
             kind=EffectKind.MOVED,
@@ -44,6 +46,13 @@ def reproduces(effect: Effect, outcome: TurnOutcome, probe: Probe) -> bool:
             probe.score is not None
             and before is not None
             and probe.score >= before + (effect.points or 1)
+        )
+    if kind is EffectKind.LOST:
+        before = outcome.score_before
+        return (
+            probe.score is not None
+            and before is not None
+            and probe.score <= before - (effect.points or 1)
         )
     if kind is EffectKind.MOVED:
         return probe.location_id == effect.room_id and not probe.died

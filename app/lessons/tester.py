@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 from cairn.interfaces.game import IGame, Probe
 from cairn.lessons.effects import effect_of, reproduces
+from cairn.models.directions import normalize_action, normalize_direction
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import DeathBy, Effect, EffectKind, TurnTests
 
@@ -61,9 +62,12 @@ class ClaimTester:
             return None
         if effect.kind is EffectKind.DIED:
             return self._death(outcome)
+        if effect.kind is EffectKind.LOST:
+            return self._harm(outcome, effect)
         if effect.kind not in _TESTED:
             return None
-        if effect.kind is EffectKind.MOVED and not _failed_here_before(outcome, earlier):
+        plain = normalize_direction(outcome.action) is not None
+        if effect.kind is EffectKind.MOVED and plain and not _failed_here_before(outcome, earlier):
             return None  # a plain way: nothing held or done first is claimed for it
         base = self._probe(1, [outcome.action])
         if base is None:
@@ -89,6 +93,13 @@ class ClaimTester:
         by = DeathBy.EVENT if instead[0].died else DeathBy.ACTION
         return TurnTests(reproduced=True, death_by=by)
 
+    def _harm(self, outcome: TurnOutcome, effect: Effect) -> TurnTests | None:
+        instead = self._probe(1, [HARMLESS])
+        if not instead:
+            return None
+        by = DeathBy.EVENT if reproduces(effect, outcome, instead[0]) else DeathBy.ACTION
+        return TurnTests(reproduced=True, harm_by=by)
+
     def _items(self, outcome: TurnOutcome, effect: Effect) -> tuple[list[str], list[str]]:
         needed: list[str] = []
         not_needed: list[str] = []
@@ -113,24 +124,24 @@ class ClaimTester:
         self, outcome: TurnOutcome, effect: Effect, earlier: list[TurnOutcome]
     ) -> tuple[list[str], list[str]]:
         since = _since_arrival(outcome, earlier)
-        candidates = [t for t in since if _did_something(t)][-MAX_STEPS:]
-        if not candidates:
+        own = normalize_action(outcome.action)
+        candidates = [t for t in since if _did_something(t) and normalize_action(t.action) != own]
+        steps = list(dict.fromkeys(t.action for t in candidates))[-MAX_STEPS:]
+        if not steps:
             return [], []
-        first = since.index(candidates[0])
+        first = min(i for i, t in enumerate(since) if t.action in steps)
         replayed = since[first:]
         back = len(replayed) + 1  # the state before the first candidate step
         needed: list[str] = []
         not_needed: list[str] = []
-        for step in candidates:
-            commands = [t.action for t in replayed if t is not step] + [outcome.action]
+        for step in steps:  # each left out wherever it was sent
+            commands = [t.action for t in replayed if t.action != step] + [outcome.action]
             found = self._probe(back, commands)
             if found is None:
                 continue
             works = len(found) == len(commands) and reproduces(effect, outcome, found[-1])
-            target = not_needed if works else needed
-            if step.action not in target:
-                target.append(step.action)
-        return needed, [s for s in not_needed if s not in needed]
+            (not_needed if works else needed).append(step)
+        return needed, not_needed
 
     def _probe(self, back: int, commands: Sequence[str]) -> list[Probe] | None:
         self.probes += 1

@@ -39,12 +39,14 @@ class EffectKind(StrEnum):
     CHANGED = "changed"
     DIED = "died"
     WON = "won"
+    LOST = "lost"
+    """Points lost (`points`: how many): harm short of a death."""
     REFUSED = "refused"
 
 
 class Effect(BaseModel):
     """What the action did: scored `points`, moved to `room_id` (`room` its name), changed
-    the world, died, won, or was refused."""
+    the world, died, won, lost `points`, or was refused."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -110,6 +112,9 @@ class TurnTests(BaseModel):
     steps_needed: list[str] = Field(default_factory=list)
     steps_not_needed: list[str] = Field(default_factory=list)
     death_by: DeathBy | None = None
+    harm_by: DeathBy | None = None
+    """For points lost: what a harmless command in place of the action did (`event`: the
+    points went anyway; `action`: they did not)."""
 
     def item_tested(self, item: str) -> bool:
         """Whether `item` was tested (needed or not)."""

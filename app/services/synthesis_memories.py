@@ -7,7 +7,7 @@ from cairn.errors import SummarizerError
 from cairn.interfaces.summarizer import SynthesisRequest
 from cairn.lessons.build import lesson_of
 from cairn.models.game import TurnOutcome
-from cairn.models.lesson import EffectKind, render
+from cairn.models.lesson import DeathBy, EffectKind, render
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, SynthesisDecision
 from cairn.services.endings import ending_text
 from cairn.services.memory_core import MemoryCore, log
@@ -64,6 +64,11 @@ def store_decision(
     )
     if lesson is not None and lesson.effect.kind is EffectKind.CHANGED and _not_again(outcome):
         log.info("turn %s: the change did not happen again on a second try; not kept", outcome.turn)
+        return None
+    if decision.category is MemoryCategory.DANGER and _harm_anyway(outcome):
+        log.info(
+            "turn %s: the points went whatever was sent; no danger of the command", outcome.turn
+        )
         return None
     text = render(text, lesson)
     same = [
@@ -122,6 +127,11 @@ def _proposed_needs(
     ):
         return [*decision.needs_held, *needed_items(outcome, history)]
     return list(decision.needs_held)
+
+
+def _harm_anyway(outcome: TurnOutcome) -> bool:
+    """Whether the game, asked, said the points lost this turn go whatever is sent."""
+    return outcome.tests is not None and outcome.tests.harm_by is DeathBy.EVENT
 
 
 def _not_again(outcome: TurnOutcome) -> bool:

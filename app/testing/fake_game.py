@@ -84,6 +84,10 @@ class FakeWorld:
     walkthrough: tuple[str, ...] = ()
     doom_at: int | None = None
     """The move at which the player dies whatever is sent (a clock), if any."""
+    penalties: dict[str, int] = field(default_factory=dict)
+    """Commands that cost points (command -> points lost), wherever they are sent."""
+    toll_at: int | None = None
+    """The move at which a point is lost whatever is sent (a toll), if any."""
 
     @property
     def max_score(self) -> int:
@@ -219,6 +223,12 @@ class FakeGame(IGame):
         command = " ".join(action.lower().split())
         command = _ALIASES.get(command, command).removeprefix("go ")
         answer = self._respond(command)
+        if command in self._world.penalties:
+            self._s.score -= self._world.penalties[command]
+            answer = "Ouch. That cost you."
+        if self._world.toll_at is not None and self._s.moves == self._world.toll_at:
+            self._s.score -= 1
+            answer += " A toll is taken from you."
         doom = self._world.doom_at
         if doom is not None and self._s.moves >= doom and not self._s.done:
             self._s.done = self._s.died = True

@@ -48,9 +48,10 @@ def test_a_way_that_failed_keeps_only_the_steps_the_game_needs() -> None:
     turns = examined(FakeGame(), TO_THE_VAULT)
     tests = turns[-1].tests
     assert tests is not None and tests.reproduced
-    # without the unlock or the opening the door stays shut; the first failed try is no step
+    # without the unlock or the opening the door stays shut; the first failed try of the
+    # same command is no step of its own
     assert tests.steps_needed == ["unlock door with key", "open door"]
-    assert "east" in tests.steps_not_needed
+    assert "east" not in tests.steps_not_needed
     # the door open, the key in hand is no longer needed to go east
     assert tests.not_needed == ["brass key"] and tests.needed == []
 
@@ -162,3 +163,34 @@ def test_play_writes_tested_lessons_and_no_danger_for_a_death_by_the_clock(
         if e.category is MemoryCategory.DANGER and e.scope is MemoryScope.LOCATION
     ]
     assert dangers == []  # the clock killed, not 'north'
+
+
+def test_points_lost_whatever_is_sent_leave_no_danger_of_the_command(tmp_path: Path) -> None:
+    world = FakeWorld(
+        rooms={1: FakeRoom("Cell", "A cell.", {"north": 2}), 2: FakeRoom("Yard", "A yard.")},
+        start=1,
+        items={"coin": FakeItem(room=1, points=3)},
+        penalties={"kick wall": 1},
+        toll_at=3,
+    )
+    turns = examined(FakeGame(world=world), ["take coin", "kick wall", "look"])
+    assert turns[1].tests is not None and turns[1].tests.harm_by is DeathBy.ACTION
+    assert turns[2].tests is not None and turns[2].tests.harm_by is DeathBy.EVENT
+    settings = load_settings(workdir=tmp_path)
+    commands = ["take coin", "kick wall", "look"]
+    run_play(
+        settings,
+        game=FakeGame(world=world),
+        agent=ScriptedAgent(commands),
+        episodes=1,
+        max_turns=len(commands),
+    )
+    dangers = [
+        e
+        for e in build_container(settings).store().entries()
+        if e.category is MemoryCategory.DANGER
+    ]
+    # the kick costs a point (a danger of the command); the toll comes whatever is sent
+    assert [d.title for d in dangers] == ["Penalty: kick wall"]
+    assert dangers[0].lesson is not None and dangers[0].lesson.effect.kind is EffectKind.LOST
+    assert dangers[0].lesson.evidence is Evidence.TESTED

@@ -26,8 +26,13 @@ def run_probe(
     for index, command in enumerate(commands):
         before = shadow.get_state() if index == len(commands) - 1 else None
         text, _reward, done, _info = shadow.step(command)
-        changed = changed_beyond_waiting(shadow, before) if before is not None else None
-        found.append(read(shadow, command, str(text), bool(done), changed))
+        # read before the wait's comparison: some games (TextWorld's) report the score
+        # restored with a state only after the next step
+        probe = read(shadow, command, str(text), bool(done), None)
+        if before is not None:
+            changed = changed_beyond_waiting(shadow, before)
+            probe = probe.model_copy(update={"world_changed": changed})
+        found.append(probe)
         if done:
             break
     return found
