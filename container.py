@@ -44,6 +44,7 @@ from cairn.events.publisher import EventPublisher
 from cairn.interfaces.llm import ILLMClient
 from cairn.interfaces.store import IMemoryStore
 from cairn.interfaces.summarizer import ISummarizer
+from cairn.lessons.slot import ClaimSlot
 from cairn.play.objectives import (
     LLMObjectiveDiscoverer,
     MemoryObjectiveDiscoverer,
@@ -190,6 +191,10 @@ class Container(containers.DeclarativeContainer):
 
     policy = providers.Singleton(MemoryPolicy.from_settings, config)
 
+    claim_tests = providers.Singleton(ClaimSlot)
+    """Where a play or replay session attaches its game's claim tester (issue 36): the memory
+    service asks it about a lesson's claims before keeping them."""
+
     # A Singleton, not a Factory: it holds the per-episode history window for synthesis.
     memory_service = providers.Singleton(
         MemoryService,
@@ -199,6 +204,7 @@ class Container(containers.DeclarativeContainer):
         map_graph=map_graph,
         policy=policy,
         clock=clock,
+        claims=claim_tests,
     )
 
     # The memory query tools: the `query` model ranks and summarizes when an LLM is

@@ -127,6 +127,52 @@ def pipeline_turns_per_second(
     return turns / elapsed, 1 / per_turn, hot
 
 
+def claim_test_cost(rom: Path, actions: list[str], repeat: int) -> str:
+    """What asking the game about lessons' claims costs (`ClaimTester.test` and `.blame`,
+    issue 36): one markdown run from an empty store with the tester's answers timed."""
+    from cairn.lessons import tester
+
+    spent: list[float] = []
+    probes = [0]
+    originals = {name: getattr(tester.ClaimTester, name) for name in ("test", "blame")}
+
+    def timed(name: str) -> object:
+        def call(self: tester.ClaimTester, *args: object) -> object:
+            before = self.probes
+            start = time.perf_counter()
+            found = originals[name](self, *args)
+            spent.append(time.perf_counter() - start)
+            probes[0] += self.probes - before
+            return found
+
+        return call
+
+    for name in originals:
+        setattr(tester.ClaimTester, name, timed(name))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = load_settings(workdir=Path(tmp), objective_every=10_000)
+            start = time.perf_counter()
+            result = run_play(
+                settings,
+                game=JerichoGame(rom),
+                agent=ScriptedAgent(actions),
+                episodes=repeat,
+                max_turns=len(actions),
+            )
+            elapsed = time.perf_counter() - start
+    finally:
+        for name, original in originals.items():
+            setattr(tester.ClaimTester, name, original)
+    turns = int(result.report["total"]["turns"])
+    total = sum(spent)
+    return (
+        f"claim tests (issue 36): {len(spent)} questions, {probes[0]} probes over {turns} turns;"
+        f" {total * 1000:.1f} ms in all, {total / max(1, turns) * 1e6:.0f} us a turn"
+        f" ({total / elapsed:.1%} of the run)"
+    )
+
+
 def walkthrough_rooms(rom: Path, actions: list[str]) -> dict[int, str]:
     """The rooms the walkthrough visits, by id, with their names (so preloaded memories are
     where play reads them, under the names play gives them)."""
@@ -157,6 +203,7 @@ def main() -> None:
     print(f"action sequence: {args.rom.name} walkthrough, {len(actions)} steps x {args.repeat}")
     print(f"raw Jericho steps/s:         {raw:9.1f}")
     print(f"JerichoGame adapter steps/s: {adapter:9.1f}")
+    print(claim_test_cost(args.rom, actions, args.repeat))
     print("turns/s: the whole run (start-up, turns, episode ends, the run's files), median of")
     print(f"{args.runs} runs (slowest-fastest); turns alone in brackets (median). Targets are")
     print("judged on the whole run's median.")

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cairn.interfaces.claims import IClaimTester
 from cairn.lessons.effects import effect_of
 from cairn.lessons.reading import holds
 from cairn.models.directions import normalize_action
 from cairn.models.game import TurnOutcome
-from cairn.models.lesson import DeathBy, DeathCause, Evidence, Lesson, TurnTests
+from cairn.models.lesson import DeathBy, DeathCause, EffectKind, Evidence, Lesson, TurnTests
 
 
 def lesson_of(
@@ -28,40 +29,39 @@ def lesson_of(
     *,
     needs: Sequence[str] = (),
     steps: Sequence[str] = (),
+    claims: IClaimTester | None = None,
     by_model: bool = False,
     refused: bool = False,
     death_reason: str | None = None,
 ) -> Lesson | None:
-    """The lesson of `outcome` with the proposed `needs` and `steps` tested as the module
-    docstring says; None when the turn did nothing a lesson can claim."""
+    """The lesson of `outcome` with the proposed `needs` and `steps` put to the game through
+    `claims` (or taken from `outcome.tests`, when the caller already asked) and kept as the
+    module docstring says; None when the turn did nothing a lesson can claim."""
     effect = effect_of(outcome, refused=refused)
     if effect is None:
         return None
-    tests = outcome.tests if outcome.tests is not None and outcome.tests.reproduced else None
-    untested = Evidence.CLAIMED if by_model else Evidence.OBSERVED
-    held = list(
-        dict.fromkeys(
-            name for wanted in needs for name in outcome.inventory_before if holds(wanted, [name])
-        )
-    )
-    kept_needs, needs_untested = _kept(held, tests, items=True, by_model=by_model)
+    held = held_names(needs, outcome.inventory_before)
     own = normalize_action(outcome.action)  # a command is never its own step
     proposed = [s for s in dict.fromkeys(steps) if normalize_action(s) != own]
+    given = outcome.tests
+    blame = given.death_by or given.harm_by if given is not None else None
+    if claims is not None and given is None:
+        if effect.kind in (EffectKind.DIED, EffectKind.LOST):
+            blame = claims.blame(outcome)
+        elif held or proposed:
+            given = claims.test(outcome, held, proposed)
+    tests = given if given is not None and given.reproduced else None
+    untested = Evidence.CLAIMED if by_model else Evidence.OBSERVED
+    kept_needs, needs_untested = _kept(held, tests, items=True, by_model=by_model)
     kept_steps, steps_untested = _kept(proposed, tests, items=False, by_model=by_model)
     death = None
     if outcome.died:
-        by = outcome.tests.death_by if outcome.tests is not None else None
         death = DeathCause(
-            by=by or DeathBy.UNKNOWN,
-            action=outcome.action if by is DeathBy.ACTION else None,
+            by=blame or DeathBy.UNKNOWN,
+            action=outcome.action if blame is DeathBy.ACTION else None,
             reason=death_reason,
         )
-    harm = outcome.tests.harm_by if outcome.tests is not None else None
-    asked = (
-        tests is not None
-        or (death is not None and death.by is not DeathBy.UNKNOWN)
-        or harm is not None
-    )
+    asked = tests is not None or blame is not None
     tested = asked and not (needs_untested or steps_untested)
     return Lesson(
         action=outcome.action,
@@ -72,6 +72,25 @@ def lesson_of(
         evidence=Evidence.TESTED if tested else untested,
         episode=outcome.episode,
         turn=outcome.turn,
+    )
+
+
+def not_again(outcome: TurnOutcome, lesson: Lesson | None, claims: IClaimTester) -> bool:
+    """Whether the game, asked, said the lesson's change does not happen again (a refusal
+    whose world diff was a side effect, a timed event): such a change is not kept."""
+    if lesson is None or lesson.effect.kind is not EffectKind.CHANGED:
+        return False
+    if outcome.inventory_changed:
+        return False  # what the player holds changed: the state shows it, no refusal
+    tests = outcome.tests or claims.test(outcome, (), ())
+    return tests is not None and not tests.reproduced
+
+
+def held_names(needs: Sequence[str], inventory: Sequence[str]) -> list[str]:
+    """The proposed items as the inventory names them; those not held are dropped (no
+    precondition of what happened)."""
+    return list(
+        dict.fromkeys(name for wanted in needs for name in inventory if holds(wanted, [name]))
     )
 
 

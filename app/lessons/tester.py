@@ -1,30 +1,30 @@
-"""The game disposes: a turn's claims put to the game before any lesson of it is kept.
+"""The game disposes: the claims a lesson would make put to the game before it is kept.
 
-`ClaimTester` follows the episode's steps and, for a turn worth a lesson (a score, a win, a
-death, a change of the world where the player stands, a way that had failed here before),
-asks the game (`IGame.probe`: a second interpreter from the state before the turn, the played
-game untouched):
+`ClaimTester` (an `IClaimTester`) follows the episode's steps (`follow`, once per step the
+game took) and, when the memory service is about to write a lesson, answers its questions
+(`IGame.probe`: a second interpreter from the state before the turn, the played game
+untouched). Only the claims a lesson proposes are asked about, so the cost falls on the turns
+that write one:
 
 - did the action do it again? (`reproduced`; if not, nothing else is asked);
-- for each item held: put it down first, then the action: if it still works, the item was
-  not needed; if it fails, it was; an item the game would not let go is not tested;
-- for each step taken here since arriving that changed something: the turns since the first
-  of them again, without that step, then the action: if it still works, the step was not
-  needed;
-- for a death: a harmless command (`look`) in place of the last one: dies anyway, the world
-  killed (an event, a clock); lives, the command killed.
+- each item proposed as needed: put it down first, then the action: if it still works, the
+  item was not needed; if it fails, it was; an item the game would not let go is not tested;
+- each step proposed: the turns since the player came into the room again, without that
+  step wherever it was sent, then the action: if it still works, the step was not needed;
+- a death or points lost (`blame`): a harmless command (`look`) in place of the last one:
+  the same happens anyway, the world did it (an event, a clock); it does not, the command did.
 
-Each probe is a few interpreter steps; they are spent on rare turns only (play_bench prints
-their cost per turn).
+Each probe is a few interpreter steps (play_bench prints their cost per turn).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.game import IGame, Probe
 from cairn.lessons.effects import effect_of, reproduces
-from cairn.models.directions import normalize_action, normalize_direction
+from cairn.models.directions import normalize_action
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import DeathBy, Effect, EffectKind, TurnTests
 
@@ -34,48 +34,97 @@ HARMLESS = "look"
 MAX_STEPS = 5
 """Steps tested before an action at most (the latest ones)."""
 
-_TESTED = frozenset({EffectKind.SCORED, EffectKind.WON, EffectKind.CHANGED, EffectKind.MOVED})
+MAX_ITEMS = 8
+"""Items tested for one action at most."""
 
 
-class ClaimTester:
-    """Asks `game` about the turns of one episode (see the module docstring). `examine` is
+class ClaimTester(IClaimTester):
+    """Asks `game` about the turns of one episode (see the module docstring). `follow` is
     called once per step the game took, in order; `restart` when the game's steps start
     again (a reset, a restored save)."""
 
     def __init__(self, game: IGame) -> None:
         self._game = game
         self._turns: list[TurnOutcome] = []
+        self._answers: dict[tuple[object, ...], TurnTests | None] = {}
+        self._again: dict[tuple[int, int], bool | None] = {}
+        """Per turn, whether the action did it again (None: the game could not be asked)."""
+        self._blamed: dict[tuple[int, int], DeathBy | None] = {}
         self.probes = 0
         """Probes sent so far (each a few interpreter steps)."""
 
     def restart(self) -> None:
         """The game's steps start again: what came before can no longer be asked about."""
         self._turns.clear()
+        self._answers.clear()
+        self._again.clear()
+        self._blamed.clear()
 
-    def examine(self, outcome: TurnOutcome) -> TurnTests | None:
-        """The game's answers about `outcome`'s claims (None: not a turn worth asking about,
-        or the game cannot be asked)."""
-        earlier = list(self._turns)
+    def follow(self, outcome: TurnOutcome) -> None:
+        """The game took a step: `outcome` is its turn."""
         self._turns.append(outcome)
+
+    def test(
+        self, outcome: TurnOutcome, needs: Sequence[str], steps: Sequence[str]
+    ) -> TurnTests | None:
+        if not self._latest(outcome):
+            return None
         effect = effect_of(outcome)
-        if effect is None:
+        if effect is None or effect.kind in (EffectKind.DIED, EffectKind.LOST):
+            return None
+        key = (outcome.episode, outcome.turn, tuple(needs), tuple(steps))
+        if key not in self._answers:
+            self._answers[key] = self._test(outcome, effect, needs, steps)
+        return self._answers[key]
+
+    def blame(self, outcome: TurnOutcome) -> DeathBy | None:
+        if not self._latest(outcome):
+            return None
+        effect = effect_of(outcome)
+        if effect is None or effect.kind not in (EffectKind.DIED, EffectKind.LOST):
+            return None
+        key = (outcome.episode, outcome.turn)
+        if key not in self._blamed:
+            self._blamed[key] = self._blame(outcome, effect)
+        return self._blamed[key]
+
+    def _blame(self, outcome: TurnOutcome, effect: Effect) -> DeathBy | None:
+        instead = self._probe(1, [HARMLESS])
+        if not instead:
             return None
         if effect.kind is EffectKind.DIED:
-            return self._death(outcome)
-        if effect.kind is EffectKind.LOST:
-            return self._harm(outcome, effect)
-        if effect.kind not in _TESTED:
+            return DeathBy.EVENT if instead[0].died else DeathBy.ACTION
+        return DeathBy.EVENT if reproduces(effect, outcome, instead[0]) else DeathBy.ACTION
+
+    # -- the questions ---------------------------------------------------------------------
+
+    def _latest(self, outcome: TurnOutcome) -> bool:
+        """Whether `outcome` is the last step followed (the only state the game still has)."""
+        if not self._turns:
+            return False
+        last = self._turns[-1]
+        return (last.episode, last.turn, last.action) == (
+            outcome.episode,
+            outcome.turn,
+            outcome.action,
+        )
+
+    def _test(
+        self, outcome: TurnOutcome, effect: Effect, needs: Sequence[str], steps: Sequence[str]
+    ) -> TurnTests | None:
+        key = (outcome.episode, outcome.turn)
+        if key not in self._again:
+            base = self._probe(1, [outcome.action])
+            self._again[key] = (
+                None if base is None else len(base) == 1 and reproduces(effect, outcome, base[0])
+            )
+        again = self._again[key]
+        if again is None:
             return None
-        plain = normalize_direction(outcome.action) is not None
-        if effect.kind is EffectKind.MOVED and plain and not _failed_here_before(outcome, earlier):
-            return None  # a plain way: nothing held or done first is claimed for it
-        base = self._probe(1, [outcome.action])
-        if base is None:
-            return None
-        if not (len(base) == 1 and reproduces(effect, outcome, base[0])):
+        if not again:
             return TurnTests(reproduced=False)
-        needed, not_needed = self._items(outcome, effect)
-        steps_needed, steps_not = self._steps(outcome, effect, earlier)
+        needed, not_needed = self._items(outcome, effect, needs)
+        steps_needed, steps_not = self._steps(outcome, effect, steps)
         return TurnTests(
             reproduced=True,
             needed=needed,
@@ -84,26 +133,13 @@ class ClaimTester:
             steps_not_needed=steps_not,
         )
 
-    # -- the questions ---------------------------------------------------------------------
-
-    def _death(self, outcome: TurnOutcome) -> TurnTests | None:
-        instead = self._probe(1, [HARMLESS])
-        if not instead:
-            return None
-        by = DeathBy.EVENT if instead[0].died else DeathBy.ACTION
-        return TurnTests(reproduced=True, death_by=by)
-
-    def _harm(self, outcome: TurnOutcome, effect: Effect) -> TurnTests | None:
-        instead = self._probe(1, [HARMLESS])
-        if not instead:
-            return None
-        by = DeathBy.EVENT if reproduces(effect, outcome, instead[0]) else DeathBy.ACTION
-        return TurnTests(reproduced=True, harm_by=by)
-
-    def _items(self, outcome: TurnOutcome, effect: Effect) -> tuple[list[str], list[str]]:
+    def _items(
+        self, outcome: TurnOutcome, effect: Effect, needs: Sequence[str]
+    ) -> tuple[list[str], list[str]]:
         needed: list[str] = []
         not_needed: list[str] = []
-        for item in dict.fromkeys(outcome.inventory_before):
+        held = [i for i in dict.fromkeys(needs) if i in outcome.inventory_before]
+        for item in held[:MAX_ITEMS]:
             answer = self._without(item, outcome)
             if answer is None:
                 continue
@@ -121,21 +157,28 @@ class ClaimTester:
         return None
 
     def _steps(
-        self, outcome: TurnOutcome, effect: Effect, earlier: list[TurnOutcome]
+        self, outcome: TurnOutcome, effect: Effect, steps: Sequence[str]
     ) -> tuple[list[str], list[str]]:
-        since = _since_arrival(outcome, earlier)
+        since = _since_arrival(outcome, self._turns[:-1])
         own = normalize_action(outcome.action)
-        candidates = [t for t in since if _did_something(t) and normalize_action(t.action) != own]
-        steps = list(dict.fromkeys(t.action for t in candidates))[-MAX_STEPS:]
-        if not steps:
+        sent = {normalize_action(t.action) for t in since}
+        asked = [
+            s
+            for s in dict.fromkeys(steps)
+            if normalize_action(s) in sent and normalize_action(s) != own
+        ][-MAX_STEPS:]
+        if not asked:
             return [], []
-        first = min(i for i, t in enumerate(since) if t.action in steps)
+        keys = {normalize_action(s) for s in asked}
+        first = min(i for i, t in enumerate(since) if normalize_action(t.action) in keys)
         replayed = since[first:]
-        back = len(replayed) + 1  # the state before the first candidate step
+        back = len(replayed) + 1  # the state before the first step asked about
         needed: list[str] = []
         not_needed: list[str] = []
-        for step in steps:  # each left out wherever it was sent
-            commands = [t.action for t in replayed if t.action != step] + [outcome.action]
+        for step in asked:  # each left out wherever it was sent
+            key = normalize_action(step)
+            commands = [t.action for t in replayed if normalize_action(t.action) != key]
+            commands.append(outcome.action)
             found = self._probe(back, commands)
             if found is None:
                 continue
@@ -162,16 +205,3 @@ def _since_arrival(outcome: TurnOutcome, earlier: list[TurnOutcome]) -> list[Tur
             break
         found.insert(0, turn)
     return found
-
-
-def _did_something(turn: TurnOutcome) -> bool:
-    """A step that changed the world, what the player held or the score; when the game
-    cannot say whether the world changed, any step (the probe tells)."""
-    return turn.world_changed is not False or turn.inventory_changed or turn.score_delta != 0
-
-
-def _failed_here_before(outcome: TurnOutcome, earlier: list[TurnOutcome]) -> bool:
-    return any(
-        t.location_before == outcome.location_before and t.action == outcome.action and not t.moved
-        for t in earlier
-    )

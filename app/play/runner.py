@@ -139,6 +139,7 @@ def run_play(
                     episode_map=container.episode_map(),
                     on_turn=on_turn,
                     should_stop=stop.requested,
+                    claims=container.claim_tests(),
                 )
                 try:
                     for number in range(1, options.episodes + 1):

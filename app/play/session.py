@@ -16,6 +16,7 @@ from cairn.interfaces.game import GameObservation, IGame
 from cairn.interfaces.knowledge import IKnowledgeBase
 from cairn.interfaces.memory_service import IMemoryReader
 from cairn.interfaces.metrics import UsageReader
+from cairn.lessons.slot import ClaimSlot
 from cairn.lessons.tester import ClaimTester
 from cairn.models.episode import EpisodeStats
 from cairn.models.game import GameState, TurnOutcome
@@ -84,6 +85,7 @@ class PlaySession:
         episode_map: MapGraph | None = None,
         on_turn: Callable[[int, int, GameObservation], None] | None = None,
         should_stop: Callable[[], bool] = lambda: False,
+        claims: ClaimSlot | None = None,
     ) -> None:
         self._game = game
         self._agent = agent
@@ -108,6 +110,8 @@ class PlaySession:
         self._episode: _Episode | None = None
         self._tester = ClaimTester(game)
         """Asks the game about a turn's claims before its lesson is written."""
+        self._claims = claims
+        """Where the memory service asks (the tester is attached to it each episode)."""
         self._saves = SaveSlot(bus, game)
         """The episode's `save` (an agent's `save` / `restore`, see `saves.py`)."""
 
@@ -126,8 +130,10 @@ class PlaySession:
         calls_before = dict(self._summarizer_counts())
         self._episode = ep
         self._tester.restart()
+        if self._claims is not None:
+            self._claims.attach(self._tester)
         self._translator = StepTranslator(
-            self._bus, on_arrive=self._arrived, examine=self._tester.examine
+            self._bus, on_arrive=self._arrived, follow=self._tester.follow
         )
         self._saves = SaveSlot(self._bus, self._game)
         obs = self._translator.start(ep.state, self._game.reset())

@@ -21,12 +21,11 @@ from cairn.events import commands as c
 from cairn.events.bus import MessageBus
 from cairn.interfaces.game import GameObservation
 from cairn.models.game import GameState, Message, TurnOutcome
-from cairn.models.lesson import TurnTests
 from cairn.services.clock import SystemClock
 
 ArrivalHook = Callable[[GameObservation, str | None], None]
-Examiner = Callable[[TurnOutcome], TurnTests | None]
-"""Asks the game about a turn's claims before it is recorded (`cairn.lessons.tester`)."""
+Follower = Callable[[TurnOutcome], None]
+"""Told of every step the game took, before it is recorded (`ClaimTester.follow`)."""
 
 
 @dataclass
@@ -80,12 +79,12 @@ class StepTranslator:
         bus: MessageBus,
         clock: SystemClock | None = None,
         on_arrive: ArrivalHook | None = None,
-        examine: Examiner | None = None,
+        follow: Follower | None = None,
     ) -> None:
         self._bus = bus
         self._clock = clock
         self._on_arrive = on_arrive
-        self._examine = examine
+        self._follow = follow
         self.track = EpisodeTrack()
 
     def start(self, gs: GameState, obs: GameObservation) -> GameObservation:
@@ -115,8 +114,8 @@ class StepTranslator:
         outcome = turn_outcome(gs.episode, turn, action, before, after, reasoning)
         if unknown:
             outcome = outcome.model_copy(update={"location_unknown": True})
-        if self._examine is not None and (tests := self._examine(outcome)) is not None:
-            outcome = outcome.model_copy(update={"tests": tests})
+        if self._follow is not None:
+            self._follow(outcome)
         self._bus.handle(c.RecordTurn(gs, outcome))
         self.track.last = outcome
         if outcome.won or outcome.died:

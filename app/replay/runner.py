@@ -378,11 +378,12 @@ class JerichoReplay(_Replay):
     def episode(self, gs: GameState, actions: list[str]) -> int:
         """One episode from a reset, through the play loop's translator; returns the turns."""
         tester = ClaimTester(self.game)  # a lesson's claims asked of the game, as in play
+        self.container.claim_tests().attach(tester)
         translator = StepTranslator(
             self.bus,
             clock=self.clock,
             on_arrive=lambda obs, _via: self._arrived_at(obs),
-            examine=tester.examine,
+            follow=tester.follow,
         )
         obs = translator.start(gs, self.game.reset())
         turn = 0

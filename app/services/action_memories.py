@@ -83,8 +83,11 @@ class ActionMemories:
             # a room the game shows dark is remembered so at once: light before coming back
             record_dark_room(self._core, outcome, dark, died=False)
         why = diagnose(outcome, earlier) if outcome.died else None
-        if why is not None and outcome.tests is not None:
-            why = as_tested(why, outcome.tests.death_by)
+        if why is not None:
+            given = outcome.tests
+            why = as_tested(
+                why, given.death_by if given is not None else self._core.claims.blame(outcome)
+            )
         if why is not None and why.cause in (DeathCause.DARKNESS, DeathCause.LIGHT):
             # the room is the cause, not the command taken there
             return by_rules(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cairn.events import events
+from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.summarizer import RulesVerdict
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import WorldEvent
@@ -74,7 +75,7 @@ def record_dark_room(
             update["source"] = MemorySource.ENDING
             update["category"] = MemoryCategory.DANGER  # a death happened: now a danger
             update["title"] = dark_lesson_title(died=True)
-            update["lesson"] = _dark_death(outcome)
+            update["lesson"] = _dark_death(outcome, core.claims)
         entry = earlier.model_copy(update=update)
         with core.store.transaction() as tx:
             tx.update(entry)
@@ -85,7 +86,7 @@ def record_dark_room(
         category=MemoryCategory.DANGER if died else MemoryCategory.NOTE,
         title=dark_lesson_title(died),
         text=text,
-        lesson=_dark_death(outcome) if died else None,
+        lesson=_dark_death(outcome, core.claims) if died else None,
         importance=950 if died else 800,
         tags=[LESSON_TAG, DARK_TAG],
         source=MemorySource.ENDING if died else MemorySource.ACTION,
@@ -109,10 +110,10 @@ def record_dark_room(
     return core.add_replacing(entry, blamed)
 
 
-def _dark_death(outcome: TurnOutcome) -> Lesson:
+def _dark_death(outcome: TurnOutcome, claims: IClaimTester) -> Lesson:
     """The lesson of a death in the dark: what the game said of the command taken there."""
     tests = outcome.tests
-    by = tests.death_by if tests is not None and tests.death_by is not None else None
+    by = tests.death_by if tests is not None else claims.blame(outcome)
     return Lesson(
         action=outcome.action,
         effect=Effect(kind=EffectKind.DIED),

@@ -79,7 +79,9 @@ def retire_failure(
             if t.location_before == outcome.location_before and action_key(t.action) != key
         ]
         action = normalize_command(outcome.action)
-        lesson = lesson_of(outcome, needs=needed_items(outcome, history), steps=steps)
+        lesson = lesson_of(
+            outcome, needs=needed_items(outcome, history), steps=steps, claims=core.claims
+        )
         entry = core.new_entry(
             scope=MemoryScope.LOCATION,
             category=MemoryCategory.SUCCESS,

@@ -11,6 +11,7 @@ from typing import Any
 from cairn.errors import SummarizerError
 from cairn.events import events
 from cairn.events.publisher import EventPublisher
+from cairn.interfaces.claims import IClaimTester, NoClaimTests
 from cairn.interfaces.clock import IClock
 from cairn.interfaces.map import IMapRecorder
 from cairn.interfaces.store import IMemoryStore, StoreTransaction
@@ -42,8 +43,11 @@ class MemoryCore:
         map_graph: IMapRecorder,
         policy: MemoryPolicy,
         clock: IClock | None = None,
+        claims: IClaimTester | None = None,
     ) -> None:
         self.store = store
+        self.claims: IClaimTester = claims or NoClaimTests()
+        """Asks the game about a lesson's claims before it is kept (nothing, by default)."""
         self.clock = clock or SystemClock()
         self.summarizer = summarizer
         self.publisher = publisher

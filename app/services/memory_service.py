@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from cairn.events.publisher import EventPublisher
+from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.clock import IClock
 from cairn.interfaces.map import IMapRecorder
 from cairn.interfaces.memory_service import IMemoryCheckpoints, IMemoryService
@@ -46,8 +47,9 @@ class MemoryService(IMemoryService, IMemoryCheckpoints):
         map_graph: IMapRecorder,
         policy: MemoryPolicy,
         clock: IClock | None = None,
+        claims: IClaimTester | None = None,
     ) -> None:
-        self.core = MemoryCore(store, summarizer, publisher, map_graph, policy, clock)
+        self.core = MemoryCore(store, summarizer, publisher, map_graph, policy, clock, claims)
         self._scoped = ScopedSummaries(self.core)
         self._actions = ActionMemories(self.core)
 

@@ -4,10 +4,11 @@ what it supersedes; a procedure or a score keeps what had to be held (`store_dec
 from __future__ import annotations
 
 from cairn.errors import SummarizerError
+from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.summarizer import SynthesisRequest
-from cairn.lessons.build import lesson_of
+from cairn.lessons.build import lesson_of, not_again
 from cairn.models.game import TurnOutcome
-from cairn.models.lesson import DeathBy, EffectKind, render
+from cairn.models.lesson import DeathBy, render
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, SynthesisDecision
 from cairn.services.endings import ending_text
 from cairn.services.memory_core import MemoryCore, log
@@ -58,14 +59,15 @@ def store_decision(
         outcome,
         needs=_proposed_needs(core, outcome, history, decision),
         steps=decision.steps_first,
+        claims=core.claims,
         by_model=core.summarizer.llm_first,
         refused=decision.category is MemoryCategory.FAILURE,
         death_reason=death_reason,
     )
-    if lesson is not None and lesson.effect.kind is EffectKind.CHANGED and _not_again(outcome):
+    if not_again(outcome, lesson, core.claims):
         log.info("turn %s: the change did not happen again on a second try; not kept", outcome.turn)
         return None
-    if decision.category is MemoryCategory.DANGER and _harm_anyway(outcome):
+    if decision.category is MemoryCategory.DANGER and _harm_anyway(outcome, core.claims):
         log.info(
             "turn %s: the points went whatever was sent; no danger of the command", outcome.turn
         )
@@ -129,12 +131,9 @@ def _proposed_needs(
     return list(decision.needs_held)
 
 
-def _harm_anyway(outcome: TurnOutcome) -> bool:
+def _harm_anyway(outcome: TurnOutcome, claims: IClaimTester) -> bool:
     """Whether the game, asked, said the points lost this turn go whatever is sent."""
-    return outcome.tests is not None and outcome.tests.harm_by is DeathBy.EVENT
-
-
-def _not_again(outcome: TurnOutcome) -> bool:
-    """Whether the game, asked again, said the turn's change does not happen (a refusal whose
-    world diff was a side effect, a timed event)."""
-    return outcome.tests is not None and not outcome.tests.reproduced
+    if outcome.score_delta >= 0:
+        return False
+    given = outcome.tests.harm_by if outcome.tests is not None else claims.blame(outcome)
+    return given is DeathBy.EVENT

@@ -36,7 +36,9 @@ def server() -> Iterator[FakeMessagesServer]:
         yield s
 
 
-def service(server: FakeMessagesServer, store: InMemoryStore) -> MemoryService:
+def service(
+    server: FakeMessagesServer, store: InMemoryStore, claims: ClaimTester | None
+) -> MemoryService:
     client = AnthropicClient(
         api_key="sk-ant-test-KEY",
         models={role: f"claude-test-{role}" for role in ROLES},
@@ -51,12 +53,13 @@ def service(server: FakeMessagesServer, store: InMemoryStore) -> MemoryService:
         MapGraph(),
         MemoryPolicy(),
         clock=DeterministicClock(seed=1),
+        claims=claims,
     )
 
 
-def the_way_east(tested: bool) -> list[TurnOutcome]:
+def the_way_east() -> tuple[ClaimTester, list[TurnOutcome]]:
     """The fake game's way into the vault (the door unlocked and opened, after one failed try),
-    each turn examined by the ClaimTester as play does (or not, when `tested` is False)."""
+    each step followed by a ClaimTester as play does."""
     game = FakeGame()
     tester = ClaimTester(game)
     before = game.reset()
@@ -66,11 +69,10 @@ def the_way_east(tested: bool) -> list[TurnOutcome]:
     for turn, command in enumerate(commands, 1):
         after = game.step(command)
         outcome = turn_outcome(1, turn, command, before, after)
-        if tested:
-            outcome = outcome.model_copy(update={"tests": tester.examine(outcome)})
+        tester.follow(outcome)
         found.append(outcome)
         before = after
-    return found
+    return tester, found
 
 
 def the_way_in(store: InMemoryStore) -> MemoryEntry:
@@ -94,10 +96,12 @@ ANSWER = {
 }
 
 
-def play(server: FakeMessagesServer, turns: list[TurnOutcome]) -> InMemoryStore:
+def play(
+    server: FakeMessagesServer, turns: list[TurnOutcome], claims: ClaimTester | None
+) -> InMemoryStore:
     """The turns before the last one as the episode's history; the last one asked about."""
     store = InMemoryStore()
-    svc = service(server, store)
+    svc = service(server, store, claims)
     gs = GameState()
     for outcome in turns[:-1]:
         gs.record_turn(outcome)
@@ -110,7 +114,8 @@ def play(server: FakeMessagesServer, turns: list[TurnOutcome]) -> InMemoryStore:
 def test_a_needed_item_the_model_claims_and_the_game_refutes_is_not_stored(
     server: FakeMessagesServer,
 ) -> None:
-    entry = the_way_in(play(server, the_way_east(tested=True)))
+    tester, turns = the_way_east()
+    entry = the_way_in(play(server, turns, tester))
     assert entry.lesson is not None
     assert entry.lesson.needs_held == []  # the game: east works with the key put down
     # the steps the game needs, in order; the first failed try is no step
@@ -123,7 +128,8 @@ def test_a_needed_item_the_model_claims_and_the_game_refutes_is_not_stored(
 def test_an_untested_claim_of_the_model_is_kept_as_claimed_and_nothing_is_added(
     server: FakeMessagesServer,
 ) -> None:
-    entry = the_way_in(play(server, the_way_east(tested=False)))
+    _tester, turns = the_way_east()
+    entry = the_way_in(play(server, turns, None))  # no game to ask
     assert entry.lesson is not None
     assert entry.lesson.needs_held == ["brass key"]  # the model's own, untested
     assert entry.lesson.evidence is Evidence.CLAIMED

@@ -1,6 +1,6 @@
-"""The game disposes (issue 36): a turn's claims are put to the game (`ClaimTester`, through
-`IGame.probe`) before its lesson is kept; refuted claims are not written, untested ones say so.
-On the fake game, whose probes answer from a copy of an earlier state."""
+"""The game disposes (issue 36): a lesson's claims are put to the game (`ClaimTester`, through
+`IGame.probe`) before it is kept; refuted claims are not written, untested ones say so. On the
+fake game, whose probes answer from a copy of an earlier state."""
 
 from __future__ import annotations
 
@@ -30,50 +30,54 @@ TO_THE_VAULT = [
 ]
 
 
-def examined(game: FakeGame, commands: list[str]) -> list[TurnOutcome]:
-    """Each command played on `game`, its outcome examined by a ClaimTester as play does."""
+def played(game: FakeGame, commands: list[str]) -> tuple[ClaimTester, list[TurnOutcome]]:
+    """Each command played on `game` and followed by a ClaimTester, as play does."""
     tester = ClaimTester(game)
     before = game.reset()
     found: list[TurnOutcome] = []
     for turn, command in enumerate(commands, 1):
         after = game.step(command)
         outcome = turn_outcome(1, turn, command, before, after)
-        tests = tester.examine(outcome)
-        found.append(outcome.model_copy(update={"tests": tests}))
+        tester.follow(outcome)
+        found.append(outcome)
         before = after
-    return found
+    return tester, found
 
 
 def test_a_way_that_failed_keeps_only_the_steps_the_game_needs() -> None:
-    turns = examined(FakeGame(), TO_THE_VAULT)
-    tests = turns[-1].tests
+    tester, turns = played(FakeGame(), TO_THE_VAULT)
+    proposed = ["north", "open chest", "take key", "east", "unlock door with key", "open door"]
+    tests = tester.test(turns[-1], ["brass key"], proposed)
     assert tests is not None and tests.reproduced
     # without the unlock or the opening the door stays shut; the first failed try of the
-    # same command is no step of its own
+    # same command is no step of its own, and what was done in other rooms is not asked
     assert tests.steps_needed == ["unlock door with key", "open door"]
-    assert "east" not in tests.steps_not_needed
+    assert tests.steps_not_needed == []
     # the door open, the key in hand is no longer needed to go east
     assert tests.not_needed == ["brass key"] and tests.needed == []
 
 
 def test_a_score_keeps_the_step_that_opened_the_way_and_drops_the_one_that_did_nothing() -> None:
-    turns = examined(FakeGame(), ["north", "look", "open chest", "take key"])
-    tests = turns[-1].tests
+    tester, turns = played(FakeGame(), ["north", "look", "open chest", "take key"])
+    tests = tester.test(turns[-1], [], ["look", "open chest"])
     assert tests is not None and tests.reproduced
-    assert tests.steps_needed == ["open chest"]  # `look` did nothing: not asked, not claimed
-    lesson = lesson_of(turns[-1], steps=["look", "open chest"])
+    assert tests.steps_needed == ["open chest"] and tests.steps_not_needed == ["look"]
+    lesson = lesson_of(turns[-1], steps=["look", "open chest"], claims=tester)
     assert lesson is not None and lesson.effect.kind is EffectKind.SCORED
     assert lesson.steps_first == ["open chest"] and lesson.evidence is Evidence.TESTED
 
 
 def test_an_item_held_that_the_action_needs_is_confirmed() -> None:
     world = default_world()
-    # the crown's vault: only the key held; going east needs the door unlocked, not the key
-    turns = examined(FakeGame(world=world), [*TO_THE_VAULT[:4], "unlock door with key"])
-    # "unlock door with key" changes no inventory or score: not a turn worth asking about
-    assert turns[-1].tests is None
-    lesson = lesson_of(turns[-1], needs=["brass key"])
-    assert lesson is None  # no effect the state shows (the fake cannot say the world changed)
+    # the key is taken elsewhere; in the hall, unlocking needs it (the fake cannot say the
+    # world changed, so the unlocking is asked about as the step of the way east)
+    tester, turns = played(FakeGame(world=world), TO_THE_VAULT)
+    unlock_turn = turns[5]
+    assert unlock_turn.action == "unlock door with key"
+    tests = tester.test(turns[-1], ["brass key"], ["unlock door with key"])
+    assert tests is not None and tests.steps_needed == ["unlock door with key"]
+    # a question about an earlier turn cannot be answered: its state is gone
+    assert tester.test(unlock_turn, ["brass key"], []) is None
 
 
 def test_a_death_that_comes_whatever_is_sent_is_the_worlds() -> None:
@@ -83,16 +87,16 @@ def test_a_death_that_comes_whatever_is_sent_is_the_worlds() -> None:
         items={"coin": FakeItem(room=1)},
         doom_at=3,
     )
-    turns = examined(FakeGame(world=world), ["take coin", "north", "south"])
+    tester, turns = played(FakeGame(world=world), ["take coin", "north", "south"])
     assert turns[-1].died
-    assert turns[-1].tests is not None and turns[-1].tests.death_by is DeathBy.EVENT
+    assert tester.blame(turns[-1]) is DeathBy.EVENT
 
 
 def test_a_death_a_harmless_command_avoids_is_the_commands() -> None:
-    turns = examined(FakeGame(), ["west"])  # into the pit
+    tester, turns = played(FakeGame(), ["west"])  # into the pit
     assert turns[-1].died
-    assert turns[-1].tests is not None and turns[-1].tests.death_by is DeathBy.ACTION
-    lesson = lesson_of(turns[-1])
+    assert tester.blame(turns[-1]) is DeathBy.ACTION
+    lesson = lesson_of(turns[-1], claims=tester)
     assert lesson is not None and lesson.death_cause is not None
     assert lesson.death_cause.by is DeathBy.ACTION and lesson.death_cause.action == "west"
     assert lesson.evidence is Evidence.TESTED
@@ -173,9 +177,10 @@ def test_points_lost_whatever_is_sent_leave_no_danger_of_the_command(tmp_path: P
         penalties={"kick wall": 1},
         toll_at=3,
     )
-    turns = examined(FakeGame(world=world), ["take coin", "kick wall", "look"])
-    assert turns[1].tests is not None and turns[1].tests.harm_by is DeathBy.ACTION
-    assert turns[2].tests is not None and turns[2].tests.harm_by is DeathBy.EVENT
+    kicked, turns = played(FakeGame(world=world), ["take coin", "kick wall"])
+    assert kicked.blame(turns[-1]) is DeathBy.ACTION
+    tolled, turns = played(FakeGame(world=world), ["take coin", "kick wall", "look"])
+    assert tolled.blame(turns[-1]) is DeathBy.EVENT
     settings = load_settings(workdir=tmp_path)
     commands = ["take coin", "kick wall", "look"]
     run_play(
