@@ -87,6 +87,8 @@ class EpisodeFigures:
     best_score: int | None
     actions: int
     repeated_failed_actions: int
+    rooms: int = 0
+    """Distinct rooms the episode entered (report.json's `locations_visited`)."""
 
 
 @dataclass
@@ -136,6 +138,7 @@ class Window:
     scoring: int
     mean_score: float
     repeated_failure_rate: float
+    mean_rooms: float = 0.0
 
 
 @dataclass
@@ -160,7 +163,39 @@ def window(run: RunFigures, first: int = FIRST_COUNTED_EPISODE) -> Window:
         repeated_failure_rate=(
             sum(e.repeated_failed_actions for e in counted) / actions if actions else 0.0
         ),
+        mean_rooms=statistics.fmean(e.rooms for e in counted) if counted else 0.0,
     )
+
+
+def progress(runs: list[RunFigures]) -> tuple[list[str], list[str]]:
+    """(games where memory scores more or reaches more rooms than the baseline over episodes
+    2-, each with its figures; the others, with theirs): progress, not only fewer repeats."""
+    ahead: list[str] = []
+    behind: list[str] = []
+    for game, pair in sorted(pair_up(runs).items()):
+        if True not in pair or False not in pair or pair[True].error or pair[False].error:
+            continue
+        mem, base = window(pair[True]), window(pair[False])
+        figures = (
+            f"{game} (score {mem.mean_score:.1f} vs {base.mean_score:.1f},"
+            f" rooms {mem.mean_rooms:.1f} vs {base.mean_rooms:.1f})"
+        )
+        further = mem.mean_score > base.mean_score or mem.mean_rooms > base.mean_rooms
+        (ahead if further else behind).append(figures)
+    return ahead, behind
+
+
+def print_progress(label: str, runs: list[RunFigures]) -> None:
+    ahead, behind = progress(runs)
+    total = len(ahead) + len(behind)
+    print(
+        f"\nprogress ({label}): memory scores more or reaches more rooms than the baseline"
+        f" (means over episodes {FIRST_COUNTED_EPISODE}-) on {len(ahead)} of {total} games"
+    )
+    for line in ahead:
+        print(f"  ahead   {line}")
+    for line in behind:
+        print(f"  not     {line}")
 
 
 def zork_points(memory: Window, baseline: Window) -> list[Point]:
@@ -404,6 +439,7 @@ def play_one(job: Job, seed: int) -> RunFigures:
                 best_score=best if best is not None else e.get("score"),
                 actions=e["actions"],
                 repeated_failed_actions=e["repeated_failed_actions"],
+                rooms=int(e.get("locations_visited") or 0),
             )
         )
     run.seconds = time.perf_counter() - start
@@ -668,6 +704,10 @@ def main() -> None:
             print(f"  kept  {danger}")
         if len(run.dangers) > 2:
             print(f"  kept  (+{len(run.dangers) - 2} more DANGER memories)")
+
+    print_progress("shared games", short_runs)
+    if args.textworld > 0:
+        print_progress("games nobody tuned for", untuned_runs)
 
     met, total = summary(short, long)
     untuned_met, untuned_total = summary(untuned_verdicts, {})

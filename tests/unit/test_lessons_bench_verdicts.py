@@ -235,3 +235,28 @@ def test_a_game_in_the_cache_is_reused_without_tw_make(
     story.with_suffix(".json").unlink()  # half a game is made again
     with pytest.raises(RuntimeError):
         tw.generate(game, tmp_path)
+
+
+def test_progress_counts_games_where_memory_scores_more_or_reaches_more_rooms(
+    bench: ModuleType,
+) -> None:
+    def rooms_run(game: str, memory: bool, score: int, rooms: int) -> object:
+        figures = bench.RunFigures(game=game, memory=memory, episodes_asked=2, turns_asked=9)
+        for number in (1, 2):
+            figures.episodes.append(
+                bench.EpisodeFigures(number, 9, False, score, 9, 0, rooms=rooms)
+            )
+        return figures
+
+    runs = [
+        rooms_run("further", True, 0, 7),
+        rooms_run("further", False, 0, 5),
+        rooms_run("higher", True, 10, 3),
+        rooms_run("higher", False, 5, 3),
+        rooms_run("same", True, 5, 3),
+        rooms_run("same", False, 5, 3),
+    ]
+    ahead, behind = bench.progress(runs)
+    assert [line.split()[0] for line in ahead] == ["further", "higher"]
+    assert [line.split()[0] for line in behind] == ["same"]
+    assert "rooms 7.0 vs 5.0" in ahead[0]
