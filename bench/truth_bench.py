@@ -24,6 +24,7 @@ before the lesson's turn, and each claim is tested against the game from there:
   undecided.
 - death_cause: by "action": `look` in the action's place keeps the player alive; by "event":
   `look`, `wait`, `wait` in its place, the player dies within them. "unknown" is no claim.
+- fatal_too (one per command): the command in the action's place kills.
 - danger: a DANGER memory with no lesson, or whose lesson's effect is no death, is true only
   when the transcript shows a death or a loss of points played from that memory's room
   (`location_before` of a turn that died or scored less) in an episode up to the memory's own.
@@ -91,7 +92,7 @@ import textworld_games  # noqa: E402  (stdlib only at import; cairn is never imp
 
 ROMS = ROOT.parent / "shared" / "roms"
 STORY_SUFFIXES = (".z3", ".z5", ".z8")
-KINDS = ("effect", "needs_held", "steps_first", "death_cause", "danger")
+KINDS = ("effect", "needs_held", "steps_first", "death_cause", "fatal_too", "danger")
 IN_PLAY = frozenset({"ACTIVE", "TENTATIVE"})
 SUPERSEDED = "SUPERSEDED"
 GOAL_SHARE = 0.95
@@ -236,6 +237,7 @@ class Lesson:
     death_by: str | None
     death_action: str | None
     evidence: str
+    fatal_too: tuple[str, ...] = ()
     episode: int | None
     turn: int | None
 
@@ -272,6 +274,7 @@ def lesson_of(memory: dict[str, Any]) -> Lesson | str | None:
         death_by=str(cause["by"]) if cause.get("by") else None,
         death_action=str(cause["action"]) if cause.get("action") else None,
         evidence=str(raw.get("evidence") or "observed"),
+        fatal_too=tuple(str(c) for c in raw.get("fatal_too") or [] if str(c).strip()),
         episode=_int_or_none(raw.get("episode")),
         turn=_int_or_none(raw.get("turn")),
     )
@@ -630,7 +633,11 @@ class Auditor:
         if lesson.death_by in ("action", "event"):
             said = "the action kills" if lesson.death_by == "action" else "an event kills"
             death.append(self.claim(memory, lesson, "death_cause", f"{act}: {said}"))
-        claims = [effect, *held, *steps, *death]
+        fatal = [
+            self.claim(memory, lesson, "fatal_too", f"'{command}' here kills too")
+            for command in lesson.fatal_too
+        ]
+        claims = [effect, *held, *steps, *death, *fatal]
         why = self.undecidable(lesson)
         if why is not None:
             for c in claims:
@@ -655,6 +662,11 @@ class Auditor:
             self.steps_first_claim(c, lesson, step, holds)
         for c in death:
             self.death_claim(c, state, lesson, out)
+        for command, c in zip(lesson.fatal_too, fatal, strict=True):
+            self.replay.load(state)
+            killed = self.replay.step(command).died
+            c.verdict = TRUE if killed else FALSE
+            c.why = f"'{command}' {'killed' if killed else 'did not kill'} in the action's place"
         return claims
 
     def branch_reproduces(self, episode: int, turn: int, state: Snapshot, out: Outcome) -> bool:

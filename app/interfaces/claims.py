@@ -30,6 +30,11 @@ class IClaimTester(ABC):
         """For a death or points lost: what a harmless command in the action's place does
         (`event`: the same happens; `action`: it does not); None when it cannot be asked."""
 
+    def fatal_too(self, outcome: TurnOutcome) -> list[str]:
+        """For a death the command caused by a move: the other ways of making that move
+        that kill too (none by default: nothing asked)."""
+        return []
+
 
 class NoClaimTests(IClaimTester):
     """Nothing can be asked: every claim stays untested."""

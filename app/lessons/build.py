@@ -55,6 +55,9 @@ def lesson_of(
     kept_needs, needs_untested = _kept(held, tests, items=True, by_model=by_model)
     kept_steps, steps_untested = _kept(proposed, tests, items=False, by_model=by_model)
     death = None
+    fatal_too: list[str] = []
+    if outcome.died and blame is DeathBy.ACTION and claims is not None:
+        fatal_too = claims.fatal_too(outcome)
     if outcome.died:
         death = DeathCause(
             by=blame or DeathBy.UNKNOWN,
@@ -69,6 +72,7 @@ def lesson_of(
         needs_held=kept_needs,
         steps_first=kept_steps,
         death_cause=death,
+        fatal_too=fatal_too,
         evidence=Evidence.TESTED if tested else untested,
         episode=outcome.episode,
         turn=outcome.turn,

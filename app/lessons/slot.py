@@ -27,3 +27,6 @@ class ClaimSlot(IClaimTester):
 
     def blame(self, outcome: TurnOutcome) -> DeathBy | None:
         return self._tester.blame(outcome)
+
+    def fatal_too(self, outcome: TurnOutcome) -> list[str]:
+        return self._tester.fatal_too(outcome)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.game import IGame, Probe
 from cairn.lessons.effects import effect_of, reproduces
-from cairn.models.directions import normalize_action
+from cairn.models.directions import normalize_action, normalize_direction
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import DeathBy, Effect, EffectKind, TurnTests
 
@@ -87,6 +87,18 @@ class ClaimTester(IClaimTester):
         if key not in self._blamed:
             self._blamed[key] = self._blame(outcome, effect)
         return self._blamed[key]
+
+    def fatal_too(self, outcome: TurnOutcome) -> list[str]:
+        """The other ways of making a fatal move (`ways_of`) that kill too, each sent from
+        the state before the death in the move's place."""
+        if self.blame(outcome) is not DeathBy.ACTION:
+            return []
+        found: list[str] = []
+        for command in ways_of(outcome.action):
+            answer = self._probe(1, [command])
+            if answer and answer[0].died:
+                found.append(command)
+        return found
 
     def _blame(self, outcome: TurnOutcome, effect: Effect) -> DeathBy | None:
         instead = self._probe(1, [HARMLESS])
@@ -189,6 +201,21 @@ class ClaimTester(IClaimTester):
     def _probe(self, back: int, commands: Sequence[str]) -> list[Probe] | None:
         self.probes += 1
         return self._game.probe(back, commands)
+
+
+def ways_of(action: str) -> list[str]:
+    """Other commands that make the same move as `action` (a compass move): the direction
+    itself, `climb d` for up and down, `jump` for down; [] for a command that is no move."""
+    direction = normalize_direction(action)
+    if direction is None:
+        return []
+    ways = [direction]
+    if direction in ("up", "down"):
+        ways.append(f"climb {direction}")
+    if direction == "down":
+        ways.append("jump")
+    own = normalize_action(action)
+    return [w for w in ways if w != own and w != action.strip().lower()]
 
 
 def _names(item: str) -> list[str]:

@@ -90,6 +90,9 @@ class Lesson(BaseModel):
     needs_held: list[str] = Field(default_factory=list)
     steps_first: list[str] = Field(default_factory=list)
     death_cause: DeathCause | None = None
+    fatal_too: list[str] = Field(default_factory=list)
+    """For a fatal move: the other ways of making it that the game confirmed kill too
+    (`climb down` beside `down`), so one death teaches them all."""
     evidence: Evidence = Evidence.OBSERVED
     episode: int | None = None
     turn: int | None = None
@@ -138,4 +141,6 @@ def render(text: str, lesson: Lesson | None) -> str:
     if lesson.steps_first:
         numbered = ", ".join(f"({i}) {s}" for i, s in enumerate(lesson.steps_first, 1))
         parts.append(f"Steps first: {numbered}{mark}.")
+    if lesson.fatal_too:
+        parts.append(f"Fatal here too: {', '.join(repr(c) for c in lesson.fatal_too)}.")
     return " ".join(p for p in parts if p)

@@ -12,7 +12,8 @@ Pit (4)                        walking into the Pit kills you
 
 Commands: directions (`north`, `n`, `go north`), `look`, `inventory`, `open <container>`,
 `take <item>` / `drop <item>` (the item's full name or its last word; an item's points are
-given once), `unlock door with <key>`, `open door`. A world may kill the player at a set
+given once), `unlock door with <key>`, `open door`; `climb <direction>` is the move, `jump` is
+`down`. A world may kill the player at a set
 move whatever is sent (`doom_at`, a clock). `probe` answers from a copy of an earlier state.
 Every command after the game ended answers "The game is over." and spends no move.
 Observations list the room's `objects` (its containers and the items in view); the player is
@@ -221,7 +222,9 @@ class FakeGame(IGame):
             return self._observe("The game is over.")
         self._s.moves += 1
         command = " ".join(action.lower().split())
-        command = _ALIASES.get(command, command).removeprefix("go ")
+        command = _ALIASES.get(command, command).removeprefix("go ").removeprefix("climb ")
+        if command == "jump":
+            command = "down"  # (over the edge, where there is one)
         answer = self._respond(command)
         if command in self._world.penalties:
             self._s.score -= self._world.penalties[command]

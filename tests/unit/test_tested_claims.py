@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.agents.explorer.words import remembered_dangers
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
 from cairn.lessons.build import lesson_of
 from cairn.lessons.tester import ClaimTester
 from cairn.models.game import TurnOutcome
-from cairn.models.lesson import DeathBy, EffectKind, Evidence, TurnTests
+from cairn.models.lesson import DeathBy, DeathCause, EffectKind, Evidence, TurnTests
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
 from cairn.play.runner import run_play
 from cairn.play.translator import turn_outcome
@@ -199,3 +200,33 @@ def test_points_lost_whatever_is_sent_leave_no_danger_of_the_command(tmp_path: P
     assert [d.title for d in dangers] == ["Penalty: kick wall"]
     assert dangers[0].lesson is not None and dangers[0].lesson.effect.kind is EffectKind.LOST
     assert dangers[0].lesson.evidence is Evidence.TESTED
+
+
+def test_one_fatal_move_teaches_every_way_of_making_it() -> None:
+    world = FakeWorld(
+        rooms={
+            1: FakeRoom("Ledge", "A narrow ledge.", {"down": 2, "north": 3}),
+            2: FakeRoom("Chasm", "You fall into the chasm.", deadly=True),
+            3: FakeRoom("Path", "A path."),
+        },
+        start=1,
+    )
+    tester, turns = played(FakeGame(world=world), ["down"])
+    assert tester.blame(turns[-1]) is DeathBy.ACTION
+    assert tester.fatal_too(turns[-1]) == ["climb down", "jump"]
+    lesson = lesson_of(turns[-1], claims=tester)
+    assert lesson is not None and lesson.fatal_too == ["climb down", "jump"]
+    danger = MemoryEntry(
+        scope=MemoryScope.LOCATION,
+        location_id=1,
+        category=MemoryCategory.DANGER,
+        title="Died by 'down'",
+        text="'down' here was fatal.",
+        lesson=lesson,
+    )
+    assert remembered_dangers([danger]) == {"down", "climb down", "jump"}
+    # a death the world brought blames no command
+    by_the_clock = lesson.model_copy(
+        update={"death_cause": DeathCause(by=DeathBy.EVENT), "fatal_too": []}
+    )
+    assert remembered_dangers([danger.model_copy(update={"lesson": by_the_clock})]) == set()

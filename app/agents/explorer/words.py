@@ -8,6 +8,7 @@ from collections.abc import Callable
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
 from cairn.lessons.reading import missing, steps_first
+from cairn.models.lesson import DeathBy
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
 from cairn.services.causes import DARK_TAG, LESSON_TAG, WayIn, ways_in, with_ways_in
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
@@ -197,13 +198,21 @@ def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
 
 
 def remembered_dangers(memories: list[MemoryEntry]) -> set[str]:
-    """The first quoted command of each DANGER memory here (a death or a penalty it caused).
-    A lesson (a dark room, an attacker: `causes`) blames no command: the ways in a darkness
-    lesson quotes are taken elsewhere, and only without a light (`dark_rooms`)."""
+    """The commands each DANGER memory here blames (a death or a penalty they caused), from
+    its lesson: the action and the other ways of it the game confirmed fatal too; none when
+    the game said the death came whatever was sent. A danger without a lesson (a person's
+    own, an older file's) blames its first quoted command. A room's lesson (a dark room, an
+    attacker: `causes`) blames no command: the ways in a darkness lesson quotes are taken
+    elsewhere, and only without a light (`dark_rooms`)."""
     dangers: set[str] = set()
     for memory in memories:
-        if memory.category is MemoryCategory.DANGER and LESSON_TAG not in memory.tags:
+        if memory.category is not MemoryCategory.DANGER or LESSON_TAG in memory.tags:
+            continue
+        lesson = memory.lesson
+        if lesson is None:
             dangers.update(_player_commands(f"{memory.title}\n{memory.text}")[:1])
+        elif lesson.death_cause is None or lesson.death_cause.by is not DeathBy.EVENT:
+            dangers.update(normalize(c) for c in [lesson.action, *lesson.fatal_too])
     return dangers
 
 
