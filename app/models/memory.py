@@ -138,6 +138,16 @@ def source_of_tags(tags: list[str]) -> MemorySource | None:
     return None
 
 
+class Ledger(BaseModel):
+    """A failure ledger's fields: the commands that failed here on one thing, in the order
+    they failed, and the game's last answer to one of them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    commands: list[str]
+    answer: str = ""
+
+
 class MemoryEntry(BaseModel):
     """One memory, in any scope. Location memories are keyed by integer location id."""
 
@@ -175,6 +185,9 @@ class MemoryEntry(BaseModel):
     lesson: Lesson | None = None
     """What the memory claims about the game, typed, and how it is known (`models.lesson`):
     readers take these fields, never the prose."""
+    ledger: Ledger | None = None
+    """For a failure ledger (source `failure`): its commands and the game's last answer, the
+    fields its prose is rendered from."""
 
     @model_validator(mode="after")
     def _checked(self) -> MemoryEntry:

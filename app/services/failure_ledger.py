@@ -10,18 +10,19 @@ from typing import Any
 from cairn.lessons.build import lesson_of
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import render
-from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
+from cairn.models.memory import Ledger, MemoryCategory, MemoryEntry, MemoryScope, MemorySource
 from cairn.services.memory_core import MemoryCore
 from cairn.services.memory_rules import ledger_of, prerequisites, success_of
 from cairn.services.outcomes import (
     action_key,
-    failed_commands,
-    failure_text,
     failure_title,
     later_note,
-    ledger_answer,
+    ledger_commands,
     ledger_key,
+    ledger_last_answer,
+    ledger_of_commands,
     normalize_command,
+    render_ledger,
     said,
     why_not,
     with_note,
@@ -66,9 +67,9 @@ def retire_failure(
     if ledger is None:
         return entry
     key = action_key(outcome.action)
-    listed = failed_commands(ledger.text)
+    listed = ledger_commands(ledger)
     left = [c for c in listed if action_key(c) != key]
-    answer = ledger_answer(ledger.text) if listed and action_key(listed[-1]) != key else ""
+    answer = ledger_last_answer(ledger) if listed and action_key(listed[-1]) != key else ""
     when = f" (Ep{ledger.episode})" if ledger.episode is not None else ""
     before = f"'{normalize_command(outcome.action)}' had failed here before{when}."
     entry = entry or success_of(existing, outcome.action)  # a move already remembered
@@ -112,9 +113,14 @@ def retire_failure(
         else:
             tx.update(entry)
         if left:
+            kept = Ledger(commands=left, answer=answer)
             tx.update(
                 ledger.model_copy(
-                    update={"title": failure_title(left), "text": failure_text(left, answer)}
+                    update={
+                        "title": failure_title(left),
+                        "text": render_ledger(kept),
+                        "ledger": kept,
+                    }
                 )
             )
         else:
@@ -146,13 +152,15 @@ def record_failure(core: MemoryCore, outcome: TurnOutcome) -> MemoryEntry | None
         ),
         None,
     )
-    commands = failed_commands(current.text) if current is not None else []
+    commands = ledger_commands(current) if current is not None else []
     if command in commands:
         return None
     commands.append(command)
+    ledger = ledger_of_commands(commands, outcome.response)
     fields: dict[str, Any] = {
         "title": failure_title(commands),
-        "text": failure_text(commands, outcome.response),
+        "text": render_ledger(ledger),
+        "ledger": ledger,
     }
     with core.store.transaction() as tx:
         if current is None:

@@ -15,7 +15,7 @@ from cairn.services.outcomes import (
     action_key,
     changes_state,
     did_something,
-    failed_commands,
+    ledger_commands,
     quoted_commands,
     unknown_word,
     verdict,
@@ -268,7 +268,7 @@ def ledger_of(existing: Sequence[MemoryEntry], action: str) -> MemoryEntry | Non
     key = action_key(action)
     for entry in existing:
         if entry.category is MemoryCategory.FAILURE and any(
-            action_key(c) == key for c in failed_commands(entry.text)
+            action_key(c) == key for c in ledger_commands(entry)
         ):
             return entry
     return None

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from cairn.models.game import TurnOutcome
+from cairn.models.memory import Ledger, MemoryCategory, MemoryEntry
 from cairn.services.map import normalize_direction
 from cairn.services.replies import (
     NO_NEED,
@@ -301,13 +302,42 @@ def failure_title(commands: list[str]) -> str:
 
 def failure_text(commands: list[str], answer: str) -> str:
     """The ledger's text: every failed command quoted, then the game's last answer."""
-    quoted = ", ".join(f"'{c}'" for c in commands)
-    said = first_sentences(answer, count=2, limit=200)
+    return render_ledger(ledger_of_commands(commands, answer))
+
+
+def ledger_of_commands(commands: list[str], answer: str) -> Ledger:
+    """A ledger's fields: its commands and the first sentences of the game's answer."""
+    return Ledger(commands=list(commands), answer=first_sentences(answer, count=2, limit=200))
+
+
+def render_ledger(ledger: Ledger) -> str:
+    """A ledger's prose, rendered from its fields: "Tried here, did not work: 'a', 'b'. The
+    game said: "..."" (never parsed back but from an older file)."""
+    quoted = ", ".join(f"'{c}'" for c in ledger.commands)
+    said = ledger.answer
     return f"Tried here, did not work: {quoted}." + (f' The game said: "{said}"' if said else "")
 
 
+def ledger_commands(entry: MemoryEntry) -> list[str]:
+    """The commands a failure ledger lists: its fields; a FAILURE memory without them (an
+    older file's ledger, one written by hand) is read from its text; [] for any other."""
+    if entry.ledger is not None:
+        return list(entry.ledger.commands)
+    if entry.category is not MemoryCategory.FAILURE:
+        return []
+    return failed_commands(entry.text)
+
+
+def ledger_last_answer(entry: MemoryEntry) -> str:
+    """The game's last answer a failure ledger keeps ("" when none)."""
+    if entry.ledger is not None:
+        return entry.ledger.answer
+    return ledger_answer(entry.text)
+
+
 def failed_commands(text: str) -> list[str]:
-    """The commands a ledger text lists (the inverse of `failure_text`); [] for other texts."""
+    """The commands a ledger text lists (the inverse of `failure_text`); [] for other texts:
+    how an older file's ledger, written before its fields, is read."""
     found = _LEDGER.match(text.strip())
     if not found:
         return []

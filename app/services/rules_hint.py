@@ -17,10 +17,10 @@ from cairn.models.memory import MemoryCategory, MemoryEntry
 from cairn.services.memory_rules import ledger_of
 from cairn.services.outcomes import (
     Verdict,
-    failed_commands,
     failure_text,
     failure_title,
     later_note,
+    ledger_commands,
     ledger_key,
     normalize_command,
     said,
@@ -68,7 +68,7 @@ def failure_hint(outcome: TurnOutcome, existing: Sequence[MemoryEntry]) -> Rules
     current = next(
         (e for e in existing if e.category is MemoryCategory.FAILURE and tag in e.tags), None
     )
-    commands = failed_commands(current.text) if current is not None else []
+    commands = ledger_commands(current) if current is not None else []
     if command in commands:
         return None
     commands.append(command)

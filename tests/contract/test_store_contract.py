@@ -28,6 +28,7 @@ from cairn.models.lesson import (
     Lesson,
 )
 from cairn.models.memory import (
+    Ledger,
     LocationRecord,
     MemoryCategory,
     MemoryEntry,
@@ -142,6 +143,7 @@ def full_entries() -> list[MemoryEntry]:
         superseded_by="m-full-location",
         title="Lamp lasts forever",
         text="It does not.",
+        ledger=Ledger(commands=["wind lamp", "shake lamp"], answer="Nothing happens."),
         episode=0,
         turn_start=3,
         importance=1,

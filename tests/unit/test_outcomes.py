@@ -114,3 +114,24 @@ def test_items_written_are_the_items_read(items: list[str]) -> None:
 
 def test_quoted_commands_are_read_in_order() -> None:
     assert quoted_commands("'open window' then 'enter window'.") == ["open window", "enter window"]
+
+
+def test_a_ledger_is_read_from_its_fields_and_an_older_one_from_its_text() -> None:
+    from cairn.models.memory import Ledger, MemoryCategory, MemoryEntry, MemoryScope
+    from cairn.services.outcomes import ledger_commands, render_ledger
+
+    fields = Ledger(commands=["open door", "kick door"], answer="It is locked.")
+    entry = MemoryEntry(
+        scope=MemoryScope.LOCATION,
+        location_id=3,
+        category=MemoryCategory.FAILURE,
+        title="Open or kick door",
+        text="(a person rewrote this prose: 'take door')",
+        ledger=fields,
+    )
+    assert ledger_commands(entry) == ["open door", "kick door"]  # the fields, not the prose
+    assert render_ledger(fields) == (
+        "Tried here, did not work: 'open door', 'kick door'. The game said: \"It is locked.\""
+    )
+    older = entry.model_copy(update={"ledger": None, "text": render_ledger(fields)})
+    assert ledger_commands(older) == ["open door", "kick door"]

@@ -62,6 +62,9 @@ _COMMENT_FIELDS = tuple(
 rendered at every write)."""
 
 
+_NESTED = ("lesson", "ledger")
+"""The fields that hold a model of their own (a lesson's claims, a ledger's commands)."""
+
 _UTC_OFFSET = timedelta(0)
 
 
@@ -114,9 +117,9 @@ def comment_fields(entry: MemoryEntry) -> dict[str, Any]:
         value = values[name]
         if default is _ALWAYS or value != default:
             data[name] = value
-    lesson = values["lesson"]
-    if lesson is not None:  # a model of its own: written as its JSON object
-        data["lesson"] = lesson.model_dump(mode="json", exclude_defaults=True)
+    for name in _NESTED:  # models of their own: written as their JSON objects
+        if (value := values[name]) is not None:
+            data[name] = value.model_dump(mode="json", exclude_defaults=True)
     return data
 
 

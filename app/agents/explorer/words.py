@@ -184,7 +184,9 @@ def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
     much carried", "no leaflet in sight")."""
     failed: set[str] = set()
     for memory in memories:
-        if memory.category is MemoryCategory.FAILURE:
+        if memory.category is MemoryCategory.FAILURE and memory.ledger is not None:
+            failed.update(memory.ledger.commands)  # the ledger's fields
+        elif memory.category is MemoryCategory.FAILURE:  # a person's own, a model's
             failed.update(_player_commands(f"{memory.title}\n{memory.text}"))
         elif memory.source is MemorySource.NOTE and "does not work" in memory.text:
             failed.update(quoted_commands(memory.title + " " + memory.text)[:1])

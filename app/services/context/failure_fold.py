@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from cairn.models.memory import MemoryCategory, MemoryEntry
 from cairn.services.map import normalize_direction
-from cairn.services.outcomes import Command, failed_commands
+from cairn.services.outcomes import Command, ledger_commands
 
 _FOLD_TITLE = "[FAILURE] Did not work here"
 _FOLD_LEAD = "Tried here, did not work:"
@@ -16,12 +16,7 @@ def _ledger(entry: MemoryEntry) -> list[str]:
     """The commands of a failure ledger (`outcomes.failure_text`), [] for any other memory."""
     if entry.category is not MemoryCategory.FAILURE:
         return []
-    return _ledger_commands(entry.text)
-
-
-@lru_cache(maxsize=4096)
-def _ledger_commands(text: str) -> list[str]:
-    return failed_commands(text)
+    return ledger_commands(entry)
 
 
 def _piece(entry: MemoryEntry) -> str:
