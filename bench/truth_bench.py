@@ -237,9 +237,9 @@ class Lesson:
     death_by: str | None
     death_action: str | None
     evidence: str
-    fatal_too: tuple[str, ...] = ()
     episode: int | None
     turn: int | None
+    fatal_too: tuple[str, ...] = ()
 
 
 def _int_or_none(value: Any) -> int | None:
