@@ -148,6 +148,16 @@ class Ledger(BaseModel):
     answer: str = ""
 
 
+class Way(BaseModel):
+    """A move known to lead into a room: `command` taken at `source` (named `source_name`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str
+    source: LocationId
+    source_name: str = ""
+
+
 class MemoryEntry(BaseModel):
     """One memory, in any scope. Location memories are keyed by integer location id."""
 
@@ -185,6 +195,9 @@ class MemoryEntry(BaseModel):
     lesson: Lesson | None = None
     """What the memory claims about the game, typed, and how it is known (`models.lesson`):
     readers take these fields, never the prose."""
+    ways_in: list[Way] = Field(default_factory=list)
+    """For a room's lesson (a dark room): the moves known to lead in, which a player without
+    a light keeps out of; its prose's "Ways in:" is rendered from them."""
     ledger: Ledger | None = None
     """For a failure ledger (source `failure`): its commands and the game's last answer, the
     fields its prose is rendered from."""

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import DeathBy
+from cairn.models.memory import MemoryEntry, Way
 from cairn.services.endings import BLAMES_COMMAND, DeathCause, death_cause, ending_text
 from cairn.services.map import normalize_direction
 from cairn.services.outcomes import first_sentences, is_failure, normalize_command
@@ -311,6 +312,23 @@ def with_death(text: str, death: str) -> str:
     head = death.split(f" {_WAYS_HEAD}", 1)[0].rstrip()
     ways = [WayIn(c, source, name) for (c, source), name in _ways_named(text)]
     return with_ways_in(head, [*ways, *(WayIn(c, s, n) for (c, s), n in _ways_named(death))])
+
+
+def ways_of(memory: MemoryEntry) -> list[WayIn]:
+    """The ways into a room a lesson keeps: its fields; an older file's lesson, written before
+    them, read from its text."""
+    if memory.ways_in:
+        return [WayIn(w.command, w.source, w.source_name) for w in memory.ways_in]
+    return [WayIn(c, source, name) for (c, source), name in _ways_named(memory.text)]
+
+
+def as_fields(ways: Sequence[WayIn]) -> list[Way]:
+    """`ways` as a memory's fields, each (command, room) once."""
+    seen: dict[tuple[str, int], Way] = {}
+    for w in ways:
+        way = Way(command=w.command, source=w.source, source_name=w.source_name)
+        seen.setdefault((w.command, w.source), way)
+    return list(seen.values())
 
 
 def _ways_named(text: str) -> list[tuple[tuple[str, int], str]]:

@@ -26,6 +26,7 @@ from cairn.services.causes import (
     DARK_TAG,
     LESSON_TAG,
     Diagnosis,
+    as_fields,
     attacker_lesson_text,
     attacker_lesson_title,
     blamed_command,
@@ -34,8 +35,8 @@ from cairn.services.causes import (
     dark_words,
     death_words,
     diagnose,
-    ends_in_death,
     is_move,
+    ways_of,
     with_death,
     with_ways_in,
 )
@@ -63,13 +64,14 @@ def record_dark_room(
     text = dark_lesson_text(found, outcome.episode, outcome.turn, words, died=died)
     earlier = next((e for e in here if DARK_TAG in e.tags), None)
     if earlier is not None:
-        if died and not ends_in_death(earlier.text):
+        ways = as_fields([*ways_of(earlier), *found.ways_in])
+        if died and earlier.category is not MemoryCategory.DANGER:
             text = with_death(earlier.text, text)
         else:
             text = with_ways_in(earlier.text, found.ways_in)
-        if text == earlier.text:
+        if text == earlier.text and ways == earlier.ways_in:
             return None
-        update: dict[str, Any] = {"text": text}
+        update: dict[str, Any] = {"text": text, "ways_in": ways}
         if died:
             update["importance"] = max(earlier.importance, 950)
             update["source"] = MemorySource.ENDING
@@ -87,6 +89,7 @@ def record_dark_room(
         title=dark_lesson_title(died),
         text=text,
         lesson=_dark_death(outcome, core.claims) if died else None,
+        ways_in=as_fields(found.ways_in),
         importance=950 if died else 800,
         tags=[LESSON_TAG, DARK_TAG],
         source=MemorySource.ENDING if died else MemorySource.ACTION,

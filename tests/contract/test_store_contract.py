@@ -35,6 +35,7 @@ from cairn.models.memory import (
     MemoryScope,
     MemorySource,
     MemoryStatus,
+    Way,
 )
 from cairn.services.clock import SystemClock
 from tests.contract.conftest import (
@@ -111,6 +112,7 @@ def full_entries() -> list[MemoryEntry]:
         source=MemorySource.FAILURE,
         via="enter window",
         leads_to=203,
+        ways_in=[Way(command="up", source=203, source_name="Kitchen"), Way(command="d", source=7)],
         lesson=Lesson(
             action="put coin in slot",
             effect=Effect(kind=EffectKind.DIED),

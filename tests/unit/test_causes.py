@@ -258,4 +258,6 @@ def test_a_move_into_a_room_described_as_dark_is_remembered_dark_before_any_deat
     assert lesson.title == "Dark: a lit light shows it"
     assert lesson.text.startswith("Cave (L2) is dark: without a lit light nothing can be seen")
     assert ways_in(lesson.text) == [("down", 1)]
+    # the ways in are fields; the prose is rendered from them
+    assert [(w.command, w.source) for w in lesson.ways_in] == [("down", 1)]
     assert deadly_moves(located(entries)) == set()

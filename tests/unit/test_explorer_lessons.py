@@ -294,3 +294,14 @@ def test_a_score_with_an_item_taken_here_first_says_the_item_is_needed(tmp_path:
     assert scored.lesson.evidence is Evidence.OBSERVED
     assert "Needs held: gold coin (observed, untested)." in scored.text
     assert remembered_procedures([scored], ["lamp"]) == []
+
+
+def test_a_dark_rooms_ways_in_are_read_from_its_fields() -> None:
+    from cairn.agents.explorer.words import dark_rooms
+    from cairn.models.memory import Way
+
+    edited = LESSON.model_copy(update={"ways_in": [Way(command="climb ladder", source=KITCHEN)]})
+    # the fields win over the prose ("Ways in: 'up' from Kitchen"), which is never parsed back
+    assert dark_rooms([edited]) == {ATTIC: [("climb ladder", KITCHEN)]}
+    # a lesson from an older file, without the fields, is read from its text
+    assert dark_rooms([LESSON]) == {ATTIC: [("up", KITCHEN)]}

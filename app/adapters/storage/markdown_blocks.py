@@ -120,6 +120,8 @@ def comment_fields(entry: MemoryEntry) -> dict[str, Any]:
     for name in _NESTED:  # models of their own: written as their JSON objects
         if (value := values[name]) is not None:
             data[name] = value.model_dump(mode="json", exclude_defaults=True)
+    if ways := values["ways_in"]:
+        data["ways_in"] = [w.model_dump(mode="json", exclude_defaults=True) for w in ways]
     return data
 
 

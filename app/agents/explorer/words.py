@@ -10,7 +10,7 @@ from cairn.interfaces.game import GameObservation
 from cairn.lessons.reading import missing, steps_first
 from cairn.models.lesson import DeathBy
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemorySource
-from cairn.services.causes import DARK_TAG, LESSON_TAG, WayIn, ways_in, with_ways_in
+from cairn.services.causes import DARK_TAG, LESSON_TAG, WayIn, ways_in, ways_of, with_ways_in
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
 from cairn.services.map import normalize_direction
 from cairn.services.outcomes import (
@@ -230,7 +230,8 @@ def dark_rooms(
             continue
         if DARK_TAG in memory.tags and memory.location_id is not None:
             ways = found.setdefault(memory.location_id, [])
-            ways.extend(w for w in ways_in(memory.text) if w not in ways)
+            known = [(w.command, w.source) for w in ways_of(memory)]  # its fields
+            ways.extend(w for w in known if w not in ways)
     return found
 
 
