@@ -139,15 +139,17 @@ class ExplorerAgent(IAgent):
             # the game says it is dark here and a light is carried: light it before anything
             lit = Move(to_light[0], f"Trying {to_light[0]!r}: it is dark here; a light first.")
             return self._decision(view, lit, None)
+        unlit: set[str] = set()
         if not to_light:
-            # no light to light: a room where the dark killed is not entered (one only seen
-            # dark is: no danger without a death)
+            # no light to light: a room where the dark killed is not entered; one only seen
+            # dark (no danger without a death) waits until nothing else is left here
             dangers = dangers | light.into_dark(view, deadly)
+            unlit = light.into_dark(view, lessons) - dangers
         traps = trap_rooms([*view.memories, *view.nearby])
         self._traps.seen(traps, here)
         dangers = kept_out(view, dangers, traps)
         unknown = unknown_words(view.world_notes) | episode.unknown_now
-        limits = bounds(view, episode, staleness, failures, dangers, unknown)
+        limits = bounds(view, episode, staleness, failures, dangers | unlit, unknown)
         episode.known_failed = {
             a for a, failed in view.tried_here.items() if failed
         } | remembered_failures(view.memories)
@@ -156,6 +158,9 @@ class ExplorerAgent(IAgent):
             note = self._traps.way_out()
         nouns = nouns_here(view, episode)
         move = choose(view, episode, limits, nouns, self._rng)
+        if move is None and unlit:  # nothing else left: the room only seen dark is tried
+            limits = bounds(view, episode, staleness, failures, dangers, unknown)
+            move = choose(view, episode, limits, nouns, self._rng)
         if move is None:
             move, note = when_stuck(view, episode, self._traps, limits, nouns, note)
         return self._decision(view, move, note)
