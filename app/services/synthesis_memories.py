@@ -132,8 +132,9 @@ def _proposed_needs(
 
 
 def _harm_anyway(outcome: TurnOutcome, claims: IClaimTester) -> bool:
-    """Whether the game, asked, said the points lost this turn go whatever is sent."""
-    if outcome.score_delta >= 0:
+    """Whether the game, asked, said the points lost this turn go whatever is sent (a death's
+    lost points are the death's: its cause decides its lesson)."""
+    if outcome.score_delta >= 0 or outcome.died:
         return False
     given = outcome.tests.harm_by if outcome.tests is not None else claims.blame(outcome)
     return given is DeathBy.EVENT

@@ -18,11 +18,11 @@ from cairn.lessons.tester import ClaimTester
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.lesson import Evidence
 from cairn.models.memory import MemoryEntry, MemoryScope
-from cairn.play.translator import turn_outcome
 from cairn.services.clock import DeterministicClock
 from cairn.services.map import MapGraph
 from cairn.services.memory_service import MemoryService
 from cairn.services.policy import MemoryPolicy
+from cairn.testing.claims import followed
 from cairn.testing.fake_game import FakeGame
 from cairn.testing.llm_server import FakeMessagesServer
 
@@ -60,19 +60,8 @@ def service(
 def the_way_east() -> tuple[ClaimTester, list[TurnOutcome]]:
     """The fake game's way into the vault (the door unlocked and opened, after one failed try),
     each step followed by a ClaimTester as play does."""
-    game = FakeGame()
-    tester = ClaimTester(game)
-    before = game.reset()
     commands = ["north", "open chest", "take key", "south", "east"]
-    commands += ["unlock door with key", "open door", "east"]
-    found: list[TurnOutcome] = []
-    for turn, command in enumerate(commands, 1):
-        after = game.step(command)
-        outcome = turn_outcome(1, turn, command, before, after)
-        tester.follow(outcome)
-        found.append(outcome)
-        before = after
-    return tester, found
+    return followed(FakeGame(), [*commands, "unlock door with key", "open door", "east"])
 
 
 def the_way_in(store: InMemoryStore) -> MemoryEntry:

@@ -10,13 +10,12 @@ from cairn.agents.explorer.words import remembered_dangers
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
 from cairn.lessons.build import lesson_of
-from cairn.lessons.tester import ClaimTester
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import DeathBy, DeathCause, EffectKind, Evidence, TurnTests
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
 from cairn.play.runner import run_play
-from cairn.play.translator import turn_outcome
 from cairn.settings import load_settings
+from cairn.testing.claims import followed
 from cairn.testing.fake_game import FakeGame, FakeItem, FakeRoom, FakeWorld, default_world
 
 TO_THE_VAULT = [
@@ -31,22 +30,8 @@ TO_THE_VAULT = [
 ]
 
 
-def played(game: FakeGame, commands: list[str]) -> tuple[ClaimTester, list[TurnOutcome]]:
-    """Each command played on `game` and followed by a ClaimTester, as play does."""
-    tester = ClaimTester(game)
-    before = game.reset()
-    found: list[TurnOutcome] = []
-    for turn, command in enumerate(commands, 1):
-        after = game.step(command)
-        outcome = turn_outcome(1, turn, command, before, after)
-        tester.follow(outcome)
-        found.append(outcome)
-        before = after
-    return tester, found
-
-
 def test_a_way_that_failed_keeps_only_the_steps_the_game_needs() -> None:
-    tester, turns = played(FakeGame(), TO_THE_VAULT)
+    tester, turns = followed(FakeGame(), TO_THE_VAULT)
     proposed = ["north", "open chest", "take key", "east", "unlock door with key", "open door"]
     tests = tester.test(turns[-1], ["brass key"], proposed)
     assert tests is not None and tests.reproduced
@@ -59,7 +44,7 @@ def test_a_way_that_failed_keeps_only_the_steps_the_game_needs() -> None:
 
 
 def test_a_score_keeps_the_step_that_opened_the_way_and_drops_the_one_that_did_nothing() -> None:
-    tester, turns = played(FakeGame(), ["north", "look", "open chest", "take key"])
+    tester, turns = followed(FakeGame(), ["north", "look", "open chest", "take key"])
     tests = tester.test(turns[-1], [], ["look", "open chest"])
     assert tests is not None and tests.reproduced
     assert tests.steps_needed == ["open chest"] and tests.steps_not_needed == ["look"]
@@ -72,7 +57,7 @@ def test_an_item_held_that_the_action_needs_is_confirmed() -> None:
     world = default_world()
     # the key is taken elsewhere; in the hall, unlocking needs it (the fake cannot say the
     # world changed, so the unlocking is asked about as the step of the way east)
-    tester, turns = played(FakeGame(world=world), TO_THE_VAULT)
+    tester, turns = followed(FakeGame(world=world), TO_THE_VAULT)
     unlock_turn = turns[5]
     assert unlock_turn.action == "unlock door with key"
     tests = tester.test(turns[-1], ["brass key"], ["unlock door with key"])
@@ -88,13 +73,13 @@ def test_a_death_that_comes_whatever_is_sent_is_the_worlds() -> None:
         items={"coin": FakeItem(room=1)},
         doom_at=3,
     )
-    tester, turns = played(FakeGame(world=world), ["take coin", "north", "south"])
+    tester, turns = followed(FakeGame(world=world), ["take coin", "north", "south"])
     assert turns[-1].died
     assert tester.blame(turns[-1]) is DeathBy.EVENT
 
 
 def test_a_death_a_harmless_command_avoids_is_the_commands() -> None:
-    tester, turns = played(FakeGame(), ["west"])  # into the pit
+    tester, turns = followed(FakeGame(), ["west"])  # into the pit
     assert turns[-1].died
     assert tester.blame(turns[-1]) is DeathBy.ACTION
     lesson = lesson_of(turns[-1], claims=tester)
@@ -128,6 +113,19 @@ def test_a_refuted_item_is_never_written_and_an_untested_one_says_so() -> None:
     assert not_held is not None and not_held.needs_held == []  # not held: no precondition
 
 
+def played(tmp_path: Path, world: FakeWorld, commands: list[str]) -> list[MemoryEntry]:
+    """The memories one scripted episode of `commands` on `world` leaves in a new workdir."""
+    settings = load_settings(workdir=tmp_path)
+    run_play(
+        settings,
+        game=FakeGame(world=world),
+        agent=ScriptedAgent(commands),
+        episodes=1,
+        max_turns=len(commands),
+    )
+    return build_container(settings).store().entries()
+
+
 def _active(entries: list[MemoryEntry]) -> list[MemoryEntry]:
     return [
         e for e in entries if e.status is not MemoryStatus.SUPERSEDED and e.lesson is not None
@@ -148,15 +146,7 @@ def test_play_writes_tested_lessons_and_no_danger_for_a_death_by_the_clock(
         doom_at=6,
     )
     commands = ["open chest", "look", "take coin", "north", "south", "north"]
-    settings = load_settings(workdir=tmp_path)
-    run_play(
-        settings,
-        game=FakeGame(world=world),
-        agent=ScriptedAgent(commands),
-        episodes=1,
-        max_turns=len(commands),
-    )
-    entries = build_container(settings).store().entries()
+    entries = played(tmp_path, world, commands)
     [scored] = [e for e in _active(entries) if e.lesson and e.lesson.effect.points == 2]
     assert scored.lesson is not None
     assert scored.lesson.steps_first == ["open chest"] and scored.lesson.needs_held == []
@@ -178,24 +168,12 @@ def test_points_lost_whatever_is_sent_leave_no_danger_of_the_command(tmp_path: P
         penalties={"kick wall": 1},
         toll_at=3,
     )
-    kicked, turns = played(FakeGame(world=world), ["take coin", "kick wall"])
+    kicked, turns = followed(FakeGame(world=world), ["take coin", "kick wall"])
     assert kicked.blame(turns[-1]) is DeathBy.ACTION
-    tolled, turns = played(FakeGame(world=world), ["take coin", "kick wall", "look"])
+    tolled, turns = followed(FakeGame(world=world), ["take coin", "kick wall", "look"])
     assert tolled.blame(turns[-1]) is DeathBy.EVENT
-    settings = load_settings(workdir=tmp_path)
-    commands = ["take coin", "kick wall", "look"]
-    run_play(
-        settings,
-        game=FakeGame(world=world),
-        agent=ScriptedAgent(commands),
-        episodes=1,
-        max_turns=len(commands),
-    )
-    dangers = [
-        e
-        for e in build_container(settings).store().entries()
-        if e.category is MemoryCategory.DANGER
-    ]
+    entries = played(tmp_path, world, ["take coin", "kick wall", "look"])
+    dangers = [e for e in entries if e.category is MemoryCategory.DANGER]
     # the kick costs a point (a danger of the command); the toll comes whatever is sent
     assert [d.title for d in dangers] == ["Penalty: kick wall"]
     assert dangers[0].lesson is not None and dangers[0].lesson.effect.kind is EffectKind.LOST
@@ -211,7 +189,7 @@ def test_one_fatal_move_teaches_every_way_of_making_it() -> None:
         },
         start=1,
     )
-    tester, turns = played(FakeGame(world=world), ["down"])
+    tester, turns = followed(FakeGame(world=world), ["down"])
     assert tester.blame(turns[-1]) is DeathBy.ACTION
     assert tester.fatal_too(turns[-1]) == ["climb down", "jump"]
     lesson = lesson_of(turns[-1], claims=tester)

@@ -130,9 +130,11 @@ class ExplorerAgent(IAgent):
         light.gate(into_dark, to_light)
         # a way memory knows that once answered "You have to open the gate first.": that first
         episode.first = steps_first(view.memories, tried)
-        if here in deadly and light.lit is None:
-            # (a room only seen dark is no danger: the player may look round it unlit)
-            leave = light.out_of_the_dark(view, deadly, to_light, tried, episode.came)
+        if episode.into_dark_test is not None and here in lessons:
+            episode.testing_dark.add(here)  # went in to test it: it looks round
+        episode.into_dark_test = None
+        if here in lessons and here not in episode.testing_dark and light.lit is None:
+            leave = light.out_of_the_dark(view, lessons, to_light, tried, episode.came)
             if leave is not None:
                 return self._decision(view, leave, None)
         if to_light and SAYS_DARK.search(obs.text):
@@ -161,6 +163,8 @@ class ExplorerAgent(IAgent):
         if move is None and unlit:  # nothing else left: the room only seen dark is tried
             limits = bounds(view, episode, staleness, failures, dangers, unknown)
             move = choose(view, episode, limits, nouns, self._rng)
+            if move is not None and move.command in unlit:
+                episode.into_dark_test = move.command
         if move is None:
             move, note = when_stuck(view, episode, self._traps, limits, nouns, note)
         return self._decision(view, move, note)

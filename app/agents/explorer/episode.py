@@ -89,6 +89,11 @@ class Episode:
     """Commands the memories of the room of the last decision quote as done or as steps."""
     known_failed: set[str] = field(default_factory=set)
     """This turn's known failures here: this episode's and memory's."""
+    testing_dark: set[int] = field(default_factory=set)
+    """Rooms only seen dark that the player went into to test their lesson (nothing else
+    was left): it stays and looks round instead of leaving."""
+    into_dark_test: str | None = None
+    """The command sent last turn to test a room only seen dark, if any."""
     came: dict[int | None, str] = field(default_factory=dict)
     """The move that last brought the player into each room."""
     before: tuple[frozenset[str], int | None, str] = (frozenset(), None, "")
