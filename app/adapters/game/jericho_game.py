@@ -68,7 +68,7 @@ from cairn.adapters.game.names import (
     strip_status_line,
 )
 from cairn.adapters.game.npcs import match_npcs
-from cairn.adapters.game.probes import asked, ending, run_probe, world_diff
+from cairn.adapters.game.probes import asked, ending, run_probe, waiting_diff, world_diff
 from cairn.adapters.game.room_names import RoomNames
 from cairn.adapters.game.rooms import (
     PROBE_MOVES,
@@ -279,10 +279,7 @@ class JerichoGame(IGame):
             own = world_diff(self._env)
             if not own:
                 return False
-            shadow = self._second()
-            shadow.set_state(before)
-            shadow.step("wait")
-            passing = world_diff(shadow)
+            passing = waiting_diff(self._second(), before)
         except Exception:  # an interpreter without the diff: the game cannot say
             return None
         return bool(own - passing)

@@ -45,11 +45,17 @@ def changed_beyond_waiting(env: Any, start: tuple[Any, ...]) -> bool:
     if not own:
         return False
     after = env.get_state()
-    env.set_state(start)
-    env.step("wait")
-    passing = world_diff(env)
+    passing = waiting_diff(env, start)
     env.set_state(after)
     return bool(own - passing)
+
+
+def waiting_diff(env: Any, start: tuple[Any, ...]) -> set[tuple[int, int, int]]:
+    """What `wait` changes from the state `start` (time alone: a timed event); `env` is
+    left after the wait."""
+    env.set_state(start)
+    env.step("wait")
+    return world_diff(env)
 
 
 def asked(env: Any, command: str) -> str:
