@@ -208,3 +208,23 @@ def test_one_fatal_move_teaches_every_way_of_making_it() -> None:
         update={"death_cause": DeathCause(by=DeathBy.EVENT), "fatal_too": []}
     )
     assert remembered_dangers([danger.model_copy(update={"lesson": by_the_clock})]) == set()
+
+
+def test_export_jsonl_gives_each_lesson_as_an_object(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from cairn.cli import main
+
+    played(tmp_path, default_world(), ["north", "look", "open chest", "take key"])
+    exported = CliRunner().invoke(
+        main, ["memories", "export", "--format", "jsonl", "--workdir", str(tmp_path)]
+    )
+    assert exported.exit_code == 0, exported.output
+    records = [json.loads(line) for line in exported.output.splitlines()]
+    lessons = [r["memory"]["lesson"] for r in records if r.get("memory", {}).get("lesson")]
+    [scored] = [lesson for lesson in lessons if lesson["effect"]["kind"] == "scored"]
+    assert scored["action"] == "take key" and scored["effect"]["points"] == 1
+    assert scored["steps_first"] == ["open chest"] and scored["evidence"] == "tested"
+    assert scored["death_cause"] is None and scored["needs_held"] == []
