@@ -65,8 +65,12 @@ def store_decision(
         death_reason=death_reason,
     )
     if not_again(outcome, lesson, core.claims):
-        log.info("turn %s: the change did not happen again on a second try; not kept", outcome.turn)
-        return None
+        # the turn's "change" did not happen again: no success claims it (a refusal whose
+        # world diff was a timed event); another memory of the turn keeps no lesson
+        if decision.category is MemoryCategory.SUCCESS:
+            log.info("turn %s: the change did not happen again; not kept", outcome.turn)
+            return None
+        lesson = None
     if decision.category is MemoryCategory.DANGER and _harm_anyway(outcome, core.claims):
         log.info(
             "turn %s: the points went whatever was sent; no danger of the command", outcome.turn

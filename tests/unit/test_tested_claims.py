@@ -4,11 +4,13 @@ fake game, whose probes answer from a copy of an earlier state."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from cairn.agents.explorer.words import remembered_dangers
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
+from cairn.interfaces.claims import NoClaimTests
 from cairn.lessons.build import lesson_of
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import DeathBy, DeathCause, EffectKind, Evidence, TurnTests
@@ -228,3 +230,43 @@ def test_export_jsonl_gives_each_lesson_as_an_object(tmp_path: Path) -> None:
     assert scored["action"] == "take key" and scored["effect"]["points"] == 1
     assert scored["steps_first"] == ["open chest"] and scored["evidence"] == "tested"
     assert scored["death_cause"] is None and scored["needs_held"] == []
+
+
+class _NotAgain(NoClaimTests):
+    """A game that, asked again, does not make the change (a timed event did it)."""
+
+    def test(
+        self, outcome: TurnOutcome, needs: Sequence[str], steps: Sequence[str]
+    ) -> TurnTests | None:
+        return TurnTests(reproduced=False)
+
+
+def test_a_change_the_game_does_not_make_again_is_no_success() -> None:
+    from cairn.adapters.storage.in_memory_store import InMemoryStore
+    from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
+    from cairn.events.publisher import EventPublisher
+    from cairn.models.game import GameState
+    from cairn.services.map import MapGraph
+    from cairn.services.memory_service import MemoryService
+    from cairn.services.policy import MemoryPolicy
+
+    refused = TurnOutcome(
+        turn=3,
+        action="east",
+        response="You can't go east from here! A bell tolls in the distance.",
+        location_before=5,
+        location_after=5,
+        world_changed=True,  # the bell's clock moved the world, not 'east'
+    )
+
+    def worked(claims: NoClaimTests | None) -> list[str]:
+        store = InMemoryStore()
+        service = MemoryService(
+            store, RuleBasedSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy(),
+            claims=claims,
+        )
+        service.record_action_outcome(GameState(), refused)
+        return [e.title for e in store.entries() if e.category is MemoryCategory.SUCCESS]
+
+    assert worked(None) == ["'east' worked"]  # the game could not be asked: kept, untested
+    assert worked(_NotAgain()) == []
