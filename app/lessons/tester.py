@@ -203,10 +203,15 @@ class ClaimTester(IClaimTester):
         return self._game.probe(back, commands)
 
 
+_MOVE_VERBS = frozenset(["climb", "go", "walk", "run", "jump", "descend", "ascend"])
+"""Verbs that make a move in a direction (`climb down`, `jump down`)."""
+
+
 def ways_of(action: str) -> list[str]:
-    """Other commands that make the same move as `action` (a compass move): the direction
-    itself, `climb d` for up and down, `jump` for down; [] for a command that is no move."""
-    direction = normalize_direction(action)
+    """Other commands that make the same move as `action` (a compass move, or a move verb
+    with a direction: `climb down`; `jump` alone is down): the direction itself, `climb d`
+    for up and down, `jump` for down; [] for a command that is no move."""
+    direction = move_direction(action)
     if direction is None:
         return []
     ways = [direction]
@@ -214,8 +219,21 @@ def ways_of(action: str) -> list[str]:
         ways.append(f"climb {direction}")
     if direction == "down":
         ways.append("jump")
-    own = normalize_action(action)
-    return [w for w in ways if w != own and w != action.strip().lower()]
+    said = " ".join(action.lower().split())
+    return [w for w in ways if w != said and normalize_action(w) != normalize_action(said)]
+
+
+def move_direction(action: str) -> str | None:
+    """The direction `action` moves in: a compass move, a move verb with a direction, or a
+    bare `jump` (down); None for another command."""
+    words = action.lower().split()
+    if not words:
+        return None
+    if (direction := normalize_direction(action)) is not None:
+        return direction
+    if words[0] in _MOVE_VERBS and len(words) == 2:
+        return normalize_direction(words[1])
+    return "down" if words == ["jump"] else None
 
 
 def _names(item: str) -> list[str]:

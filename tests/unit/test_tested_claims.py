@@ -270,3 +270,22 @@ def test_a_change_the_game_does_not_make_again_is_no_success() -> None:
 
     assert worked(None) == ["'east' worked"]  # the game could not be asked: kept, untested
     assert worked(_NotAgain()) == []
+
+
+def test_a_fatal_climb_or_jump_teaches_the_plain_move_too() -> None:
+    from cairn.lessons.tester import ways_of
+
+    assert ways_of("down") == ["climb down", "jump"]
+    assert ways_of("climb down") == ["down", "jump"]
+    assert ways_of("jump") == ["down", "climb down"]
+    assert ways_of("north") == []  # nothing else makes a plain move north
+    assert ways_of("open door") == []
+    world = FakeWorld(
+        rooms={
+            1: FakeRoom("Ledge", "A narrow ledge.", {"down": 2}),
+            2: FakeRoom("Chasm", "You fall into the chasm.", deadly=True),
+        },
+        start=1,
+    )
+    tester, turns = followed(FakeGame(world=world), ["jump"])
+    assert tester.fatal_too(turns[-1]) == ["down", "climb down"]
