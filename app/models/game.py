@@ -105,8 +105,9 @@ class TurnOutcome(BaseModel):
     """Whether the turn changed the game's world (an object moved or changed state, the
     player's own flags aside); None when the game cannot say."""
     tests: TurnTests | None = None
-    """What the game answered when asked about this turn's claims (a score, a death, a
-    change: `cairn.lessons.tester`); None when it was not asked."""
+    """What the game answered about this turn's claims, when the caller asked it itself (an
+    engine with its own way of testing); None otherwise: play and replay are asked lazily,
+    through the memory service's `IClaimTester`, about the claims a lesson proposes."""
 
     @property
     def score_delta(self) -> int:
