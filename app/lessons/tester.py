@@ -203,14 +203,19 @@ class ClaimTester(IClaimTester):
         return self._game.probe(back, commands)
 
 
+COMPASS: tuple[str, ...] = ("north", "south", "east", "west", "northeast", "northwest")
+COMPASS += ("southeast", "southwest", "up", "down")
+"""The compass moves tried beside a fatal one."""
+
 _MOVE_VERBS = frozenset(["climb", "go", "walk", "run", "jump", "descend", "ascend"])
 """Verbs that make a move in a direction (`climb down`, `jump down`)."""
 
 
 def ways_of(action: str) -> list[str]:
-    """Other commands that make the same move as `action` (a compass move, or a move verb
-    with a direction: `climb down`; `jump` alone is down): the direction itself, `climb d`
-    for up and down, `jump` for down; [] for a command that is no move."""
+    """The commands to try beside a fatal move `action` (a compass move, or a move verb with
+    a direction: `climb down`; `jump` alone is down): the same move made otherwise (the
+    direction itself, `climb d` for up and down, `jump` for down), then the other compass
+    moves (a place every way out of which kills); [] for a command that is no move."""
     direction = move_direction(action)
     if direction is None:
         return []
@@ -219,6 +224,7 @@ def ways_of(action: str) -> list[str]:
         ways.append(f"climb {direction}")
     if direction == "down":
         ways.append("jump")
+    ways += [d for d in COMPASS if d != direction]  # a place every way out of which kills
     said = " ".join(action.lower().split())
     return [w for w in ways if w != said and normalize_action(w) != normalize_action(said)]
 

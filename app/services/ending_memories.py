@@ -10,6 +10,7 @@ from typing import Any
 from cairn.events import events
 from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.summarizer import RulesVerdict
+from cairn.lessons.build import lesson_of
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import WorldEvent
 from cairn.models.lesson import DeathBy, Effect, EffectKind, Evidence, Lesson
@@ -27,6 +28,7 @@ from cairn.services.causes import (
     LESSON_TAG,
     Diagnosis,
     as_fields,
+    as_tested,
     attacker_lesson_text,
     attacker_lesson_title,
     blamed_command,
@@ -295,6 +297,8 @@ def record_ending(
         kind = WorldEvent.GAME_WON
     else:
         found = diagnose(final, game_state.turns)
+        given = final.tests
+        found = as_tested(found, given.death_by if given is not None else core.claims.blame(final))
         cause = found.cause
         how = f"by '{action}'" if found.blames_command else f"({CAUSE_WORDS[cause]})"
         title = f"Died{where} at turn {final.turn} {how}"
@@ -318,6 +322,9 @@ def record_ending(
         turn_end=final.turn,
         score_delta=final.score_delta,
         location_id=final.location_before,
+        lesson=lesson_of(
+            final, claims=core.claims, death_reason=None if final.won else cause.value
+        ),
     )
     with core.store.transaction() as tx:
         tx.add(entry)

@@ -193,7 +193,7 @@ def test_one_fatal_move_teaches_every_way_of_making_it() -> None:
     )
     tester, turns = followed(FakeGame(world=world), ["down"])
     assert tester.blame(turns[-1]) is DeathBy.ACTION
-    assert tester.fatal_too(turns[-1]) == ["climb down", "jump"]
+    assert tester.fatal_too(turns[-1]) == ["climb down", "jump"]  # north leads on, safely
     lesson = lesson_of(turns[-1], claims=tester)
     assert lesson is not None and lesson.fatal_too == ["climb down", "jump"]
     danger = MemoryEntry(
@@ -275,10 +275,12 @@ def test_a_change_the_game_does_not_make_again_is_no_success() -> None:
 def test_a_fatal_climb_or_jump_teaches_the_plain_move_too() -> None:
     from cairn.lessons.tester import ways_of
 
-    assert ways_of("down") == ["climb down", "jump"]
-    assert ways_of("climb down") == ["down", "jump"]
-    assert ways_of("jump") == ["down", "climb down"]
-    assert ways_of("north") == []  # nothing else makes a plain move north
+    compass = ["north", "south", "east", "west", "northeast", "northwest", "southeast"]
+    compass += ["southwest", "up"]
+    assert ways_of("down") == ["climb down", "jump", *compass]
+    assert ways_of("climb down") == ["down", "jump", *compass]
+    assert ways_of("jump") == ["down", "climb down", *compass]
+    assert ways_of("north")[:2] == ["south", "east"]  # only the other compass moves
     assert ways_of("open door") == []
     world = FakeWorld(
         rooms={
