@@ -33,10 +33,10 @@ def test_the_repository_holds_no_symlinks() -> None:
     assert links == []
 
 
-def test_cairn_is_the_app_folder_and_its_root_is_the_top_level_container_py() -> None:
+def test_cairn_is_the_app_folder_and_its_root_a_module_of_it() -> None:
     assert Path(cairn.__file__).parent == ROOT / "app"
     assert Path(cairn.models.memory.__file__) == ROOT / "app" / "models" / "memory.py"
-    assert Path(cairn.container.__file__) == ROOT / "container.py"
+    assert Path(cairn.container.__file__) == ROOT / "app" / "container.py"
     assert sys.modules["cairn.container"] is cairn.container
     assert cairn.container.Container.__module__ == "cairn.container"
 
@@ -48,14 +48,17 @@ def run_from_root(code: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_folders_own_names_are_refused_from_the_repository_root() -> None:
-    """From the root, `import app...` and `import container` would load second copies (whose
-    `MemoryEntry` and `Container` are not cairn's): each is refused, naming the way in."""
+    """From the root, `import app...` would load a second copy (whose `MemoryEntry` is not
+    cairn's): it is refused, naming the way in. The top-level `container.py` re-exports the
+    package's composition root: the very same objects, no second copy."""
     folder = run_from_root("import app.models.memory")
     assert folder.returncode == 1
     assert "ImportError: cairn's package is imported as `cairn`" in folder.stderr
-    root = run_from_root("import container")
-    assert root.returncode == 1
-    assert "import it as `cairn.container`" in root.stderr
+    root = run_from_root(
+        "import container, cairn.container;"
+        " assert container.Container is cairn.container.Container; print('same')"
+    )
+    assert root.stdout.strip() == "same", root.stderr
     both = run_from_root(
         "import cairn.container, sys; from cairn.container import Container;"
         " assert sys.modules['cairn.container'].Container is Container; print('one')"

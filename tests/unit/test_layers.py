@@ -128,9 +128,6 @@ def package_modules() -> dict[str, Path]:
         if parts[-1] == "__init__":
             parts.pop()
         modules[".".join(["cairn", *parts])] = path
-    top = root.parent / "container.py"  # in a checkout, the composition root's source (app/
-    if top.is_file():  # container.py only loads it under the package's name)
-        modules["cairn.container"] = top
     return modules
 
 
