@@ -3,10 +3,12 @@ never parsed back): its steps, the items it needs held, those not held now."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from cairn.models.memory import MemoryEntry
 
+_WORD = re.compile(r"[a-z][a-z\-']*")
 _LEAD = frozenset(["a", "an", "the", "some", "your", "my", "pair", "of"])
 
 
@@ -24,10 +26,10 @@ def holds(item: str, inventory: Sequence[str]) -> bool:
     """Whether `inventory` holds `item`: the same name, or a name sharing its last word (its
     noun: "lantern" is held as "brass lantern", "brass lantern" as "lantern")."""
     wanted = item.lower().strip()
-    noun = _noun(wanted)
+    noun = noun_of(wanted)
     for name in inventory:
         held = name.lower().strip()
-        if held == wanted or (noun is not None and noun == _noun(held)):
+        if held == wanted or (noun is not None and noun == noun_of(held)):
             return True
     return False
 
@@ -37,6 +39,8 @@ def missing(memory: MemoryEntry, inventory: Sequence[str]) -> list[str]:
     return [item for item in needs_held(memory) if not holds(item, inventory)]
 
 
-def _noun(name: str) -> str | None:
-    words = [w for w in name.split(" with ")[0].split() if w not in _LEAD]
+def noun_of(name: str) -> str | None:
+    """The noun of an item's name, lower case: its last word but articles ("a pair of
+    boots" -> boots; "key with a tag" -> key)."""
+    words = [w for w in _WORD.findall(name.split(" with ")[0]) if w not in _LEAD]
     return words[-1] if words else None

@@ -19,11 +19,13 @@ Each probe is a few interpreter steps (play_bench prints their cost per turn).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 
 from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.game import IGame, Probe
 from cairn.lessons.effects import effect_of, reproduces
+from cairn.lessons.turns import since_arrival
 from cairn.models.directions import normalize_action, normalize_direction
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import DeathBy, Effect, EffectKind, TurnTests
@@ -33,6 +35,9 @@ HARMLESS = "look"
 
 MAX_STEPS = 5
 """Steps tested before an action at most (the latest ones)."""
+
+KEPT_TURNS = 64
+"""The episode's last turns followed (a game keeps the states of fewer: `IGame.probe`)."""
 
 MAX_ITEMS = 8
 """Items tested for one action at most."""
@@ -45,7 +50,7 @@ class ClaimTester(IClaimTester):
 
     def __init__(self, game: IGame) -> None:
         self._game = game
-        self._turns: list[TurnOutcome] = []
+        self._turns: deque[TurnOutcome] = deque(maxlen=KEPT_TURNS)
         self._answers: dict[tuple[object, ...], TurnTests | None] = {}
         self._again: dict[tuple[int, int], bool | None] = {}
         """Per turn, whether the action did it again (None: the game could not be asked)."""
@@ -171,7 +176,7 @@ class ClaimTester(IClaimTester):
     def _steps(
         self, outcome: TurnOutcome, effect: Effect, steps: Sequence[str]
     ) -> tuple[list[str], list[str]]:
-        since = _since_arrival(outcome, self._turns[:-1])
+        since = since_arrival(list(self._turns)[:-1], outcome.location_before)
         own = normalize_action(outcome.action)
         sent = {normalize_action(t.action) for t in since}
         asked = [
@@ -246,13 +251,3 @@ def _names(item: str) -> list[str]:
     """How to name `item` to the parser: its full name, then its last word."""
     words = item.split()
     return list(dict.fromkeys([item, words[-1]])) if words else []
-
-
-def _since_arrival(outcome: TurnOutcome, earlier: list[TurnOutcome]) -> list[TurnOutcome]:
-    """The steps taken in `outcome`'s room since the player last came in, oldest first."""
-    found: list[TurnOutcome] = []
-    for turn in reversed(earlier):
-        if turn.location_before != outcome.location_before or turn.moved or turn.died:
-            break
-        found.insert(0, turn)
-    return found

@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from cairn.lessons.reading import noun_of
+from cairn.lessons.turns import since_arrival
 from cairn.models.game import TurnOutcome
 from cairn.services.replies import reply
 
 _WORD = re.compile(r"[a-z][a-z\-']*")
-_LEAD = frozenset(["a", "an", "the", "some", "your", "my", "pair", "of"])
 
 
 def needed_items(outcome: TurnOutcome, history: Sequence[TurnOutcome]) -> list[str]:
@@ -27,7 +28,7 @@ def needed_items(outcome: TurnOutcome, history: Sequence[TurnOutcome]) -> list[s
     held = list(outcome.inventory_before)
     if not held:
         return []
-    here = _since_arrival(history, outcome.location_before)
+    here = since_arrival(history, outcome.location_before)
     words = set(_WORD.findall(" ".join([outcome.action, *(t.action for t in here)]).lower()))
     if not outcome.moved:  # a move's answer describes the next room, not what the move used
         words |= set(_WORD.findall(reply(outcome.response).lower()))
@@ -37,21 +38,6 @@ def needed_items(outcome: TurnOutcome, history: Sequence[TurnOutcome]) -> list[s
     return [item for item in held if item in gained_here or _named(item, words)]
 
 
-def _since_arrival(history: Sequence[TurnOutcome], room: int | None) -> list[TurnOutcome]:
-    """The turns taken in `room` since the player last came in, oldest first."""
-    found: list[TurnOutcome] = []
-    for turn in reversed(history):
-        if turn.location_before != room or turn.moved or turn.died:
-            break
-        found.insert(0, turn)
-    return found
-
-
 def _named(item: str, words: set[str]) -> bool:
-    noun = _noun(item.lower())
+    noun = noun_of(item.lower())
     return noun is not None and noun in words
-
-
-def _noun(name: str) -> str | None:  # (the noun of an item's name)
-    words = [w for w in _WORD.findall(name.split(" with ")[0]) if w not in _LEAD]
-    return words[-1] if words else None
