@@ -7,7 +7,6 @@ re-exports its names.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from cairn.agents.offline_stand_in import StandInWhileDown
 from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.events import commands
-from cairn.events.bus import MessageBus
+from cairn.events.bus import MessageBus, OnFirstUse
 from cairn.events.handlers import (
     EpisodeHandler,
     GameHandler,
@@ -40,6 +39,7 @@ from cairn.events.handlers import (
     TurnHandler,
 )
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import FictionRules
 from cairn.interfaces.llm import ILLMClient
 from cairn.interfaces.store import IMemoryStore
 from cairn.interfaces.summarizer import ISummarizer
@@ -114,14 +114,7 @@ def _on_first_use(handler: Any, method: str) -> Any:
     """The bus's entry for a handler's method, building the handler when a command first needs
     it: a library write (`cairn.Memory.add`) builds its editor, not the memory service, the map
     it loads or the LLM client."""
-    return providers.Callable(_calling, handler.provider, method)
-
-
-def _calling(handler: Callable[[], Any], method: str) -> Callable[[Any], Any]:
-    def handle(command: Any) -> Any:
-        return getattr(handler(), method)(command)
-
-    return handle
+    return providers.Callable(OnFirstUse, handler.provider, method)
 
 
 class Container(containers.DeclarativeContainer):
@@ -204,6 +197,8 @@ class Container(containers.DeclarativeContainer):
         policy=policy,
         clock=clock,
         claims=claim_tests,
+        # what a turn leaves in memory: the interactive-fiction rules (an ITurnInterpreter)
+        rules=providers.Object(FictionRules),
     )
 
     # The memory query tools: the `query` model ranks and summarizes when an LLM is
@@ -215,7 +210,9 @@ class Container(containers.DeclarativeContainer):
 
     location_handler = providers.Singleton(LocationHandler, memory_service, publisher)
     quest_handler = providers.Singleton(QuestHandler, memory_service)
-    turn_handler = providers.Singleton(TurnHandler, memory_service)
+    turn_handler = providers.Singleton(
+        TurnHandler, memory_service.provided.interpreter.call(), store
+    )
     note_handler = providers.Singleton(NoteHandler, memory_service)
     episode_handler = providers.Singleton(EpisodeHandler, memory_service, publisher)
     game_handler = providers.Singleton(GameHandler, memory_service)  # (IMemoryCheckpoints)

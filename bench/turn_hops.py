@@ -1,5 +1,7 @@
 """How deep one `cairn play` turn goes, measured: the call stack (frames in cairn's own files)
-where a turn's memory write is staged (the deepest `tx.add` inside `PlaySession._turn`), where
+where a turn's memory writes are staged, per command the turn sends (the deepest call into a
+unit of work's transaction inside `PlaySession._turn` for each handler: `tx.add`, `tx.apply`
+and the like; the transaction's own methods are not counted), where
 the unit of work it belongs to is made durable (the first fdatasync after it), and where the
 turn's prompt reads a room's memories. Prints each stack, frame by frame, with its frame and
 file counts (issue 30: a turn of at most 20 hops).
@@ -13,6 +15,7 @@ markdown store. It asserts nothing.
 from __future__ import annotations
 
 import argparse
+import itertools
 import logging
 import sys
 import tempfile
@@ -34,33 +37,63 @@ ACTIONS += ["open window", "enter window", "take lamp", "west", "take sword", "x
 Stack = list[traceback.FrameSummary]
 
 
+TRANSACTION_FILES = {
+    str(ROOT / "app" / "interfaces" / "store.py"),
+    str(ROOT / "app" / "adapters" / "storage" / "store_ops.py"),
+}
+"""Where a transaction's own methods live (`StoreTransaction.apply`, `StagingTransaction.add`):
+the stack of a staged write is counted up to its call into them."""
+
+
 def ours(stack: Stack) -> Stack:
     """The frames in cairn's own files (not this script's)."""
     return [f for f in stack if f.filename.startswith(str(ROOT)) and f.filename != __file__]
 
 
-def watch(stacks: dict[str, Stack]) -> None:
-    """Record the stacks (see the module docstring) by wrapping three functions."""
-    real_add = store_ops.StagingTransaction.add
+def staging(stack: Stack) -> Stack:
+    """`stack` up to its first frame inside the transaction (see `TRANSACTION_FILES`)."""
+    for i, frame in enumerate(stack):
+        if frame.filename in TRANSACTION_FILES:
+            return stack[:i]
+    return stack
+
+
+def handler_of(stack: Stack) -> str:
+    """The command a staged write belongs to: the frame the bus called (its handler)."""
+    for frame, below in itertools.pairwise(stack):
+        if frame.name == "handle" and frame.filename.endswith("bus.py"):
+            return below.name
+    return "(outside the bus)"
+
+
+def watch(paths: dict[str, dict[str, Stack]], prompt: dict[str, Stack]) -> None:
+    """Record the stacks (see the module docstring) by wrapping three functions: per command
+    (`handler_of`), its deepest staged write inside `_turn` and the sync that made it durable."""
+    real_stage = store_ops.StagingTransaction._stage
     real_sync = live_file._datasync
     real_entries = cached_store.CachedStore.entries
     real_build = location_memory.LocationMemoryBuilder.build
+    waiting: list[str] = []
 
-    def add(self: Any, entry: Any) -> None:
-        stack = ours(traceback.extract_stack())
-        if any(f.name == "_turn" for f in stack) and len(stack) > len(stacks.get("stage", [])):
-            stacks["stage"] = stack
-            stacks.pop("commit", None)
-        real_add(self, entry)
+    def stage(self: Any, op: Any) -> None:
+        stack = staging(ours(traceback.extract_stack()))
+        if any(f.name == "_turn" for f in stack):
+            path = paths.setdefault(handler_of(stack), {})
+            if len(stack) > len(path.get("stage", [])):
+                path["stage"] = stack
+                path.pop("commit", None)
+            waiting[:] = [handler_of(stack)]
+        real_stage(self, op)
 
     def sync(fd: int) -> None:
-        if "stage" in stacks and "commit" not in stacks:
-            stacks["commit"] = ours(traceback.extract_stack())
+        for command in waiting:
+            paths[command].setdefault("commit", ours(traceback.extract_stack()))
+        waiting.clear()
         real_sync(fd)
 
     def build(self: Any, request: Any) -> Any:
         def entries(store: Any, *args: Any, **kwargs: Any) -> Any:
-            stacks.setdefault("prompt", ours(traceback.extract_stack()))
+            prompt.setdefault("prompt", ours(traceback.extract_stack()))
             return real_entries(store, *args, **kwargs)
 
         cached_store.CachedStore.entries = entries  # type: ignore[method-assign]
@@ -69,9 +102,26 @@ def watch(stacks: dict[str, Stack]) -> None:
         finally:
             cached_store.CachedStore.entries = real_entries  # type: ignore[method-assign]
 
-    store_ops.StagingTransaction.add = add  # type: ignore[method-assign]
+    store_ops.StagingTransaction._stage = stage  # type: ignore[method-assign]
     live_file._datasync = sync
     location_memory.LocationMemoryBuilder.build = build  # type: ignore[method-assign]
+
+
+def show(label: str, stack: Stack) -> None:
+    files = dict.fromkeys(f.filename for f in stack)
+    print(f"{label}: {len(stack)} frames in {len(files)} files")
+    for frame in stack:
+        print(f"    {Path(frame.filename).relative_to(ROOT)}:{frame.lineno} {frame.name}")
+
+
+def write_path(stage: Stack, commit: Stack) -> tuple[int, int]:
+    """(frames, files) of a write staged on `stage` and made durable on `commit` (their shared
+    outer frames counted once)."""
+    shared = 0
+    while shared < min(len(stage), len(commit)) and stage[shared] == commit[shared]:
+        shared += 1
+    files = dict.fromkeys(f.filename for f in [*stage, *commit[shared:]])
+    return len(stage) + len(commit) - shared, len(files)
 
 
 def main() -> None:
@@ -81,27 +131,24 @@ def main() -> None:
     args = parser.parse_args()
     if not args.rom.exists():
         sys.exit(f"no story file at {args.rom}: pass --rom PATH")
-    stacks: dict[str, Stack] = {}
-    watch(stacks)
+    paths: dict[str, dict[str, Stack]] = {}
+    prompt: dict[str, Stack] = {}
+    watch(paths, prompt)
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(workdir=Path(tmp), store="markdown")
         game = JerichoGame(args.rom)
         run_play(settings, game=game, agent=ScriptedAgent(ACTIONS), episodes=1, max_turns=13)
-    shared = 0
-    for kind in ("stage", "commit", "prompt"):
-        stack = stacks.get(kind, [])
-        files = dict.fromkeys(f.filename for f in stack)
-        print(f"{kind}: {len(stack)} frames in {len(files)} files")
-        for frame in stack:
-            print(f"    {Path(frame.filename).relative_to(ROOT)}:{frame.lineno} {frame.name}")
-    stage, commit = stacks.get("stage", []), stacks.get("commit", [])
-    while shared < min(len(stage), len(commit)) and stage[shared] == commit[shared]:
-        shared += 1
-    write_files = dict.fromkeys(f.filename for f in [*stage, *commit[shared:]])
-    print(
-        f"write path (staged, then made durable): {len(stage) + len(commit) - shared} frames"
-        f" in {len(write_files)} files"
-    )
+    summary: list[str] = []
+    for command, path in sorted(paths.items()):
+        print(f"== {command}")
+        show("stage", path.get("stage", []))
+        show("commit", path.get("commit", []))
+        frames, files = write_path(path.get("stage", []), path.get("commit", []))
+        summary.append(f"{command}: {frames} frames in {files} files")
+    show("prompt", prompt.get("prompt", []))
+    print("write paths (staged, then made durable), per command of a turn:")
+    for line in summary:
+        print(f"    {line}")
 
 
 if __name__ == "__main__":

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from cairn.fiction.ending_memories import death_decision
 from cairn.interfaces.summarizer import ISummarizer, SynthesisRequest
 from cairn.models.game import GameState, Message, NPCInstance, TurnOutcome
 from cairn.models.kinds import WorldEvent
 from cairn.models.memory import MemoryCategory, MemoryStatus, SynthesisDecision
-from cairn.services.ending_memories import death_decision
 from cairn.services.map import normalize_direction
 from cairn.services.memory_rules import named_in, story_line
 from cairn.services.outcomes import (

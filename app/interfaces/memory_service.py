@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 
+from cairn.interfaces.turns import ITurnInterpreter
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
@@ -91,7 +92,12 @@ class IMemoryService(IMemoryReader):
     def record_action_outcome(
         self, game_state: GameState, outcome: TurnOutcome
     ) -> MemoryEntry | None:
-        """Run the memory triggers and, when one fires, synthesis; store at the SOURCE."""
+        """Run the memory triggers and, when one fires, synthesis; store at the SOURCE. (The
+        turn rules' changes, `interpreter().interpret`, applied in one unit of work.)"""
+
+    @abstractmethod
+    def interpreter(self) -> ITurnInterpreter:
+        """The turn rules this service interprets turns and endings with."""
 
     @abstractmethod
     def remember(

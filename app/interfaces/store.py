@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
+from cairn.models.changes import AddOp, DeleteOp, StoreOp, SupersedeOp, TurnChanges, UpdateOp
 from cairn.models.memory import (
     VISIBLE_STATUSES,
     CapKey,
@@ -86,6 +87,28 @@ class StoreTransaction(ABC):
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run `callback` after the unit of work has been written: durably, unless it only
         counted visits (written at once, synced by the next unit with a memory in it)."""
+
+    def stage(self, op: StoreOp) -> None:
+        """Stage one typed change (`cairn.models.changes`) as its method would."""
+        if isinstance(op, AddOp):
+            self.add(op.entry)
+        elif isinstance(op, UpdateOp):
+            self.update(op.entry)
+        elif isinstance(op, SupersedeOp):
+            self.supersede(op.old_id, op.new_id)
+        elif isinstance(op, DeleteOp):
+            self.delete(op.entry_id)
+        else:
+            self.record_visit(op.location_id, op.name, op.episode)
+
+    def apply(self, changes: TurnChanges) -> MemoryEntry | None:
+        """Stage a turn's changes, in order, and its events for after the commit; returns the
+        memory the turn stored."""
+        for op in changes.ops:
+            self.stage(op)
+        for callback in changes.after_commit:
+            self.after_commit(callback)
+        return changes.entry
 
 
 class IStoreReader(ABC):

@@ -141,9 +141,10 @@ class PlaySession:
             ep.state.turn = turn
             if (turn - 1) % self._options.objective_every == 0:
                 self._rediscover(ep, obs)
-            # one unit of work per turn: one durable write, never half a turn kept, and the
-            # store looks for others' writes once a turn, not once a read (a unit is `steady`)
-            with self._bus.unit():
+            # each command of the turn is its own unit of work (the bus's): the agent's and the
+            # summarizer's model calls happen outside any of them, with the store unlocked; the
+            # store looks for others' writes once a turn (and at each commit), not once a read
+            with self._bus.steady():
                 obs = self._turn(ep, obs, turn)
             self._saves.settle(ep.state)  # a `save`'s checkpoint was taken at that commit
             if obs.score is not None:

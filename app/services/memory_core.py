@@ -4,8 +4,10 @@ publisher, the map and the policy; queries; and the helpers that make and announ
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from cairn.errors import SummarizerError
@@ -24,6 +26,7 @@ from cairn.models.memory import (
 )
 from cairn.services import persistence
 from cairn.services.clock import SystemClock
+from cairn.services.draft import DraftStore
 from cairn.services.memory_rules import MessagesByLocation
 from cairn.services.policy import MemoryPolicy
 
@@ -45,7 +48,8 @@ class MemoryCore:
         clock: IClock | None = None,
         claims: IClaimTester | None = None,
     ) -> None:
-        self.store = store
+        self._store = store
+        self._drafts = threading.local()
         self.claims: IClaimTester = claims or NoClaimTests()
         """Asks the game about a lesson's claims before it is kept (nothing, by default)."""
         self.clock = clock or SystemClock()
@@ -69,6 +73,34 @@ class MemoryCore:
         self.summary_failures = 0
         self.summarizer_calls: Counter[str] = Counter()
         """Summarizer calls by kind: synthesis, location, npc, world."""
+
+    @property
+    def store(self) -> IMemoryStore:
+        """The store, or this thread's open draft (`drafting`)."""
+        draft: DraftStore | None = getattr(self._drafts, "draft", None)
+        return self._store if draft is None else draft
+
+    @contextmanager
+    def drafting(self) -> Iterator[DraftStore]:
+        """A block whose writes (in this thread) go to a draft, not the store: its reads see
+        the store with the draft's changes; what it wrote is the draft's `changes()`, for the
+        caller to apply in one unit of work. The store is not locked meanwhile, so the model
+        and the game can be asked inside."""
+        if getattr(self._drafts, "draft", None) is not None:
+            raise RuntimeError("a draft is already open in this thread")
+        self._drafts.draft = draft = DraftStore(self._store)
+        try:
+            yield draft
+        finally:
+            self._drafts.draft = None
+
+    def draft(self) -> AbstractContextManager[StoreTransaction]:
+        """A block of the open draft (`drafting`), where the turn rules write: never the
+        store itself."""
+        draft: DraftStore | None = getattr(self._drafts, "draft", None)
+        if draft is None:
+            raise RuntimeError("the turn rules write only inside a draft (MemoryCore.drafting)")
+        return draft.transaction()
 
     @property
     def synthesis_calls(self) -> int:

@@ -3,18 +3,20 @@ checkpoints of a saved game.
 
 It is composed of collaborators over one `MemoryCore` (`memory_core.py`: the store,
 summarizer, publisher, map and policy, the queries, and the helpers that make and announce
-entries): `ScopedSummaries` (`scoped_summaries.py`: visits, NPCs, world events),
-`ActionMemories` (`action_memories.py`: turns, endings, notes, pruning) and the checkpoint
-functions (`checkpoints.py`). Each holds the core; none shares state any other way. Every
-method writes in one unit of work; cursors advance in after-commit callbacks, so a cursor
-never moves past a message whose memory was not stored.
+entries): `ScopedSummaries` (`scoped_summaries.py`: visits, NPCs, world events), notes and
+pruning (`notes_and_pruning.py`) and the checkpoint functions (`checkpoints.py`). What a turn
+or an ending leaves in memory is decided by the turn rules it is given (`ITurnInterpreter`,
+`rules=`) as typed changes, then written in one unit of work (`apply`). Each holds the core;
+none shares state any other way. Every method writes in one unit of work; cursors advance in
+after-commit callbacks, so a cursor never moves past a message whose memory was not stored.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
+from cairn.errors import ConfigError
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.clock import IClock
@@ -22,12 +24,13 @@ from cairn.interfaces.map import IMapRecorder
 from cairn.interfaces.memory_service import IMemoryCheckpoints, IMemoryService
 from cairn.interfaces.store import IMemoryStore
 from cairn.interfaces.summarizer import ISummarizer
+from cairn.interfaces.turns import ITurnInterpreter
+from cairn.models.changes import TurnChanges
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
 from cairn.models.memory import LocationRecord, MemoryEntry
-from cairn.services import checkpoints
-from cairn.services.action_memories import ActionMemories
+from cairn.services import checkpoints, notes_and_pruning
 from cairn.services.memory_core import VISIBLE, MemoryCore
 from cairn.services.policy import MemoryPolicy
 from cairn.services.scoped_summaries import VISIT_IMPORTANCE, ScopedSummaries
@@ -48,10 +51,13 @@ class MemoryService(IMemoryService, IMemoryCheckpoints):
         policy: MemoryPolicy,
         clock: IClock | None = None,
         claims: IClaimTester | None = None,
+        rules: Callable[[MemoryCore], ITurnInterpreter] | None = None,
     ) -> None:
         self.core = MemoryCore(store, summarizer, publisher, map_graph, policy, clock, claims)
         self._scoped = ScopedSummaries(self.core)
-        self._actions = ActionMemories(self.core)
+        self._rules = rules(self.core) if rules is not None else None
+        """What a turn leaves in memory (`ITurnInterpreter`; the container gives the
+        interactive-fiction rules, `cairn.fiction.FictionRules`)."""
 
     # -- figures (the core's) ----------------------------------------------------------------
 
@@ -112,13 +118,29 @@ class MemoryService(IMemoryService, IMemoryCheckpoints):
 
     # -- turns, notes, episodes --------------------------------------------------------------
 
+    def interpreter(self) -> ITurnInterpreter:
+        """The turn rules this service was given."""
+        if self._rules is None:
+            raise ConfigError(
+                "this MemoryService has no turn rules: build it with rules=FictionRules"
+                " (cairn.fiction.interpreter), or through the container"
+            )
+        return self._rules
+
     def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
-        return self._actions.record_ending(game_state, final)
+        return self.apply(self.interpreter().interpret_ending(game_state, final))
 
     def record_action_outcome(
         self, game_state: GameState, outcome: TurnOutcome
     ) -> MemoryEntry | None:
-        return self._actions.record_action_outcome(game_state, outcome)
+        # the rules run first, with the store unlocked (they may ask the model and the game);
+        # what they decided is then written in one unit of work
+        return self.apply(self.interpreter().interpret(game_state, outcome))
+
+    def apply(self, changes: TurnChanges) -> MemoryEntry | None:
+        """Write a turn's changes in one unit of work (joining the caller's, if open)."""
+        with self.core.store.transaction() as tx:
+            return tx.apply(changes)
 
     def remember(
         self,
@@ -127,13 +149,13 @@ class MemoryService(IMemoryService, IMemoryCheckpoints):
         importance: int,
         location_id: int | None = None,
     ) -> MemoryEntry | None:
-        return self._actions.remember(game_state, text, importance, location_id)
+        return notes_and_pruning.remember(self.core, game_state, text, importance, location_id)
 
     def end_episode(self, game_state: GameState) -> None:
-        self._actions.end_episode(game_state)
+        notes_and_pruning.end_episode(self.core, game_state)
 
     def prune(self) -> list[str]:
-        return self._actions.prune()
+        return notes_and_pruning.prune(self.core)
 
     # -- saved games -------------------------------------------------------------------------
 

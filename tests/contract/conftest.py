@@ -151,23 +151,24 @@ def counting_commits(store: IMemoryStore) -> Iterator[Callable[[], int]]:
         yield lambda: store.commits - start  # type: ignore[attr-defined]
     elif isinstance(store, MarkdownMemoryStore):
         writes: list[str] = []
-        original, original_append = store._replace, store._append_once
+        original, appender = store._replace, store._appender
+        original_append = appender.append
 
         def write(text: str) -> tuple[ParsedFile | None, str] | None:
             writes.append(text)
             return original(text)
 
-        def append(ids: list[str | int], **options: bool) -> bool:
+        def append(cache: Any, ids: list[str | int], **options: bool) -> Any:
             writes.append("append")
-            return original_append(ids, **options)
+            return original_append(cache, ids, **options)
 
         store._replace = write  # type: ignore[method-assign]
-        store._append_once = append  # type: ignore[method-assign]
+        appender.append = append  # type: ignore[method-assign]
         try:
             yield lambda: len(writes)
         finally:
             del store._replace
-            del store._append_once
+            del appender.append
     elif isinstance(store, SqliteMemoryStore):
         statements: list[str] = []
         conn = store._connection()

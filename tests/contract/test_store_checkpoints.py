@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.checkpoint import UNDONE_TAG, MemoryCheckpoint
 from cairn.models.game import GameState, LocationState, NPCInstance
@@ -24,7 +25,9 @@ from tests.contract.conftest import StoreFactory
 
 
 def service_on(store: IMemoryStore) -> MemoryService:
-    return MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    return fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
 
 
 def harbour() -> GameState:

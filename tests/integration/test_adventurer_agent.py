@@ -11,6 +11,7 @@ import pytest
 from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.agents.adventurer import AdventurerAgent
 from cairn.agents.scripted import ScriptedAgent
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
 from cairn.interfaces.llm import ROLES
@@ -123,12 +124,13 @@ def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
     from cairn.models.episode import EpisodeStats
     from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
     from cairn.services.map import MapGraph
-    from cairn.services.memory_service import MemoryService
     from cairn.services.policy import MemoryPolicy
     from cairn.testing import FakeSummarizer
 
     store = InMemoryStore()
-    memory = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    memory = fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
     with store.transaction() as tx:
         tx.add(
             MemoryEntry(

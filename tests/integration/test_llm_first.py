@@ -27,6 +27,7 @@ from cairn.agents.scripted import ScriptedAgent
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.container import build_summarizer
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
 from cairn.interfaces.llm import ROLES, ILLMClient
@@ -63,7 +64,7 @@ def client_for(server: FakeMessagesServer) -> AnthropicClient:
 
 
 def service(summarizer: ISummarizer, store: InMemoryStore | None = None) -> MemoryService:
-    return MemoryService(
+    return fiction_memory_service(
         store or InMemoryStore(),
         summarizer,
         EventPublisher(),

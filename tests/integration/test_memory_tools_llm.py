@@ -15,6 +15,7 @@ from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.memory_retriever import LLMMemoryRetriever
 from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.agent import AgentDecision
 from cairn.interfaces.llm import ROLES, LLMMessage, LLMRequest
 from cairn.models.game import GameState
@@ -86,7 +87,9 @@ def service() -> MemoryService:
             tx.add(e)
         tx.record_visit(10, "Forest Path", 1)
         tx.record_visit(11, "Forest Path", 1)
-    return MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    return fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
 
 
 def tools_for(server: FakeMessagesServer, svc: MemoryService | None = None) -> MemoryQueryTools:

@@ -13,6 +13,7 @@ from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.llm import ROLES
 from cairn.lessons.tester import ClaimTester
 from cairn.models.game import GameState, TurnOutcome
@@ -46,7 +47,7 @@ def service(
         timeout=5.0,
         max_retries=0,
     )
-    return MemoryService(
+    return fiction_memory_service(
         store,
         SummarizerAgent(client),
         EventPublisher(),

@@ -15,6 +15,7 @@ from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
 from cairn.agents.summarizer import SummarizerAgent
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.agent import AgentDecision
 from cairn.interfaces.llm import ROLES, ILLMClient, LLMMessage, LLMRequest, LLMResponse
 from cairn.interfaces.store import IMemoryStore
@@ -48,7 +49,7 @@ def client_for(server: FakeMessagesServer) -> AnthropicClient:
 
 
 def service(llm: ILLMClient, store: IMemoryStore | None = None) -> MemoryService:
-    return MemoryService(
+    return fiction_memory_service(
         store or InMemoryStore(),
         SummarizerAgent(llm),
         EventPublisher(),

@@ -15,6 +15,7 @@ from cairn.agents.explorer import remembered_dangers
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.game import GameObservation, IGame
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemoryStatus
@@ -23,7 +24,6 @@ from cairn.play.runner import run_play
 from cairn.services.causes import diagnose, ways_in
 from cairn.services.endings import DeathCause
 from cairn.services.map import MapGraph
-from cairn.services.memory_service import MemoryService
 from cairn.services.policy import MemoryPolicy
 from cairn.settings import load_settings
 from cairn.testing import FakeSummarizer
@@ -230,7 +230,9 @@ def test_a_light_that_ran_out_leaves_the_dark_room_lesson_not_a_danger_of_the_mo
 
 def test_a_second_death_in_the_same_dark_room_adds_its_way_in_to_the_one_lesson() -> None:
     store = InMemoryStore()
-    service = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    service = fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
     for episode, (way, source, name) in enumerate([("down", 1, "Hall"), ("north", 5, "Yard")], 1):
         state = GameState(episode=episode)
         entered = turn(1, way, "It is pitch dark.", source, 2, before_name=name, after_name="Cave")

@@ -21,6 +21,7 @@ from cairn.events import events
 from cairn.events.bus import MessageBus
 from cairn.events.handlers import GameHandler
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.memory_service import IMemoryCheckpoints
 from cairn.models.checkpoint import UNDONE_TAG, MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState, LocationState, NPCInstance, QuestState, TurnOutcome
@@ -28,7 +29,6 @@ from cairn.models.memory import MemoryEntry, MemoryScope
 from cairn.replay import parse_scenario
 from cairn.services.clock import DeterministicClock
 from cairn.services.map import MapGraph
-from cairn.services.memory_service import MemoryService
 from cairn.services.policy import MemoryPolicy
 from cairn.settings import load_settings
 from cairn.testing import FakeSummarizer
@@ -42,7 +42,7 @@ class Env:
         self.summarizer = FakeSummarizer()
         self.publisher = EventPublisher()
         self.clock = DeterministicClock(5)
-        self.service = MemoryService(
+        self.service = fiction_memory_service(
             self.store,
             self.summarizer,
             self.publisher,

@@ -12,6 +12,7 @@ from pytest_mock import MockerFixture
 
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.memory_service import IMemoryService
 from cairn.models.game import GameState, LocationState, NPCInstance, ScenarioInstance, TurnOutcome
 from cairn.models.memory import (
@@ -38,7 +39,6 @@ from cairn.services.context import (
     estimate_tokens,
 )
 from cairn.services.map import MapGraph
-from cairn.services.memory_service import MemoryService
 from cairn.services.outcomes import failure_text
 from cairn.services.policy import MemoryPolicy
 from cairn.testing import FakeSummarizer
@@ -465,7 +465,9 @@ def test_top_notes_from_a_real_store_show_the_most_important_memory_first() -> N
     """The section as a player's prompt gets it: memories written least important first (and
     the least important latest in game time) through the memory service into a store."""
     store = InMemoryStore()
-    service = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    service = fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
     with store.transaction() as tx:
         tx.add(mem("Leaflet", "advertising", importance=100, episode=3, turn=9))
         tx.add(mem("Troll", "hungry", importance=400, episode=2, turn=4, loc=5))

@@ -15,6 +15,7 @@ from cairn.agents.explorer import (
     which_options,
 )
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
 from cairn.models.episode import EpisodeStats
@@ -191,7 +192,9 @@ def test_objective_tracker_completes_score_and_reach_objectives() -> None:
 
 def test_knowledge_base_lists_dangers_and_keeps_episode_lines(tmp_path: Path) -> None:
     store = InMemoryStore()
-    service = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    service = fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
     with store.transaction() as tx:
         tx.add(DEATH.model_copy(update={"importance": 900}))
         tx.add(WINDOW)
@@ -394,7 +397,9 @@ def deadly_world() -> tuple[MapGraph, MemoryService, InMemoryStore]:
     graph.note_exits(4, ["up", "down"])
     graph.note_exits(6, ["up"])
     store = InMemoryStore()
-    service = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    service = fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
     return graph, service, store
 
 

@@ -13,6 +13,7 @@ from cairn.agents.explorer import ExplorerAgent, remembered_dangers, remembered_
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation, IGame
 from cairn.models.game import GameState
@@ -22,7 +23,6 @@ from cairn.play.objectives import MemoryObjectiveDiscoverer, ObjectiveInput, Obj
 from cairn.play.runner import run_play
 from cairn.services.context.builders import ContextRequest
 from cairn.services.map import MapGraph
-from cairn.services.memory_service import MemoryService
 from cairn.services.policy import MemoryPolicy
 from cairn.settings import load_settings
 from cairn.testing import FakeSummarizer
@@ -204,7 +204,9 @@ def objectives_for(inventory: list[str], *entries: MemoryEntry) -> list[tuple[st
     with store.transaction() as tx:
         for entry in entries:
             tx.add(entry)
-    service = MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    service = fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
     request = ContextRequest(game_state=GameState(), location_id=1)
     tracker = ObjectiveTracker(MemoryObjectiveDiscoverer(service, graph))
     found = tracker.rediscover(ObjectiveInput(request=request, turn=1, inventory=inventory))

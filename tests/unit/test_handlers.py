@@ -17,7 +17,9 @@ from cairn.errors import InvalidLocationError, UnknownCommandError
 from cairn.events import commands as c
 from cairn.events.bus import MessageBus
 from cairn.interfaces.memory_service import IMemoryService
+from cairn.models.changes import AddOp, TurnChanges
 from cairn.models.game import GameState, LocationState, TurnOutcome
+from cairn.models.memory import MemoryEntry, MemoryScope
 from cairn.settings import load_settings
 
 
@@ -34,11 +36,11 @@ def state() -> GameState:
     return gs
 
 
-def make_bus(memory: Any) -> MessageBus:
+def make_bus(memory: Any, store: InMemoryStore | None = None) -> MessageBus:
     """The container's real bus and handlers, with the memory service replaced by `memory`
     (an autospec mock) and the store by an in-memory one: the wiring is tested too."""
     container = build_container(load_settings(workdir=Path(tempfile.mkdtemp())))
-    container.store.override(providers.Object(InMemoryStore()))
+    container.store.override(providers.Object(store or InMemoryStore()))
     container.memory_service.override(providers.Object(memory))
     bus: MessageBus = container.bus()
     return bus
@@ -134,12 +136,26 @@ def test_quest_commands_record_progress(memory: Any, state: GameState) -> None:
     assert state.scenario.current_act == "act2"
 
 
-def test_record_turn_goes_to_action_outcome_path(memory: Any, state: GameState) -> None:
+def test_record_turn_applies_the_turn_rules_changes_in_the_commands_unit(
+    memory: Any, state: GameState
+) -> None:
     outcome = TurnOutcome(
         turn=7, action="open door", response="Opened.", location_before=1, location_after=1
     )
-    make_bus(memory).handle(c.RecordTurn(state, outcome))
-    memory.record_action_outcome.assert_called_once_with(state, outcome)
+    learned = MemoryEntry(
+        id="m1",
+        title="Door opens",
+        text="'open door' opened it.",
+        scope=MemoryScope.LOCATION,
+        location_id=1,
+    )
+    rules = memory.interpreter.return_value
+    rules.interpret.return_value = TurnChanges(ops=(AddOp(learned),), entry=learned)
+    store = InMemoryStore()
+    assert make_bus(memory, store).handle(c.RecordTurn(state, outcome)) == learned
+    rules.interpret.assert_called_once_with(state, outcome)
+    assert [e.id for e in store.entries()] == ["m1"]  # the changes, applied and committed
+    assert store.commits == 1
     assert state.turn == 7
 
 

@@ -10,6 +10,7 @@ From the bottom up (`LAYERS`):
     lessons      a turn's lesson and the tests that confirm its claims against the game
     events       commands, signals, the publisher, the bus and its handlers (on ports only)
     services     the memory engine, context builders, the map graph, outcomes
+    fiction      the interactive-fiction rules: what a turn teaches, as typed memory changes
     adapters     files, stores, games, LLM transports, the workdir's claim: base, models and
                  interfaces only
     agents       deciders (the summarizer, the players, retrievers): never an adapter
@@ -50,6 +51,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("lessons", ("cairn.lessons",)),
     ("events", ("cairn.events",)),
     ("services", ("cairn.services",)),
+    # the interactive-fiction rules: one implementation of the engine's ITurnInterpreter
+    ("fiction", ("cairn.fiction",)),
     # the workdir's claim is a file on disk, like the stores: an adapter
     ("adapters", ("cairn.adapters", "cairn.workdir")),
     ("agents", ("cairn.agents",)),

@@ -14,6 +14,7 @@ from cairn.agents.memory_retriever import LLMMemoryRetriever, build_memory_retri
 from cairn.agents.memory_toolbox import MemoryToolbox
 from cairn.errors import LLMError, LLMUnavailableError, StoreError
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, ToolCall, Usage
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
 from cairn.services.map import MapGraph
@@ -74,7 +75,9 @@ def service_with(entries: list[MemoryEntry]) -> MemoryService:
     with store.transaction() as tx:
         for e in entries:
             tx.add(e)
-    return MemoryService(store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy())
+    return fiction_memory_service(
+        store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
+    )
 
 
 def tools_with(

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.events import events
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.models.game import GameState, LocationState, NPCInstance, TurnOutcome
 from cairn.models.memory import (
     MemoryCategory,
@@ -19,7 +20,6 @@ from cairn.models.memory import (
 )
 from cairn.services.map import MapGraph
 from cairn.services.memory_rules import MessagesByLocation
-from cairn.services.memory_service import MemoryService
 from cairn.services.policy import MemoryPolicy, prune, scope_key
 from cairn.testing import FakeSummarizer
 
@@ -30,7 +30,7 @@ class Env:
         self.summarizer = FakeSummarizer()
         self.publisher = EventPublisher()
         self.map = MapGraph()
-        self.service = MemoryService(
+        self.service = fiction_memory_service(
             self.store, self.summarizer, self.publisher, self.map, MemoryPolicy(**policy)
         )
         self.gs = GameState()

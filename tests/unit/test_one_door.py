@@ -28,6 +28,10 @@ ALLOWED: dict[str, str] = {
         "the door itself: MessageBus.unit opens the one unit of work each command (and each"
         " `with bus.unit():` block) is handled in"
     ),
+    "cairn.events.handlers.turn": (
+        "RecordTurn's handler applies the turn rules' typed changes in the bus's unit of work"
+        " (it joins the one the bus opened; the rules themselves only write to a draft)"
+    ),
     "cairn.adapters.storage.postgres_store": (
         "the store's own database transactions (psycopg `conn.transaction()`), inside the"
         " store's commit and reads: the store is what the unit of work writes through"

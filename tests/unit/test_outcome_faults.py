@@ -16,13 +16,13 @@ from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.game import GameObservation, IGame
 from cairn.interfaces.summarizer import SynthesisRequest
 from cairn.models.game import GameState, LocationState, Message, TurnOutcome
 from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryStatus
 from cairn.play.runner import run_play
 from cairn.services.map import MapGraph
-from cairn.services.memory_service import MemoryService
 from cairn.services.outcomes import Verdict, failed_commands, verdict, why_not
 from cairn.services.policy import MemoryPolicy
 from cairn.settings import load_settings
@@ -35,7 +35,7 @@ class Memory:
 
     def __init__(self) -> None:
         self.store = InMemoryStore()
-        self.service = MemoryService(
+        self.service = fiction_memory_service(
             self.store, RuleBasedSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
         )
         self.gs = GameState()

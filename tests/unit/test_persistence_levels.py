@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.adapters.storage.markdown_parse import parse
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.models.game import GameState
 from cairn.models.memory import MemoryEntry, MemoryScope, MemoryStatus
 from cairn.services.clock import DeterministicClock
@@ -33,7 +34,7 @@ def memory(n: int, persistence: str | None, importance: int = 500, **kw: object)
 
 
 def service(store: InMemoryStore, clock: DeterministicClock, **policy: int) -> MemoryService:
-    return MemoryService(
+    return fiction_memory_service(
         store, FakeSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy(**policy), clock=clock
     )
 

@@ -14,6 +14,7 @@ from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.agents.explorer import ExplorerAgent
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
+from cairn.events.bus import MessageBus
 from cairn.interfaces.agent import EMPTY_COMMAND, AgentDecision, AgentView, IAgent
 from cairn.models.memory import MemoryCategory, MemoryScope
 from cairn.play.runner import run_play
@@ -168,9 +169,10 @@ def test_a_run_opens_its_store_once_and_writes_its_report_from_it(
     assert all(m.title in page or html.escape(m.title) in page for m in memories(tmp_path))
 
 
-def calls_per_turn(tmp_path: Path, spy: Any) -> list[int]:
-    """How many times `spy` was called in each turn after the first of an 8-turn episode."""
-    per_turn: list[int] = []
+def calls_per_turn(tmp_path: Path, *spies: Any) -> list[tuple[int, ...]]:
+    """How many times each of `spies` was called in each turn after the first of an 8-turn
+    episode."""
+    per_turn: list[tuple[int, ...]] = []
     game = FakeGame()
     play(
         tmp_path,
@@ -178,23 +180,36 @@ def calls_per_turn(tmp_path: Path, spy: Any) -> list[int]:
         ScriptedAgent(game.walkthrough()),
         episodes=1,
         max_turns=8,
-        on_turn=lambda episode, turn, obs: per_turn.append(spy.call_count),
+        on_turn=lambda episode, turn, obs: per_turn.append(tuple(s.call_count for s in spies)),
     )
-    return [b - a for a, b in itertools.pairwise(per_turn)]
+    pairs = itertools.pairwise(per_turn)
+    return [tuple(b - a for a, b in zip(x, y, strict=True)) for x, y in pairs]
 
 
-def test_a_turn_looks_for_others_writes_once_not_once_per_read(
+def test_a_turn_looks_for_others_writes_once_and_at_each_commit_not_once_per_read(
     tmp_path: Path, mocker: MockerFixture
 ) -> None:
-    counts = calls_per_turn(tmp_path, mocker.spy(MarkdownMemoryStore, "_refresh"))
-    # one look at the turn's first read, one at its commit (a write merges what others wrote
-    # first); without the turn's unit (steady) every read of the prompt and the handlers looks again
-    assert counts and max(counts) <= 2, counts
+    counts = calls_per_turn(
+        tmp_path,
+        mocker.spy(MarkdownMemoryStore, "_refresh"),
+        mocker.spy(MarkdownMemoryStore, "_commit"),
+    )
+    # one look at the turn's first read, one at each commit (a write merges what others wrote
+    # first); without the turn's steady block every read of the prompt and the handlers looks
+    assert counts and all(looks <= 1 + commits for looks, commits in counts), counts
+    assert any(commits for _, commits in counts)
 
 
-def test_a_turn_is_one_unit_of_work_written_once(tmp_path: Path, mocker: MockerFixture) -> None:
-    """The move, the game's answer, the turn's memories and the score are one unit of work: one
-    durable write per turn (a move used to be two: the arrival, then the turn), and a crash
-    never keeps half a turn."""
-    counts = calls_per_turn(tmp_path, mocker.spy(MarkdownMemoryStore, "_commit"))
-    assert counts and max(counts) == 1, counts
+def test_each_command_of_a_turn_is_one_unit_of_work_written_once(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    """A turn's commands (the move, the turn's memories, the score) are units of work of their
+    own, each written at most once: the model calls of a turn hold no unit (see
+    test_turn_interpreter.py), and a crash keeps every command that was acknowledged."""
+    counts = calls_per_turn(
+        tmp_path,
+        mocker.spy(MarkdownMemoryStore, "_commit"),
+        mocker.spy(MessageBus, "handle"),
+    )
+    assert counts and all(commits <= commands for commits, commands in counts), counts
+    assert max(commands for _, commands in counts) > 1  # a turn with several commands

@@ -10,6 +10,7 @@ from pathlib import Path
 from cairn.agents.explorer.words import remembered_dangers
 from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.claims import NoClaimTests
 from cairn.lessons.build import lesson_of
 from cairn.models.game import TurnOutcome
@@ -247,7 +248,6 @@ def test_a_change_the_game_does_not_make_again_is_no_success() -> None:
     from cairn.events.publisher import EventPublisher
     from cairn.models.game import GameState
     from cairn.services.map import MapGraph
-    from cairn.services.memory_service import MemoryService
     from cairn.services.policy import MemoryPolicy
 
     refused = TurnOutcome(
@@ -261,7 +261,7 @@ def test_a_change_the_game_does_not_make_again_is_no_success() -> None:
 
     def worked(claims: NoClaimTests | None) -> list[str]:
         store = InMemoryStore()
-        service = MemoryService(
+        service = fiction_memory_service(
             store, RuleBasedSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy(),
             claims=claims,
         )

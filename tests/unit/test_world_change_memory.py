@@ -10,11 +10,11 @@ from cairn.adapters.storage.in_memory_store import InMemoryStore
 from cairn.agents.explorer.lessons import known_commands
 from cairn.agents.rule_based_summarizer import RuleBasedSummarizer
 from cairn.events.publisher import EventPublisher
+from cairn.fiction.interpreter import fiction_memory_service
 from cairn.models.game import GameState, LocationState, TurnOutcome
 from cairn.models.kinds import Trigger
 from cairn.models.memory import MemoryCategory
 from cairn.services.map import MapGraph
-from cairn.services.memory_service import MemoryService
 from cairn.services.policy import MemoryPolicy
 from cairn.services.triggers import detect_triggers
 
@@ -51,7 +51,7 @@ def test_a_change_in_place_fires_the_world_trigger_and_nothing_else_does() -> No
 
 def test_the_change_is_remembered_as_a_step_that_worked_and_is_known_next_time() -> None:
     store = InMemoryStore()
-    service = MemoryService(
+    service = fiction_memory_service(
         store, RuleBasedSummarizer(), EventPublisher(), MapGraph(), MemoryPolicy()
     )
     state = GameState()

@@ -45,27 +45,34 @@ class CachedStore(IMemoryStore):
         """A unit of work (see the port). Its own reads see what it has staged: before a read,
         the ops staged since the last one are applied to the cache (`_show`); all are taken
         back before the commit, which applies them again to the state the store holds then.
-        A unit that never reads after staging pays nothing for this. The unit holds the store
-        object for its length (other threads' reads and units wait). Its reads look for
-        others' writes at most once (as `steady` does), and never after its first staged
-        change: they would land under it (the commit merges them)."""
+        A unit that never reads after staging pays nothing for this. From its first staged
+        change to its commit the unit holds the store object (other threads' reads and units
+        wait); before that it holds nothing, so what a unit does before it writes (ask a
+        model, play a turn) keeps no one waiting. Its reads look for others' writes at most
+        once (as `steady` does), and never after its first staged change: they would land
+        under it (the commit merges them)."""
         local = self._local
         current: StagingTransaction | None = getattr(local, "tx", None)
         if current is not None:
             yield current
             return
-        with self._lock, self.steady():
+        with self.steady():
             tx = StagingTransaction(on_stage=self._staged)
-            local.tx, local.undo, local.shown = tx, None, 0
+            local.tx, local.undo, local.shown, local.holding = tx, None, 0, False
             try:
-                yield tx
+                try:
+                    yield tx
+                finally:
+                    undo: Undo | None = local.undo
+                    local.tx = local.undo = None
+                    if undo is not None:
+                        undo.undo()
+                if tx.ops:
+                    self._cache = self._commit(tx.ops)
             finally:
-                undo: Undo | None = local.undo
-                local.tx = local.undo = None
-                if undo is not None:
-                    undo.undo()
-            if tx.ops:
-                self._cache = self._commit(tx.ops)
+                if local.holding:
+                    local.holding = False
+                    self._lock.release()
         tx.run_callbacks()
 
     def _outside_unit(self, doing: str) -> None:
@@ -75,7 +82,11 @@ class CachedStore(IMemoryStore):
             raise StoreError(f"{self.path}: {doing} inside a unit of work: do it after the commit")
 
     def _staged(self, op: StoreOp) -> None:
-        self._local.looked = True  # from the first staged change on, reads keep to this view
+        local = self._local
+        if not local.holding:  # the first staged change: the unit holds the store from now on
+            self._lock.acquire()
+            local.holding = True
+        local.looked = True  # from the first staged change on, reads keep to this view
 
     def _show(self, tx: StagingTransaction) -> None:
         """Apply to the cache the ops `tx` staged since the last read (undoably). An op this

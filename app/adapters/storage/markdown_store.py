@@ -23,7 +23,7 @@ from cairn.adapters.storage.gc_pause import gc_paused
 from cairn.adapters.storage.hand_deletions import HandDeletions
 from cairn.adapters.storage.kept_snapshot import KeptSnapshot
 from cairn.adapters.storage.live_edit import FOLD_TRIES, MAX_ROUNDS
-from cairn.adapters.storage.live_file import LiveFile
+from cairn.adapters.storage.live_file import LiveFile, UnitAppender
 from cairn.adapters.storage.markdown_archive import ArchiveFile
 from cairn.adapters.storage.markdown_backups import SessionBackups
 from cairn.adapters.storage.markdown_blocks import as_written
@@ -41,7 +41,6 @@ from cairn.adapters.storage.store_ops import (
     visits_only,
 )
 from cairn.adapters.storage.torn_units import AppendedUnits
-from cairn.adapters.storage.unit_appender import UnitAppender
 from cairn.adapters.storage.unit_remnants import Remnants
 from cairn.errors import StoreError, StoreLockedError
 from cairn.interfaces.clock import IClock
@@ -307,7 +306,16 @@ class MarkdownMemoryStore(CachedStore):
                 return False
             written = [*self._pending, *visited, *touched]
             durable = bool(self._pending) or not visits_only(ops)
-            if self._append_once(written, durable=durable):
+            # the current versions of these memories (str ids) and location records (int ids),
+            # synced when `durable`; someone may have saved the file meanwhile (merged: again)
+            saved = self._appender.append(self._cache, written, durable=durable)
+            if saved is not None and saved.source == "append":  # the save may lack the unit
+                self._pending.update(dict.fromkeys(written))
+            if saved is None or self._saved_meanwhile(
+                saved.source,
+                written=saved.written if saved.source == "append" else None,
+                unit=written if saved.source == "append" else None,
+            ):
                 self._pending.clear()
                 memories = [i for i in written if isinstance(i, str)]
                 records = {i for i in written if isinstance(i, int)}
@@ -319,18 +327,6 @@ class MarkdownMemoryStore(CachedStore):
                 self._history.observe(self._cache, memories, records)
                 return True
         return False
-
-    def _append_once(self, ids: list[str | int], *, durable: bool = True) -> bool:
-        """Append the current versions of these memories (str ids) and location records (int
-        ids), synced to disk when `durable` (`UnitAppender.append`). False when someone saved
-        the file meanwhile (merged: try again)."""
-        saved = self._appender.append(self._cache, ids, durable=durable)
-        if saved is None:
-            return True
-        if saved.source == "append":  # the unit was written: the saved file may lack it
-            self._pending.update(dict.fromkeys(ids))
-            return self._saved_meanwhile("append", written=saved.written, unit=ids)
-        return self._saved_meanwhile(saved.source)
 
     def _saved_meanwhile(
         self,

@@ -3,55 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from cairn.errors import StoreError
 from cairn.interfaces.store import StoreTransaction
+from cairn.models.changes import AddOp, DeleteOp, StoreOp, SupersedeOp, UpdateOp, VisitOp
 from cairn.models.memory import MemoryEntry
 
-
-@dataclass(frozen=True)
-class AddOp:
-    """Add a new memory."""
-
-    entry: MemoryEntry
-    seq: int | None = None
-    """Its place in store order within its section (a database's sequence number); None: the
-    end of its section."""
-
-
-@dataclass(frozen=True)
-class UpdateOp:
-    """Replace the memory with the same id."""
-
-    entry: MemoryEntry
-
-
-@dataclass(frozen=True)
-class SupersedeOp:
-    """Mark a memory SUPERSEDED, linked by id to what replaced it (None: invalidated)."""
-
-    old_id: str
-    new_id: str | None
-
-
-@dataclass(frozen=True)
-class DeleteOp:
-    """Remove a memory."""
-
-    entry_id: str
-
-
-@dataclass(frozen=True)
-class VisitOp:
-    """Count one visit to a location."""
-
-    location_id: int
-    name: str
-    episode: int | None
-
-
-StoreOp = AddOp | UpdateOp | SupersedeOp | DeleteOp | VisitOp
+__all__ = [
+    "AddOp",
+    "DeleteOp",
+    "StagingTransaction",
+    "StoreOp",
+    "SupersedeOp",
+    "UpdateOp",
+    "VisitOp",
+    "changed_id",
+    "targets",
+    "touched_ids",
+    "visits_only",
+]
 
 
 def visits_only(ops: Sequence[StoreOp]) -> bool:

@@ -6,20 +6,27 @@ from cairn.events import events
 from cairn.events.commands import EndEpisode, RecordTurn, RememberNote
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.memory_service import IMemoryService
+from cairn.interfaces.store import IMemoryStore
+from cairn.interfaces.turns import ITurnInterpreter
 from cairn.models.kinds import EventRelated, WorldEvent
 from cairn.models.memory import MemoryEntry
 
 
 class TurnHandler:
-    """RecordTurn -> record_action_outcome (memory triggers and synthesis)."""
+    """RecordTurn -> the turn rules' changes (`ITurnInterpreter`), applied in the command's
+    unit of work."""
 
-    def __init__(self, memory_service: IMemoryService) -> None:
-        self._memory = memory_service
+    def __init__(self, rules: ITurnInterpreter, store: IMemoryStore) -> None:
+        self._rules = rules
+        self._store = store
 
     def record_turn(self, command: RecordTurn) -> MemoryEntry | None:
-        """Record the turn; returns the memory stored, if any."""
+        """Record the turn; returns the memory stored, if any. The rules run before anything
+        is staged, so the store is not locked while they ask the model or the game."""
         command.game_state.turn = command.outcome.turn
-        return self._memory.record_action_outcome(command.game_state, command.outcome)
+        changes = self._rules.interpret(command.game_state, command.outcome)
+        with self._store.transaction() as tx:  # the bus's unit (joined)
+            return tx.apply(changes)
 
 
 class NoteHandler:

@@ -106,7 +106,7 @@ def retire_failure(
         if before not in entry.text:
             entry = entry.model_copy(update={"text": with_note(entry.text, before)})
         added = False
-    with core.store.transaction() as tx:
+    with core.draft() as tx:
         if added:
             tx.add(entry)
             core.announce(tx, entry)
@@ -162,7 +162,7 @@ def record_failure(core: MemoryCore, outcome: TurnOutcome) -> MemoryEntry | None
         "text": render_ledger(ledger),
         "ledger": ledger,
     }
-    with core.store.transaction() as tx:
+    with core.draft() as tx:
         if current is None:
             entry = core.new_entry(
                 scope=MemoryScope.LOCATION,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cairn.events import events
+from cairn.fiction.turn_writes import add_at_source
 from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.summarizer import RulesVerdict
 from cairn.lessons.build import lesson_of
@@ -46,7 +47,6 @@ from cairn.services.endings import CAUSE_WORDS, DeathCause, ending_text
 from cairn.services.memory_core import MemoryCore
 from cairn.services.outcomes import first_sentences, normalize_command, verdict
 from cairn.services.replies import is_stock, without_banners
-from cairn.services.turn_writes import add_at_source
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -81,7 +81,7 @@ def record_dark_room(
             update["title"] = dark_lesson_title(died=True)
             update["lesson"] = _dark_death(outcome, core.claims)
         entry = earlier.model_copy(update=update)
-        with core.store.transaction() as tx:
+        with core.draft() as tx:
             tx.update(entry)
             core.announce(tx, entry)
         return entry
@@ -171,7 +171,7 @@ def as_attacker_lesson(
             "leads_to": None,
         }
     )
-    with core.store.transaction() as tx:
+    with core.draft() as tx:
         tx.update(lesson)
     return lesson
 
@@ -326,7 +326,7 @@ def record_ending(
             final, claims=core.claims, death_reason=None if final.won else cause.value
         ),
     )
-    with core.store.transaction() as tx:
+    with core.draft() as tx:
         tx.add(entry)
         tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
         tx.after_commit(

@@ -1,21 +1,15 @@
 """Action outcomes: what one turn leaves in memory, routed to the module of its concern.
 
-`ActionMemories.record_action_outcome` reads the turn (a win, a dark room, a death, a failure, a
+`TurnRules.record_action_outcome` reads the turn (a win, a dark room, a death, a failure, a
 success that did nothing, progress) and hands it on: the failure ledger (`failure_ledger.py`),
 deaths and endings (`ending_memories.py`), the summarizer's memory (`synthesis_memories.py`),
-LLM-first routing (`llm_first.py`), map facts (`turn_writes.py`), notes and pruning
-(`notes_and_pruning.py`). Each is a set of functions over the `MemoryCore`.
+LLM-first routing (`llm_first.py`) and map facts (`turn_writes.py`). Each is a set of
+functions over the `MemoryCore`.
 """
 
 from __future__ import annotations
 
-from cairn.interfaces.summarizer import SynthesisRequest
-from cairn.models.game import GameState, TurnOutcome
-from cairn.models.kinds import Trigger
-from cairn.models.memory import MemoryEntry
-from cairn.services import ending_memories, notes_and_pruning
-from cairn.services.causes import as_tested, dark_arrival, diagnose
-from cairn.services.ending_memories import (
+from cairn.fiction.ending_memories import (
     as_attacker_lesson,
     dark_hint,
     death_decision,
@@ -25,25 +19,31 @@ from cairn.services.ending_memories import (
     win_hint,
     world_ending_hint,
 )
+from cairn.fiction.failure_ledger import failed_here, qualify, record_failure, retire_failure
+from cairn.fiction.llm_first import by_rules
+from cairn.fiction.rules_hint import failure_hint, move_hint, qualify_hint, turn_verdict
+from cairn.fiction.synthesis_memories import store_decision, synthesize
+from cairn.fiction.turn_writes import record_move
+from cairn.interfaces.summarizer import SynthesisRequest
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.kinds import Trigger
+from cairn.models.memory import MemoryEntry
+from cairn.services.causes import as_tested, dark_arrival, diagnose
 from cairn.services.endings import DeathCause
-from cairn.services.failure_ledger import failed_here, qualify, record_failure, retire_failure
-from cairn.services.llm_first import by_rules
 from cairn.services.memory_core import MemoryCore, log
 from cairn.services.memory_rules import move_of, plain_failure, prerequisites, success_of
 from cairn.services.outcomes import Verdict, lasting_no_op, verdict
-from cairn.services.rules_hint import failure_hint, move_hint, qualify_hint, turn_verdict
-from cairn.services.synthesis_memories import store_decision, synthesize
 from cairn.services.triggers import LOCATION as LOCATION_TRIGGER
 from cairn.services.triggers import LONG_RESPONSE as LONG_RESPONSE_TRIGGER
 from cairn.services.triggers import detect_triggers
-from cairn.services.turn_writes import record_move
 
 _MOVE_TRIGGERS = frozenset({LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER})
 """Triggers a new way into a known room fires: a map fact, no summarizer call."""
 
 
-class ActionMemories:
-    """What one turn, an agent's note or the end of an episode leaves in memory."""
+class TurnRules:
+    """What one turn leaves in memory, written through the core's store (a draft, when
+    `FictionRules` runs them)."""
 
     def __init__(self, core: MemoryCore) -> None:
         self._core = core
@@ -233,23 +233,3 @@ class ActionMemories:
                 break
             if message.text == outcome.response or message.text == f"> {outcome.action}":
                 self._core.covered.add((message.episode, message.index))
-
-    # -- endings, notes and pruning: IMemoryService's methods, kept here --------------------
-
-    def record_ending(self, game_state: GameState, final: TurnOutcome) -> MemoryEntry | None:
-        return ending_memories.record_ending(self._core, game_state, final)
-
-    def remember(
-        self,
-        game_state: GameState,
-        text: str,
-        importance: int,
-        location_id: int | None = None,
-    ) -> MemoryEntry | None:
-        return notes_and_pruning.remember(self._core, game_state, text, importance, location_id)
-
-    def end_episode(self, game_state: GameState) -> None:
-        notes_and_pruning.end_episode(self._core, game_state)
-
-    def prune(self) -> list[str]:
-        return notes_and_pruning.prune(self._core)

@@ -106,7 +106,7 @@ def store_decision(
     resolution = resolve(decision, existing, core.policy.max_supersessions)
     # the same title with more to say (a procedure that now has its steps) replaces the old
     supersede = list(dict.fromkeys([*resolution.supersede, *(e.id for e in same)]))
-    with core.store.transaction() as tx:
+    with core.draft() as tx:
         tx.add(entry)
         for old_id in supersede:
             tx.supersede(old_id, entry.id)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from cairn.fiction.synthesis_memories import store_decision, synthesize
 from cairn.interfaces.summarizer import RulesVerdict, SynthesisRequest
 from cairn.models.game import TurnOutcome
 from cairn.models.memory import MemoryEntry
 from cairn.services.memory_core import MemoryCore
 from cairn.services.supersession import resolve
-from cairn.services.synthesis_memories import store_decision, synthesize
 from cairn.services.triggers import detect_triggers
 
 
@@ -53,7 +53,7 @@ def by_rules(
     supersede = [i for i in resolution.supersede if i in visible]
     invalidate = [i for i in resolution.invalidate if i in visible and i not in supersede]
     if supersede or invalidate:
-        with core.store.transaction() as tx:
+        with core.draft() as tx:
             for old_id in supersede:
                 tx.supersede(old_id, entry.id)
                 tx.after_commit(core.superseded_callback(old_id, entry.id))
