@@ -57,13 +57,25 @@ class MergeResult:
     edited: list[str] = field(default_factory=list)
     """Memories the file holds in a version this store never held: edits (or other writers')."""
     shrink: bool = False
-    """The file lost more than half of the memories: no deletion was taken from it
-    (`live_edit` rule 4)."""
+    """The file lost more than half of the memories, or was cut short: no deletion was taken
+    from it (`live_edit` rule 4)."""
+    cut: bool = False
+    """The save was cut short (it ends mid-line, or inside a unit cairn appended) and lacked
+    memories: they were kept."""
 
     def log(self, path: Path, source: str, held: MemoryCache) -> None:
         """Log what the merge of a save into `path` decided (`source`: where the save was
         found; `held`: the cache the store held before)."""
-        if self.shrink:
+        if self.cut:
+            log.warning(
+                "%s: a save (%s) was cut short (it ends mid-line or inside a unit cairn"
+                " appended) and lacked %d memories; kept them (a deletion by hand is taken from"
+                " a whole save, ending with a line end)",
+                path,
+                source,
+                len(self.restored),
+            )
+        elif self.shrink:
             log.warning(
                 "%s: a save (%s) lost %d of %d memories at once; kept them (delete in bulk"
                 " with cairn stopped)",
@@ -78,6 +90,15 @@ class MergeResult:
             )
         if self.deleted:
             log.info("%s: %d memories deleted by hand", path, len(self.deleted))
+
+
+def _copied_header(entry: MemoryEntry, ours: MemoryCache) -> bool:
+    """Whether a memory the store does not hold has the title and place of one it does: what
+    a cut leaves of a block of ours (its header, without its comment)."""
+    return any(
+        e.title == entry.title and e.scope is entry.scope and e.location_id == entry.location_id
+        for e in ours.memories.values()
+    )
 
 
 class EditHistory:
@@ -187,11 +208,16 @@ class EditHistory:
         return None
 
     def merge(
-        self, theirs: MemoryCache, ours: MemoryCache, archived: Collection[str] = ()
+        self,
+        theirs: MemoryCache,
+        ours: MemoryCache,
+        archived: Collection[str] = (),
+        cut: str | None = None,
     ) -> MergeResult:
         """`theirs` (a file someone saved) merged into `ours` (what this store holds).
         `archived`: memories the store moved to its archive; an unedited copy of one stays
-        there."""
+        there. `cut`: the save was cut short (rule 4: no deletion is taken from it), and its
+        last block is where it was cut (an id: its version there is not taken as an edit)."""
         entry_gens = {
             i: self._entry_gen(e) for i, e in theirs.memories.items() if i in ours.memories
         }
@@ -207,14 +233,20 @@ class EditHistory:
             mine = ours.memories.get(memory_id)
             if mine is None and memory_id in archived and self._entry_gen(entry) is not None:
                 continue  # an unedited copy of an archived memory: it stays archived
-            if mine is not None and entry_gens.get(memory_id) is not None:
-                out.memories[memory_id] = mine  # an unedited copy: ours is newer or equal
+            if mine is None and memory_id == cut and _copied_header(entry, ours):
+                continue  # the cut left a block of ours its header, read as a new memory
+            if mine is not None and (entry_gens.get(memory_id) is not None or memory_id == cut):
+                # an unedited copy (ours is newer or equal), or the block a cut fell in
+                out.memories[memory_id] = mine
             else:
                 out.memories[memory_id] = entry
                 if mine is not None:
                     result.edited.append(memory_id)
         missing = [i for i in ours.memories if i not in theirs.memories]
-        result.shrink = len(missing) * SHRINK_SHARE > len(ours.memories) >= SHRINK_MIN_HELD
+        result.cut = cut is not None and bool(missing)
+        result.shrink = result.cut or (
+            len(missing) * SHRINK_SHARE > len(ours.memories) >= SHRINK_MIN_HELD
+        )
         absent_from_base = self._absent.get(base, frozenset())
         for memory_id in missing:
             in_base = self._first(memory_id, base + 1) <= base

@@ -69,6 +69,24 @@ class LiveFile:
         self._tail_clean: Signature | None = None
         """The file's signature when this store's last append left it ending with a line end
         (then the next append need not read its last byte)."""
+        self.known: list[bytes] = []
+        """The live file's bytes as this store last read or wrote them (a read, a fold, then
+        each append): a save that is their start, cut at a line end, is a save cut short."""
+
+    def cut_of_known(self, data: bytes) -> bool:
+        """Whether `data` is the start of the file this store last saw, cut at a line end
+        (a save that stopped partway: `live_edit` rule 4), not the whole of it."""
+        if not data or not data.endswith(b"\n") or len(data) >= sum(map(len, self.known)):
+            return False
+        at = 0
+        for chunk in self.known:
+            part = data[at : at + len(chunk)]
+            if not chunk.startswith(part):
+                return False
+            at += len(part)
+            if at == len(data):
+                return True
+        return False
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -163,6 +181,7 @@ class LiveFile:
                 view = view[os.write(fd, view) :]
             if durable:
                 _datasync(fd)  # the data and the new size: what a reader needs
+            self.known.append(data)
         except OSError:
             # no half block may stay behind to be read as a memory: cut it off again
             with contextlib.suppress(OSError):
@@ -210,9 +229,11 @@ class LiveFile:
                 self.signature = got[1] if got else None
                 return (got[0], got[1], "check") if got else (None, None, "check")
             if self.signature is not None and exchange(tmp, self.path):
+                self.known = [data]
                 return self._keep_displaced(tmp, written)
             self.backups.rotate(file_known=self.signature is not None)
             os.replace(tmp, self.path)
+            self.known = [data]
             fsync_dir(self.path.parent)
         except OSError as e:
             tmp.unlink(missing_ok=True)

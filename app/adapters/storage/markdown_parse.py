@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -69,12 +70,44 @@ class ParsedFile:
     """Memories read without a `created_at` in cairn's comment (written by a person): they
     take the time given to `parse` (the file's modification time) at every read, until a
     write gives them a comment."""
+    ends_mid_line: bool = False
+    """The text does not end with a line end: a save cut short (or still being written), or
+    an editor that writes no final line end."""
+    last_block: str = ""
+    """The id of the memory whose block the file read last: where a cut would fall."""
+    torn_tail: tuple[RawBlock, ParseProblem, int] | None = None
+    """The file's last block, when it is a cairn block that did not parse (with its problem):
+    where a save cut short stopped, inside a block."""
+    start_of_known: bool = False
+    """Set by a store: the file is the start of the one the store last saw, cut at a line end
+    (`LiveFile.cut_of_known`)."""
     notes: list[int] = field(default_factory=list)
     """Where a person's notes start (line numbers): blocks of prose, and sections of their
     own holding only prose (`## Dungeon notes`), which README invites. They are content,
     not problems: kept verbatim (in `raw`, with no problems) and written back where they
     stood."""
 
+
+    def drop_torn_tail(self, held: MemoryCache) -> None:
+        """A save cut short inside a block (the file's last, which did not parse): the fragment
+        is not kept when it is the one line the cut fell in, or a cairn block of a memory in
+        `held` (what a store holds, which keeps it whole) or whose id the cut took; a cairn
+        block of a memory the store does not hold stays verbatim, as any block that fails."""
+        if self.torn_tail is None:
+            return
+        block, problem, _ = self.torn_tail
+        found = _COMMENT_ID.search("\n".join(block.lines))
+        theirs = found is not None and found.group(1) not in held
+        cairns = any(COMMENT_START in line for line in block.lines)
+        if len(block.lines) > 1 and (theirs or not cairns):
+            return
+        self.raw = [b for b in self.raw if b is not block]
+        self.problems = [p for p in self.problems if p is not problem]
+        self.torn_tail = None
+
+
+_COMMENT_ID = re.compile(r'<!-- cairn \{"id": "([^"]+)"')  # (only a whole id: its closing quote)
+"""The id a cairn comment starts with (as cairn writes it), in a block cut short."""
 
 _MEMORY_MODES = frozenset({"location", "npc", "world"})
 
@@ -182,6 +215,10 @@ class _Parser:
         self.undo_unit()
         self.drop_opening(len(lines) + 1)
         self.out.cut_short = self.cut_short
+        self.out.ends_mid_line = bool(text) and not text.endswith("\n")
+        torn = self.out.torn_tail
+        if torn is not None and any(line.strip() for line in lines[torn[2] :]):
+            self.out.torn_tail = None  # something follows it: not the file's end
         self.out.unpinned = [i for i in self.memories if i in self.unpinned]
         link_by_title(self.out.cache.memories, self.pending_successor_titles)
         if self.appended:  # new memories of an appended part belong in their sections
@@ -319,6 +356,8 @@ class _Parser:
             self.problem(start, message)
             block = RawBlock(self.section, chunk, [(0, message)], self.last_id)
             self.out.raw.append(block)
+            # (the file's end, if nothing follows: where a save cut short stopped)
+            self.out.torn_tail = (block, self.out.problems[-1], start + len(chunk) - 1)
             if len(chunk) == 1 and self.unit is None and cut_opening(chunk[0], self.appended):
                 self.opening = (block, self.out.problems[-1], start)
             if self.unit is not None:
@@ -396,7 +435,7 @@ class _Parser:
             if entry_id in self.unpinned:
                 self.unit.unpinned.add(entry_id)
         memories[entry_id] = entry
-        self.last_id = entry_id
+        self.last_id = self.out.last_block = entry_id
         if "created_at" not in comment:
             self.unpinned.add(entry_id)
         elif self.unpinned:

@@ -170,7 +170,11 @@ class MarkdownMemoryStore(CachedStore):
         if got is None:
             return None
         data, signature = got
-        return self._parse(data, signature[2]), signature
+        parsed = self._parse(data, signature[2])
+        parsed.start_of_known = self._file.cut_of_known(data)
+        parsed.ends_mid_line |= not data.endswith(b"\n") and bool(data)  # (before any cut)
+        self._file.known = [data]
+        return parsed, signature
 
     def _load(self) -> None:
         """Take the file as the truth (when the store opens): from its snapshot when one
@@ -188,6 +192,7 @@ class MarkdownMemoryStore(CachedStore):
             self._history.observe(self._cache)
             return
         data, self._file.signature = got
+        self._file.known = [data]
         modified = modified_time(self._file.signature[2])
         proven = self._snapshots.load(data, modified, self._history)
         if proven is not None:
@@ -208,7 +213,15 @@ class MarkdownMemoryStore(CachedStore):
         self.merges[source] += 1
         self._snapshots.drop()
         theirs = parsed.cache if parsed is not None else MemoryCache()
-        result = self._history.merge(theirs, self._cache, archived=self._archived_ids)
+        cut = (
+            parsed.last_block
+            if parsed is not None
+            and (parsed.ends_mid_line or parsed.cut_short or parsed.start_of_known)
+            else None
+        )
+        if cut is not None and parsed is not None:
+            parsed.drop_torn_tail(self._cache)
+        result = self._history.merge(theirs, self._cache, archived=self._archived_ids, cut=cut)
         result.log(self._path, source, held=self._cache)
         self._hand_deleted.update(result.deleted)
         self._cache = ordered(result.cache)
@@ -349,6 +362,9 @@ class MarkdownMemoryStore(CachedStore):
             data, signature = got
             cut = self._remnants.cut(data, written) if written is not None else None
             parsed = self._parse(data[:cut], signature[2])
+            parsed.start_of_known = self._file.cut_of_known(data[:cut])
+            parsed.ends_mid_line |= not data[:cut].endswith(b"\n") and bool(data[:cut])
+            self._file.known = [data]
         self._merge(parsed, source)
         if unit is not None:
             self._history.held_too(wrote, unit)
