@@ -71,6 +71,7 @@ import random
 
 from cairn.agents.explorer.episode import Episode, Move, Note
 from cairn.agents.explorer.explore import choose, nouns_here
+from cairn.agents.explorer.frontier import Atlas, reopen
 from cairn.agents.explorer.lessons import known_commands, steps_first
 from cairn.agents.explorer.light import SAYS_DARK, Light
 from cairn.agents.explorer.load import Load
@@ -103,6 +104,7 @@ class ExplorerAgent(IAgent):
         self._light = Light()
         self._traps = Traps()
         self._load = Load()
+        self._atlas = Atlas()
 
     def new_episode(self, episode: int) -> None:
         self._rng = random.Random(self._seed * 1000 + episode)
@@ -117,6 +119,8 @@ class ExplorerAgent(IAgent):
             episode.names[here] = obs.location_name
         sent = episode.sent
         self._learn_from_last_turn(view)
+        self._atlas.read([*view.memories, *view.nearby])
+        self._atlas.visit(here)
         unload = self._load.next_move(view, episode, sent) if sent else None
         if unload is not None:
             return self._decision(view, unload, None)
@@ -148,6 +152,7 @@ class ExplorerAgent(IAgent):
             dangers = dangers | light.into_dark(view, deadly)
             unlit = light.into_dark(view, lessons) - dangers
         traps = trap_rooms([*view.memories, *view.nearby])
+        self._atlas.shunned |= {*traps, *deadly}
         self._traps.seen(traps, here)
         dangers = kept_out(view, dangers, traps)
         unknown = unknown_words(view.world_notes) | episode.unknown_now
@@ -159,10 +164,10 @@ class ExplorerAgent(IAgent):
         if note is None:
             note = self._traps.way_out()
         nouns = nouns_here(view, episode)
-        move = choose(view, episode, limits, nouns, self._rng)
+        move = choose(view, episode, limits, nouns, self._rng, self._atlas)
         if move is None and unlit:  # nothing else left: the room only seen dark is tried
             limits = bounds(view, episode, staleness, failures, dangers, unknown)
-            move = choose(view, episode, limits, nouns, self._rng)
+            move = choose(view, episode, limits, nouns, self._rng, self._atlas)
             if move is not None and move.command in unlit:
                 episode.into_dark_test = move.command
         if move is None:
@@ -177,9 +182,12 @@ class ExplorerAgent(IAgent):
             return
         self._episode.last = None
         where, command, route = last
+        if not view.observation.died:
+            self._atlas.moved(where, command, view.observation.location_id)
         self._light.learn(view, where, command)
         self._traps.learn(view, self._episode, where, command)
         self._episode.learn(view, where, command, route)
+        reopen(self._episode, self._atlas, where, command, view.turn - 1)
 
     def _unknown_word_note(self, view: AgentView) -> Note | None:
         """A world note when the game says it does not know a word (true everywhere): named in

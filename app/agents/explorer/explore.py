@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 from cairn.agents.explorer.episode import Episode, Move
+from cairn.agents.explorer.frontier import Atlas, changes_that_worked, known_before, onward
 from cairn.agents.explorer.routes import route_step
 from cairn.agents.explorer.rules import Bounds
 from cairn.agents.explorer.words import (
@@ -36,10 +37,16 @@ def nouns_here(view: AgentView, episode: Episode) -> list[str]:
 
 
 def choose(
-    view: AgentView, episode: Episode, bounds: Bounds, nouns: list[str], rng: random.Random
+    view: AgentView,
+    episode: Episode,
+    bounds: Bounds,
+    nouns: list[str],
+    rng: random.Random,
+    atlas: Atlas | None = None,
 ) -> Move | None:
     """The first fresh command of the explorer's order here; None when every direction has
-    been tried and none worked (the player is stuck: `stuck.py`)."""
+    been tried and none worked (the player is stuck: `stuck.py`). In a room memory knows from
+    an earlier episode, what was not seen yet comes before the things here (`frontier.py`)."""
     obs = view.observation
     here = obs.location_id
     fresh = bounds.fresh
@@ -62,6 +69,14 @@ def choose(
             for c in remembered_procedures(view.memories, obs.inventory, seen)
         ),
         *([(asked, "what the game asked for first")] if asked else []),
+        *(
+            (c, "memory says it changed something here")
+            for c in (
+                changes_that_worked(view.memories, obs.inventory)
+                if atlas is not None and known_before(view)
+                else []
+            )
+        ),
     ]
     for command, why in candidates:
         if fresh(command):
@@ -69,6 +84,18 @@ def choose(
     step = route_step(episode, here, tuple(view.route_to_target), bounds, "my objective")
     if step is not None:
         return step
+    known = atlas is not None and known_before(view)
+    directions = list(DIRECTIONS)
+    if known and atlas is not None:
+        # a room memory knows from before: what was not seen yet, then untried ways, and only
+        # then the things here again (their outcomes are memory's already)
+        ahead = onward(view, episode, atlas, bounds, nouns)
+        if ahead is not None:
+            return ahead
+        rng.shuffle(directions)
+        direction = _untried_direction(episode, here, bounds, directions)
+        if direction is not None:
+            return direction
     candidates = [
         *(
             (c, "something I can see here")
@@ -83,14 +110,11 @@ def choose(
     step = route_step(episode, here, nearest, bounds, "the nearest unexplored exit")
     if step is not None:
         return step
-    directions = list(DIRECTIONS)
-    rng.shuffle(directions)
-    # first a way seen held up that may be open now, then ways the room text mentions
-    held = {c for c in bounds.retry if (here, c) in episode.answer}
-    directions.sort(key=lambda d: (d not in held, not names_way(d, bounds.mentioned)))
-    for direction in directions:
-        if fresh(direction):
-            return Move(direction, f"Trying {direction}: untried here.")
+    if not known:
+        rng.shuffle(directions)
+        direction = _untried_direction(episode, here, bounds, directions)
+        if direction is not None:
+            return direction
     worked = [
         a
         for a, failed in bounds.tried.items()
@@ -105,4 +129,17 @@ def choose(
         )
         episode.used[(here, command)] = episode.used.get((here, command), 0) + 1
         return Move(command, "Everything here has been tried; the least-used way out.")
+    return None
+
+
+def _untried_direction(
+    episode: Episode, here: int | None, bounds: Bounds, directions: list[str]
+) -> Move | None:
+    """A compass direction not tried here, in `directions`' (seeded) order, sorted in place:
+    first a way seen held up that may be open now, then ways the room text mentions."""
+    held = {c for c in bounds.retry if (here, c) in episode.answer}
+    directions.sort(key=lambda d: (d not in held, not names_way(d, bounds.mentioned)))
+    for direction in directions:
+        if bounds.fresh(direction):
+            return Move(direction, f"Trying {direction}: untried here.")
     return None
