@@ -5,7 +5,7 @@ way; it drops what the game will not let it leave with. Without memory it explor
 
 from __future__ import annotations
 
-from cairn.agents.explorer import ExplorerAgent
+from cairn.agents.explorer import DIRECTIONS, ExplorerAgent
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
 from cairn.models.lesson import Effect, EffectKind, Evidence, Lesson
@@ -206,3 +206,33 @@ def test_in_a_room_memory_knows_what_changed_something_is_done_again_first() -> 
     decision = ExplorerAgent(seed=1).decide(view(obs(), memories=memories))
     assert decision.action == "turn on light"
     assert "changed something" in decision.reasoning
+
+
+def test_lost_among_look_alike_rooms_the_player_retraces_its_steps() -> None:
+    """A maze whose rooms share one id ("In the Desert" again after 'east'): once everything
+    here has been tried, the moves that led in are undone (west after east), not wandered."""
+    agent = ExplorerAgent(seed=1)
+    tried = {d: True for d in DIRECTIONS if d != "east"}
+    desert = "Room 5\nSand in every direction."
+    assert agent.decide(view(obs(desert, room=5), episode=1, tried=tried)).action == "east"
+    decision = agent.decide(
+        view(obs(desert, room=5), episode=1, turn=2, tried={**tried, "east": False})
+    )
+    assert decision.action == "west"
+    assert "retracing" in decision.reasoning
+
+
+def test_what_changed_the_room_comes_before_the_procedures_remembered_there() -> None:
+    """A thing memory says was got here waits for the light memory says was switched on
+    here: in the dark the take fails ("It's too dark to see!") and counts as a repeat."""
+    got = MemoryEntry(
+        scope=MemoryScope.LOCATION,
+        location_id=7,
+        category=MemoryCategory.SUCCESS,
+        title="Got chest",
+        text="Got chest.",
+        episode=1,
+    )
+    memories = [got, changed(7, "turn on light")]
+    decision = ExplorerAgent(seed=1).decide(view(obs(), memories=memories))
+    assert decision.action == "turn on light"

@@ -30,6 +30,15 @@ this episode and that memory does not mark as a failure or a danger:
    have been blocked only for a while) and this episode's failure tried longest ago, at most
    once every ten turns. `look` only when even that was tried moments ago.
 
+In a room memory knows from an earlier episode (`frontier.py`), what memory says changed
+something here comes first (a light switched on, out of the bed: no move, no take), then the
+steps above to 3; then what was not seen yet: unexplored exits, the route to the nearest one,
+`open <thing>` when a way memory knows leads on was refused naming the thing, the walk along
+memory's move notes to a room not entered this episode (never a trap or a dark room that
+killed), untried directions; only then the things here (step 4), whose outcomes memory has
+already. A move refused with an answer naming a carried thing drops it (`load.py`). Lost among
+look-alike rooms with one id (a maze), the moves that led in are undone before step 6.
+
 Lessons come first (`causes`): in a room a darkness lesson says is dark, with no light lit this
 episode, it lights a carried light source (`turn on`, then `light`) or else leaves by a way
 memory knows out of it (or back the way it came), never trying an untried direction in the
@@ -62,7 +71,8 @@ memories, so only the episode's own history steers it: that is the baseline.
 
 The parts, one concern each: `episode.py` (what this episode taught), `rules.py` (what may be
 sent this turn), `light.py` (darkness), `traps.py` (rooms with no way out), `routes.py`,
-`explore.py` (steps 1 to 6), `stuck.py` (step 7); this module runs the turn.
+`explore.py` (steps 1 to 6), `frontier.py` (rooms memory knows), `stuck.py` (step 7); this
+module runs the turn.
 """
 
 from __future__ import annotations

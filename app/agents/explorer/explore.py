@@ -17,6 +17,7 @@ from cairn.agents.explorer.words import (
     known_words,
     names_way,
     object_commands,
+    opposite,
     remembered_procedures,
     visible_objects,
     which_options,
@@ -64,11 +65,8 @@ def choose(
         [view.room_text, obs.text, episode.replies.get(here, ""), *(obs.objects or [])]
     )
     candidates: list[tuple[str, str]] = [
-        *(
-            (c, "a procedure memory recorded here")
-            for c in remembered_procedures(view.memories, obs.inventory, seen)
-        ),
-        *([(asked, "what the game asked for first")] if asked else []),
+        # in a room memory knows, what changed it comes first (a light switched on, out of
+        # the bed): the procedures may need it done
         *(
             (c, "memory says it changed something here")
             for c in (
@@ -77,6 +75,11 @@ def choose(
                 else []
             )
         ),
+        *(
+            (c, "a procedure memory recorded here")
+            for c in remembered_procedures(view.memories, obs.inventory, seen)
+        ),
+        *([(asked, "what the game asked for first")] if asked else []),
     ]
     for command, why in candidates:
         if fresh(command):
@@ -115,6 +118,11 @@ def choose(
         direction = _untried_direction(episode, here, bounds, directions)
         if direction is not None:
             return direction
+    steps = episode.within.get(here)
+    back = opposite(steps[-1]) if steps else None
+    if back is not None and bounds.usable(back) and back not in bounds.dangers:
+        # lost among look-alike rooms (a maze with one id): undo the moves that led in
+        return Move(back, f"Trying {back}: retracing my steps among look-alike rooms.")
     worked = [
         a
         for a, failed in bounds.tried.items()
