@@ -1,7 +1,9 @@
 """Progress with memory: in a room memory already knows from an earlier episode, the offline
-player heads for what it has not seen yet (unexplored exits, the nearest room with one, the
-rooms memory says exist that it has not entered this episode) before it tries the things of
-the room again; a room it meets for the first time is explored as before (`explore.py`).
+player first does again what memory says changed something here (`changes_that_worked`), then
+heads for what it has not seen yet (unexplored exits, the nearest room with one, what stood in
+a way known to lead on, the rooms memory says exist that it has not entered this episode)
+before it tries the things of the room again; a room it meets for the first time is explored
+as before (`explore.py`).
 
 The ways it walks are those memory's move notes give (`MemoryEntry.via` and `leads_to`, of
 the rooms it has been shown this episode and their neighbours) and the moves it made itself
