@@ -1,7 +1,7 @@
 """ExplorerAgent, the offline player (`agent.py`, the turn; its parts: `episode.py`, `rules.py`,
-`light.py`, `traps.py`, `routes.py`, `explore.py`, `stuck.py`, `load.py`), how it reads words
-and memories (`words.py`) and what the memories it is shown tell it to do or avoid
-(`lessons.py`).
+`light.py`, `traps.py`, `routes.py`, `explore.py`, `frontier.py`, `stuck.py`, `load.py`), how
+it reads words and memories (`words.py`) and what the memories it is shown tell it to do or
+avoid (`lessons.py`).
 HEURISTICS, not a model: see `agent.py`'s docstring."""
 
 from cairn.agents.explorer.agent import ExplorerAgent

@@ -30,6 +30,15 @@ this episode and that memory does not mark as a failure or a danger:
    have been blocked only for a while) and this episode's failure tried longest ago, at most
    once every ten turns. `look` only when even that was tried moments ago.
 
+In a room memory knows from an earlier episode (`frontier.py`), what memory says changed
+something here comes first (a light switched on, out of the bed: no move, no take), then the
+steps above to 3; then what was not seen yet: unexplored exits, the route to the nearest one,
+`open <thing>` when a way memory knows leads on was refused naming the thing, the walk along
+memory's move notes to a room not entered this episode (never a trap or a dark room that
+killed), untried directions; only then the things here (step 4), whose outcomes memory has
+already. A move refused with an answer naming a carried thing drops it (`load.py`). Lost among
+look-alike rooms with one id (a maze), the moves that led in are undone before step 6.
+
 Lessons come first (`causes`): in a room a darkness lesson says is dark, with no light lit this
 episode, it lights a carried light source (`turn on`, then `light`) or else leaves by a way
 memory knows out of it (or back the way it came), never trying an untried direction in the
@@ -62,7 +71,8 @@ memories, so only the episode's own history steers it: that is the baseline.
 
 The parts, one concern each: `episode.py` (what this episode taught), `rules.py` (what may be
 sent this turn), `light.py` (darkness), `traps.py` (rooms with no way out), `routes.py`,
-`explore.py` (steps 1 to 6), `stuck.py` (step 7); this module runs the turn.
+`explore.py` (steps 1 to 6), `frontier.py` (rooms memory knows), `stuck.py` (step 7); this
+module runs the turn.
 """
 
 from __future__ import annotations
@@ -71,6 +81,7 @@ import random
 
 from cairn.agents.explorer.episode import Episode, Move, Note
 from cairn.agents.explorer.explore import choose, nouns_here
+from cairn.agents.explorer.frontier import Atlas, reopen
 from cairn.agents.explorer.lessons import known_commands, steps_first
 from cairn.agents.explorer.light import SAYS_DARK, Light
 from cairn.agents.explorer.load import Load
@@ -103,6 +114,7 @@ class ExplorerAgent(IAgent):
         self._light = Light()
         self._traps = Traps()
         self._load = Load()
+        self._atlas = Atlas()
 
     def new_episode(self, episode: int) -> None:
         self._rng = random.Random(self._seed * 1000 + episode)
@@ -117,6 +129,8 @@ class ExplorerAgent(IAgent):
             episode.names[here] = obs.location_name
         sent = episode.sent
         self._learn_from_last_turn(view)
+        self._atlas.read([*view.memories, *view.nearby])
+        self._atlas.visit(here)
         unload = self._load.next_move(view, episode, sent) if sent else None
         if unload is not None:
             return self._decision(view, unload, None)
@@ -148,6 +162,7 @@ class ExplorerAgent(IAgent):
             dangers = dangers | light.into_dark(view, deadly)
             unlit = light.into_dark(view, lessons) - dangers
         traps = trap_rooms([*view.memories, *view.nearby])
+        self._atlas.shunned |= {*traps, *deadly}
         self._traps.seen(traps, here)
         dangers = kept_out(view, dangers, traps)
         unknown = unknown_words(view.world_notes) | episode.unknown_now
@@ -159,10 +174,10 @@ class ExplorerAgent(IAgent):
         if note is None:
             note = self._traps.way_out()
         nouns = nouns_here(view, episode)
-        move = choose(view, episode, limits, nouns, self._rng)
+        move = choose(view, episode, limits, nouns, self._rng, self._atlas)
         if move is None and unlit:  # nothing else left: the room only seen dark is tried
             limits = bounds(view, episode, staleness, failures, dangers, unknown)
-            move = choose(view, episode, limits, nouns, self._rng)
+            move = choose(view, episode, limits, nouns, self._rng, self._atlas)
             if move is not None and move.command in unlit:
                 episode.into_dark_test = move.command
         if move is None:
@@ -177,9 +192,12 @@ class ExplorerAgent(IAgent):
             return
         self._episode.last = None
         where, command, route = last
+        if not view.observation.died:
+            self._atlas.moved(where, command, view.observation.location_id)
         self._light.learn(view, where, command)
         self._traps.learn(view, self._episode, where, command)
         self._episode.learn(view, where, command, route)
+        reopen(self._episode, self._atlas, where, command, view.turn - 1)
 
     def _unknown_word_note(self, view: AgentView) -> Note | None:
         """A world note when the game says it does not know a word (true everywhere): named in

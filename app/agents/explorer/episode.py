@@ -12,6 +12,7 @@ from cairn.agents.explorer.words import (
     _NO_SUCH_THING,
     _entered,
     _object_noun,
+    opposite,
     unknown_word_in,
     visible_objects,
 )
@@ -114,6 +115,9 @@ class Episode:
     """The room and the command that last brought the player into each room."""
     names: dict[int, str] = field(default_factory=dict)
     """The name of each room seen."""
+    within: dict[int | None, list[str]] = field(default_factory=dict)
+    """Compass moves that brought the player into a look-alike room with the same id (a
+    maze: "In the Desert" again), since it came into that id, less those undone."""
     probed: set[int | None] = field(default_factory=set)
     """Rooms where a move memory says failed, tried again after a change, still had no way
     there: memory's other failed moves there are not tried again this episode."""
@@ -164,6 +168,7 @@ class Episode:
         if word is not None:
             self.unknown_now.add(word)
         if where != obs.location_id:
+            self.within.pop(where, None)
             if command in MAP_DIRECTIONS:
                 self.came[obs.location_id] = command
             if where is not None and obs.location_id is not None and not obs.died:
@@ -171,6 +176,12 @@ class Episode:
             return
         self.replies[where] = f"{self.replies.get(where, '')}\n{obs.text}"
         self.answer[(where, command)] = obs.text
+        if command in MAP_DIRECTIONS and _entered(obs):
+            steps = self.within.setdefault(where, [])
+            if steps and opposite(steps[-1]) == command:
+                steps.pop()  # undone: retracing the way back
+            else:
+                steps.append(command)
         if (route is not None or command in MAP_DIRECTIONS) and not _entered(obs):
             self.blocked.add((where, command))
             self.stayed.add((where, command))

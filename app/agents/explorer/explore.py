@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 from cairn.agents.explorer.episode import Episode, Move
+from cairn.agents.explorer.frontier import Atlas, changes_that_worked, known_before, onward
 from cairn.agents.explorer.routes import route_step
 from cairn.agents.explorer.rules import Bounds
 from cairn.agents.explorer.words import (
@@ -16,6 +17,7 @@ from cairn.agents.explorer.words import (
     known_words,
     names_way,
     object_commands,
+    opposite,
     remembered_procedures,
     visible_objects,
     which_options,
@@ -36,10 +38,16 @@ def nouns_here(view: AgentView, episode: Episode) -> list[str]:
 
 
 def choose(
-    view: AgentView, episode: Episode, bounds: Bounds, nouns: list[str], rng: random.Random
+    view: AgentView,
+    episode: Episode,
+    bounds: Bounds,
+    nouns: list[str],
+    rng: random.Random,
+    atlas: Atlas | None = None,
 ) -> Move | None:
     """The first fresh command of the explorer's order here; None when every direction has
-    been tried and none worked (the player is stuck: `stuck.py`)."""
+    been tried and none worked (the player is stuck: `stuck.py`). In a room memory knows from
+    an earlier episode, what was not seen yet comes before the things here (`frontier.py`)."""
     obs = view.observation
     here = obs.location_id
     fresh = bounds.fresh
@@ -57,6 +65,16 @@ def choose(
         [view.room_text, obs.text, episode.replies.get(here, ""), *(obs.objects or [])]
     )
     candidates: list[tuple[str, str]] = [
+        # in a room memory knows, what changed it comes first (a light switched on, out of
+        # the bed): the procedures may need it done
+        *(
+            (c, "memory says it changed something here")
+            for c in (
+                changes_that_worked(view.memories, obs.inventory)
+                if atlas is not None and known_before(view)
+                else []
+            )
+        ),
         *(
             (c, "a procedure memory recorded here")
             for c in remembered_procedures(view.memories, obs.inventory, seen)
@@ -69,6 +87,18 @@ def choose(
     step = route_step(episode, here, tuple(view.route_to_target), bounds, "my objective")
     if step is not None:
         return step
+    known = atlas is not None and known_before(view)
+    directions = list(DIRECTIONS)
+    if known and atlas is not None:
+        # a room memory knows from before: what was not seen yet, then untried ways, and only
+        # then the things here again (their outcomes are memory's already)
+        ahead = onward(view, episode, atlas, bounds, nouns)
+        if ahead is not None:
+            return ahead
+        rng.shuffle(directions)
+        direction = _untried_direction(episode, here, bounds, directions)
+        if direction is not None:
+            return direction
     candidates = [
         *(
             (c, "something I can see here")
@@ -83,14 +113,16 @@ def choose(
     step = route_step(episode, here, nearest, bounds, "the nearest unexplored exit")
     if step is not None:
         return step
-    directions = list(DIRECTIONS)
-    rng.shuffle(directions)
-    # first a way seen held up that may be open now, then ways the room text mentions
-    held = {c for c in bounds.retry if (here, c) in episode.answer}
-    directions.sort(key=lambda d: (d not in held, not names_way(d, bounds.mentioned)))
-    for direction in directions:
-        if fresh(direction):
-            return Move(direction, f"Trying {direction}: untried here.")
+    if not known:
+        rng.shuffle(directions)
+        direction = _untried_direction(episode, here, bounds, directions)
+        if direction is not None:
+            return direction
+    steps = episode.within.get(here)
+    back = opposite(steps[-1]) if steps else None
+    if back is not None and bounds.usable(back) and back not in bounds.dangers:
+        # lost among look-alike rooms (a maze with one id): undo the moves that led in
+        return Move(back, f"Trying {back}: retracing my steps among look-alike rooms.")
     worked = [
         a
         for a, failed in bounds.tried.items()
@@ -105,4 +137,17 @@ def choose(
         )
         episode.used[(here, command)] = episode.used.get((here, command), 0) + 1
         return Move(command, "Everything here has been tried; the least-used way out.")
+    return None
+
+
+def _untried_direction(
+    episode: Episode, here: int | None, bounds: Bounds, directions: list[str]
+) -> Move | None:
+    """A compass direction not tried here, in `directions`' (seeded) order, sorted in place:
+    first a way seen held up that may be open now, then ways the room text mentions."""
+    held = {c for c in bounds.retry if (here, c) in episode.answer}
+    directions.sort(key=lambda d: (d not in held, not names_way(d, bounds.mentioned)))
+    for direction in directions:
+        if bounds.fresh(direction):
+            return Move(direction, f"Trying {direction}: untried here.")
     return None

@@ -1,5 +1,7 @@
 """Carrying too much: when the game refuses a take because of what the player holds ("Your
-load is too heavy."), drop something spare, then take the thing again.
+load is too heavy."), drop something spare, then take the thing again. When it refuses a move
+and its answer names a thing the player carries ("If you leave the store with the hairspray,
+that would be shoplifting."), drop that thing, then the way may be tried again.
 
 Spare: not a light source, not a key, not a weapon, not the thing wanted; of those, the one the
 inventory lists last (in the object tree, what was picked up earliest). A thing dropped for this
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 
 from cairn.agents.explorer.episode import Episode, Move
-from cairn.agents.explorer.words import light_sources, thing_noun
+from cairn.agents.explorer.words import _WORD, light_sources, own_move, thing_noun
 from cairn.interfaces.agent import AgentView
 from cairn.services.outcomes import TAKE_VERBS, Command
 from cairn.services.replies import overloaded, reply
@@ -40,6 +42,14 @@ class Load:
             if where == here and sent == f"drop {dropped}" and not still_held:
                 return Move(take, f"Trying {take!r} again: I carry less now.")
             return None
+        held_back = _held_back(view, episode, sent)
+        if held_back is not None:
+            episode.dead_nouns.add((here, held_back))  # not picked up again here this episode
+            episode.blocked.discard((here, sent))  # the way may be open without it
+            return Move(
+                f"drop {held_back}",
+                f"Trying 'drop {held_back}': the game would not let me {sent!r} with it.",
+            )
         command = Command.parse(sent)
         if command.verb not in TAKE_VERBS or not overloaded(reply(obs.text)):
             return None
@@ -52,6 +62,21 @@ class Load:
             f"drop {spare}",
             f"Trying 'drop {spare}': the game says I carry too much to {sent!r}.",
         )
+
+
+def _held_back(view: AgentView, episode: Episode, sent: str) -> str | None:
+    """The noun of the carried thing the game's answer names when it kept the player from a
+    move (`sent` left the player where it was), None otherwise."""
+    obs = view.observation
+    if not own_move(sent) or episode.answer.get((obs.location_id, sent)) != obs.text:
+        return None
+    words = set(_WORD.findall(obs.text.lower()))
+    lights = set(light_sources(obs.inventory))
+    for item in obs.inventory:
+        noun = thing_noun(item)
+        if noun is not None and noun in words and noun not in lights:
+            return noun
+    return None
 
 
 def _spare(inventory: list[str], wanted: str) -> str | None:
