@@ -8,7 +8,16 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -19,6 +28,7 @@ from pydantic_settings import (
 
 from cairn import defaults
 from cairn.errors import ConfigError
+from cairn.settings_files import file_name_clash
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +167,14 @@ class CairnSettings(BaseSettings):
             raise ValueError(f"must be a plain file name inside the workdir, got {value!r}")
         return value
 
+    @model_validator(mode="after")
+    def _distinct_files(self) -> CairnSettings:
+        """No two settings name one file in the workdir (`cairn.settings_files`)."""
+        clash = file_name_clash(self)
+        if clash:
+            raise ValueError(clash)
+        return self
+
     @field_validator("memory_history_window")
     @classmethod
     def _warn_large_window(cls, value: int) -> int:
@@ -201,7 +219,13 @@ def load_settings(**overrides: object) -> CairnSettings:
     except (TypeError, AttributeError) as exc:  # e.g. `[tool] cairn = 5`
         raise ConfigError(f"pyproject.toml: [tool.cairn] must be a table: {exc}") from exc
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(_problem(err) for err in exc.errors())
         raise ConfigError(f"invalid cairn settings: {problems}") from exc
+
+
+def _problem(err: ErrorDetails) -> str:
+    """`field: message`; a check of several fields (no location) gives its own message."""
+    if not err["loc"]:
+        cause = err.get("ctx", {}).get("error")
+        return str(cause) if cause is not None else err["msg"]
+    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
