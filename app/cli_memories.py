@@ -22,6 +22,7 @@ from cairn.cli_options import (
 if TYPE_CHECKING:
     from cairn.interfaces.store import IStoreReader
     from cairn.models.memory import MemoryEntry, MemoryScope
+    from cairn.settings import CairnSettings
 
 
 @click.group(context_settings={"show_default": True})
@@ -81,7 +82,7 @@ def show(
     from cairn.adapters.storage.memory_cache import MemoryCache
     from cairn.adapters.storage.store_opening import open_store
 
-    mem_store = open_store(settings_for(workdir, store, space, reading=True))
+    mem_store = open_store(settings_for(workdir, store, space, reading=True), reading=True)
     try:
         entries = mem_store.entries(scope=scope, location_id=location_id, npc_id=npc_id)
         if not show_all:
@@ -157,7 +158,14 @@ def search(
 
     text = " ".join(query)
     settings = settings_for(workdir, store, space, reading=True)
-    with Memory(build_container(settings), owns_store=True) as memory:
+    container = build_container(settings)
+    if settings.store == "sqlite":  # a reading store: no memories.sqlite3 made where there is none
+        from dependency_injector import providers
+
+        from cairn.adapters.storage.store_opening import open_store
+
+        container.store.override(providers.Object(open_store(settings, reading=True)))
+    with Memory(container, owns_store=True) as memory:
         hits = memory.search(
             text,
             k=k,
@@ -237,7 +245,7 @@ def export(fmt: str, workdir: Path | None, store: str | None, space: str | None)
     from cairn.adapters.storage.store_opening import open_store
     from cairn.adapters.storage.transfer import export_lines
 
-    mem_store = open_store(settings_for(workdir, store, space, reading=True))
+    mem_store = open_store(settings_for(workdir, store, space, reading=True), reading=True)
     try:
         if fmt == "jsonl":
             click.echo("".join(line + "\n" for line in export_lines(mem_store)), nl=False)
@@ -283,6 +291,15 @@ def import_command(file: Path, workdir: Path | None, store: str | None, space: s
     click.echo(f"{len(entries)} memories and {len(records)} locations into {mem_store.path}")
 
 
+def _missing_store(settings: CairnSettings) -> Path | None:
+    """The store's file when the workdir holds none (a postgres store has no file: None)."""
+    if settings.store == "postgres":
+        return None
+    name = settings.sqlite_file if settings.store == "sqlite" else settings.memory_file
+    path = settings.workdir / name
+    return None if path.exists() else path
+
+
 @memories.command("edit")
 @location_filter
 @npc_filter
@@ -306,6 +323,14 @@ def edit(
 
     kind = _only_scope(location_id, npc_id, world)
     settings = settings_for(workdir, store, space, reading=True)
+    missing = _missing_store(settings)
+    if missing is not None:  # edit changes a store; it makes none in a folder cairn never made
+        click.echo(
+            f"No memories in {missing}: nothing to edit (`cairn play` or `cairn memories "
+            "import` makes a store)",
+            err=True,
+        )
+        sys.exit(1)
     container = build_container(settings.model_copy(update={"llm": "offline"}))
     try:
         status = edit_memories(

@@ -80,8 +80,15 @@ class SqliteMemoryStore(CachedStore):
     """
 
     def __init__(
-        self, path: Path, *, busy_timeout_ms: int = 30000, clock: IClock | None = None
+        self,
+        path: Path,
+        *,
+        busy_timeout_ms: int = 30000,
+        clock: IClock | None = None,
+        create: bool = True,
     ) -> None:
+        """`create=False` (the reading commands): a missing file is read as an empty store
+        held in memory and refusing writes; nothing is made on disk, not even the folder."""
         super().__init__()
         self._now = utc_now if clock is None else clock.now
         """The time archived rows carry: the container's clock (a replay's is its own)."""
@@ -95,6 +102,8 @@ class SqliteMemoryStore(CachedStore):
         """Units that only counted visits were committed without syncing the WAL since the
         last unit that synced it (`visits_only`)."""
         self._pid = os.getpid()
+        self._absent = not create and not self._path.exists()
+        """No store at `path` and none to be made: an empty one in memory stands in."""
         self._conn: sqlite3.Connection | None = self._open()
         with self._lock:
             self._refresh()
@@ -114,9 +123,13 @@ class SqliteMemoryStore(CachedStore):
                 raise StoreLockedError(
                     f"{self._path}: {doing}: database is locked (waited {self._busy_timeout_ms} ms)"
                 ) from e
+            if self._absent:
+                raise StoreError(f"{self._path}: {doing}: no such store (nothing written)") from e
             raise StoreError(f"{self._path}: {doing}: {e}{_read_only_note(self._path)}") from e
 
     def _open(self) -> sqlite3.Connection:
+        if self._absent:
+            return self._open_absent()
         ensure_folder(self._path.parent)  # as the markdown store does
         with self._sql_errors("open"):
             conn = sqlite3.connect(
@@ -135,6 +148,15 @@ class SqliteMemoryStore(CachedStore):
             except BaseException:
                 conn.close()
                 raise
+        return conn
+
+    def _open_absent(self) -> sqlite3.Connection:
+        """An empty store in memory, read-only once its schema is made (a write is an error
+        naming the missing file, never a file made on disk)."""
+        with self._sql_errors("open"):
+            conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            create_schema(conn, self._path)
+            conn.execute("PRAGMA query_only = ON")
         return conn
 
     def _connection(self) -> sqlite3.Connection:

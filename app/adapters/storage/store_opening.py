@@ -32,11 +32,14 @@ def markdown_store(
     )
 
 
-def sqlite_store(workdir: str | Path, name: str, clock: Any = None) -> Any:
-    """memories.sqlite3 in the workdir (`clock`: the container's, for the archive's times)."""
+def sqlite_store(
+    workdir: str | Path, name: str, clock: Any = None, *, create: bool = True
+) -> Any:
+    """memories.sqlite3 in the workdir (`clock`: the container's, for the archive's times;
+    `create=False`: a missing file reads as an empty store, and nothing is made on disk)."""
     from cairn.adapters.storage.sqlite_store import SqliteMemoryStore
 
-    return SqliteMemoryStore(Path(workdir) / name, clock=clock)
+    return SqliteMemoryStore(Path(workdir) / name, clock=clock, create=create)
 
 
 def postgres_store(
@@ -54,11 +57,13 @@ def postgres_store(
     )
 
 
-def open_store(settings: CairnSettings) -> IMemoryStore:
-    """The store `settings.store` names, opened as the container opens it."""
+def open_store(settings: CairnSettings, *, reading: bool = False) -> IMemoryStore:
+    """The store `settings.store` names, opened as the container opens it (`reading`: for a
+    command that only reads, which makes no SQLite file where there is none; a missing
+    Memories.md already reads as empty without being made)."""
     store: IMemoryStore
     if settings.store == "sqlite":
-        store = sqlite_store(settings.workdir, settings.sqlite_file)
+        store = sqlite_store(settings.workdir, settings.sqlite_file, create=not reading)
     elif settings.store == "postgres":
         store = postgres_store(
             settings.database_url,
