@@ -18,6 +18,7 @@ from cairn.cli_options import (
     store_option,
     workdir_option,
 )
+from cairn.terminal_text import printable, printable_json
 
 if TYPE_CHECKING:
     from cairn.interfaces.store import IStoreReader
@@ -92,11 +93,11 @@ def show(
             archive.memories = {e.id: e for e in mem_store.archived()}
             entries = archive.select(scope=scope, location_id=location_id, npc_id=npc_id) + entries
         if as_json:
-            click.echo(json_text(entries))
+            click.echo(printable_json(json_text(entries)))
         else:
             _print_groups(entries, mem_store)
         for problem in mem_store.problems():
-            click.echo(f"warning: {problem}", err=True)
+            click.echo(printable(f"warning: {problem}"), err=True)
     finally:
         mem_store.close()
 
@@ -130,7 +131,7 @@ def _print_groups(entries: list[MemoryEntry], mem_store: IStoreReader) -> None:
         lines.append(f"== {key}")
         lines.extend(map(format_entry, group))
         lines.append("")
-    click.echo("\n".join(lines))
+    click.echo(printable("\n".join(lines)))  # a memory's escapes shown, never obeyed
 
 
 @memories.command("search")
@@ -177,13 +178,13 @@ def search(
         path = memory.store.path
     if as_json:
         payload = [{"score": h.score, "memory": h.memory.model_dump(mode="json")} for h in hits]
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        click.echo(printable_json(json.dumps(payload, indent=2, ensure_ascii=False)))
         return
     if not hits:
-        click.echo(f"No memories in {path} match {text!r}.")
+        click.echo(printable(f"No memories in {path} match {text!r}."))
     for rank, hit in enumerate(hits, 1):
         where = f"{hit.memory.place}, score {hit.score:.3g}"
-        click.echo(f"{rank}. ({where}) {format_entry(hit.memory)}")
+        click.echo(printable(f"{rank}. ({where}) {format_entry(hit.memory)}"))
 
 
 @memories.command("check")
