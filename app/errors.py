@@ -40,6 +40,12 @@ class StoreLockedError(StoreError):
     """Raised when the store's lock could not be taken within the configured timeout."""
 
 
+class MemoryFileEncodingError(StoreError):
+    """Raised when a markdown store's file holds bytes that are not UTF-8 (saved as Latin-1 or
+    UTF-16, say): the store refuses it, leaving it untouched, rather than read it as fewer
+    memories; the message names the file, the line and the byte offset of the first such byte."""
+
+
 class MemoryNotFoundError(StoreError):
     """Raised when an operation names a memory id the store does not hold."""
 

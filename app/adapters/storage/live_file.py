@@ -31,7 +31,7 @@ from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.adapters.storage.torn_units import AppendedUnits
 from cairn.adapters.storage.unit_remnants import landed
 from cairn.adapters.storage.watched_files import WatchedFiles, looks_complete, read_open
-from cairn.errors import StoreError
+from cairn.errors import MemoryFileEncodingError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,22 @@ Displaced = tuple[bytes | None, Signature | None, str]
 """What someone else saved that a write found: the file's bytes and signature (None: the file
 is gone) and where it was found (`check`: just before the swap; `swap`: in the file the swap
 displaced)."""
+
+
+def require_utf8(path: Path, data: bytes) -> None:
+    """Refuse a file that is not UTF-8, naming the line and byte offset of its first bad byte:
+    read anyway, its memories holding such bytes would be lost from every listing and a
+    UTF-16 file would read as no memories at all (the file is left as it is)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        bad = data[e.start : e.start + 4].hex(" ")
+        raise MemoryFileEncodingError(
+            f"{path}:{line}: byte offset {e.start}: bytes that are not UTF-8 ({bad}); cairn"
+            " reads and writes this file as UTF-8 only: save it as UTF-8 (`cairn memories"
+            " check` lists each such line); the file was left as it is"
+        ) from e
 
 
 class LiveFile:
@@ -140,6 +156,8 @@ class LiveFile:
             return None
         except OSError as e:
             raise StoreError(f"{self.path}: cannot read: {e}") from e
+        if got is not None:
+            require_utf8(self.path, got[0])
         return got
 
     def _same_inode(self) -> bool:
