@@ -28,7 +28,7 @@ from pydantic_settings import (
 
 from cairn import defaults
 from cairn.errors import ConfigError
-from cairn.settings_files import file_name_clash
+from cairn.file_names import file_name_clash
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +169,7 @@ class CairnSettings(BaseSettings):
 
     @model_validator(mode="after")
     def _distinct_files(self) -> CairnSettings:
-        """No two settings name one file in the workdir (`cairn.settings_files`)."""
+        """No two settings name one file in the workdir (`cairn.file_names`)."""
         clash = file_name_clash(self)
         if clash:
             raise ValueError(clash)

@@ -14,8 +14,8 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from cairn.adapters.storage.markdown_file_names import archive_name, snapshot_name
 from cairn.errors import StoreError
+from cairn.file_names import archive_name, snapshot_name
 from cairn.settings import CairnSettings
 from cairn.workdir import MARKER
 

@@ -40,6 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "cairn.errors",
             "cairn.defaults",
             "cairn.settings",
+            "cairn.file_names",
             "cairn.extras",
             "cairn.lazy_names",
             "cairn.compact_json",

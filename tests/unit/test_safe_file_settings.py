@@ -84,8 +84,8 @@ def test_distinct_names_load() -> None:
 
 
 def test_every_setting_that_names_a_file_is_checked() -> None:
+    from cairn.file_names import FILE_SETTINGS
     from cairn.settings import CairnSettings
-    from cairn.settings_files import FILE_SETTINGS
 
     named = {name for name in CairnSettings.model_fields if name.endswith("_file")}
     assert named == set(FILE_SETTINGS)

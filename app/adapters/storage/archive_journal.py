@@ -26,8 +26,8 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from cairn.adapters.storage.markdown_file_names import snapshot_name
 from cairn.compact_json import compact_json
+from cairn.file_names import snapshot_name
 from cairn.models.memory import MemoryEntry
 
 log = logging.getLogger(__name__)

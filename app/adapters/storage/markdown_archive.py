@@ -11,12 +11,12 @@ from pathlib import Path
 from cairn.adapters.storage.archive_journal import read_journal, read_journal_tail, record_part
 from cairn.adapters.storage.file_swap import fsync_dir, modified_time
 from cairn.adapters.storage.markdown_append import AppendedPart
-from cairn.adapters.storage.markdown_file_names import archive_name
 from cairn.adapters.storage.markdown_layout import ARCHIVE_HEADER, section_of
 from cairn.adapters.storage.markdown_parse import parse
 from cairn.adapters.storage.markdown_render import ordered
 from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.errors import StoreError
+from cairn.file_names import archive_name
 from cairn.models.memory import MemoryEntry
 
 log = logging.getLogger(__name__)

@@ -41,7 +41,6 @@ import orjson
 
 from cairn.adapters.storage.block_source import BlockSource
 from cairn.adapters.storage.file_swap import read_fd
-from cairn.adapters.storage.markdown_file_names import snapshot_name
 from cairn.adapters.storage.markdown_layout import (
     RawBlock,
 )
@@ -49,6 +48,7 @@ from cairn.adapters.storage.markdown_render import Span
 from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.adapters.storage.memory_index import MemoryIndex, first, second, third
 from cairn.compact_json import compact_json
+from cairn.file_names import snapshot_name
 from cairn.models.memory import LocationRecord, ParseProblem
 
 log = logging.getLogger(__name__)

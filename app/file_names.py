@@ -1,4 +1,5 @@
-"""The files each file-naming setting puts in the workdir, and the first two that collide.
+"""The files cairn keeps in a workdir: a Memories.md's companions, and each file-naming
+setting's files, with the first two settings whose files collide.
 
 A setting that names a file owns more than that name: `memory_file` also owns its session
 backups, lock, archive and snapshots; `sqlite_file` its -wal, -shm and -journal files;
@@ -12,7 +13,18 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from cairn.adapters.storage.markdown_file_names import archive_name, snapshot_name
+
+def archive_name(name: str) -> str:
+    """`Memories.md` -> `Memories.archive.md` (`notes` -> `notes.archive`): SUPERSEDED
+    memories moved out of play when an episode ended."""
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem}.archive.{suffix}" if dot and stem else f"{name}.archive"
+
+
+def snapshot_name(name: str) -> str:
+    """`Memories.md` -> `.Memories.md.snapshot`: the index a load reads instead of parsing."""
+    return f".{name}.snapshot"
+
 
 FILE_SETTINGS = (
     "memory_file",
