@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 from cairn.cli import main
 from cairn.errors import MemoryFileEncodingError
 from cairn.memory_api import Memory
+from cairn.models.memory import MemoryEntry, MemoryScope
 
 PLAY = ["play", "--episodes", "1", "--max-turns", "3"]
 
@@ -66,3 +68,21 @@ def test_a_utf8_file_with_a_byte_order_mark_still_reads(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Café" in result.output and "Troll" in result.output
     assert (tmp_path / "Memories.md").read_bytes() == data
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+def test_a_save_that_is_not_utf8_during_play_is_merged_and_loses_nothing(
+    tmp_path: Path, encoding: str
+) -> None:
+    """Refused when a store opens; while it is open, a person's save in another encoding is
+    merged as any save is (what the store acknowledged stays, and goes on being written)."""
+    path = tmp_path / "Memories.md"
+    store = MarkdownMemoryStore(path)
+    with Memory.open(tmp_path) as memory:
+        titles = [memory.add(f"Note {i}: the café.", title=f"Note {i}").title for i in range(12)]
+    store.reload()
+    path.write_bytes(path.read_text(encoding="utf-8").encode(encoding))
+    with store.transaction() as tx:
+        tx.add(MemoryEntry(id="m-after", title="After", text="t", scope=MemoryScope.WORLD))
+    assert {e.title for e in store.entries()} >= {*titles, "After"}
+    store.close()

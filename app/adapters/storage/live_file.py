@@ -140,9 +140,11 @@ class LiveFile:
         """Whether the path holds another file than the one this store last saw (one stat)."""
         return path_signature(self.path) != self.signature
 
-    def read(self) -> tuple[bytes, Signature] | None:
+    def read(self, *, utf8: bool = False) -> tuple[bytes, Signature] | None:
         """The file's bytes as they are now (a save in place finished: `live_edit` rule 3),
-        None when missing."""
+        None when missing. `utf8`: refuse a file that is not UTF-8 (`require_utf8`), as a
+        store does when it opens; a save someone makes meanwhile is merged whatever its bytes
+        (the store holds what it acknowledged, and a broken save takes no deletion)."""
         in_place = self.signature is not None and self._same_inode()
         try:
             got = read_settled(
@@ -156,7 +158,7 @@ class LiveFile:
             return None
         except OSError as e:
             raise StoreError(f"{self.path}: cannot read: {e}") from e
-        if got is not None:
+        if got is not None and utf8:
             require_utf8(self.path, got[0])
         return got
 

@@ -185,7 +185,7 @@ class MarkdownMemoryStore(CachedStore):
 
     def _load_file(self) -> None:
         self._unpinned = False  # (what the file holds now decides)
-        got = self._file.read()
+        got = self._file.read(utf8=True)
         if got is None:
             self._cache, self._raw, self._problems = MemoryCache(), [], []
             self._file.signature = None
