@@ -1,5 +1,5 @@
-"""Test-wide set-up: the story files of ../shared/roms (beside the project) are where
-`cairn replay` and the scenario tests look for games (CAIRN_ROMS), unless set already; the
+"""Test-wide set-up: the story files of $CAIRN_ROMS, else ../shared/roms (beside the
+project), are where `cairn replay` and the scenario tests look for games; the
 PostgreSQL server some tests start is stopped at the end."""
 
 from __future__ import annotations
@@ -14,7 +14,11 @@ import pytest
 
 from tests.postgres import stop_server
 
-SHARED_ROMS = Path(__file__).resolve().parents[1].parent / "shared" / "roms"
+SHARED_ROMS = Path(
+    os.environ.get("CAIRN_ROMS") or Path(__file__).resolve().parents[1].parent / "shared" / "roms"
+)
+"""Where every test looks for story files: $CAIRN_ROMS when set, else ../shared/roms beside
+the project (a test that needs one and finds none is skipped, saying which file it wanted)."""
 os.environ.setdefault("CAIRN_ROMS", str(SHARED_ROMS))
 
 
