@@ -24,6 +24,9 @@ class ChangeLocation(Command):
     to_location_name: str = ""
     via_action: str | None = None
     """The command that made the move, when a game made it (labels the map's connection)."""
+    connects: bool = True
+    """Whether the move is a way between the two rooms (the map learns it); False for a move
+    no exit made: a death's resurrection somewhere else, say."""
 
 
 @dataclass(frozen=True)

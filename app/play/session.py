@@ -317,8 +317,10 @@ class PlaySession:
             return
         direction = normalize_direction(action)
         if dst is not None and dst != src:
-            # the persistent map learns moves through ChangeLocation (MemoryService)
-            ep.local_map.add_connection(src, dst, action=action)
+            # the persistent map learns moves through ChangeLocation (MemoryService); a death
+            # that moved the player (a resurrection elsewhere) is no way between the rooms
+            if not after.died:
+                ep.local_map.add_connection(src, dst, action=action)
         elif direction is not None and (dst == src or failed):
             # a direction that did not move the player is no exit (now): stop suggesting it
             for graph in (self._map, ep.local_map):

@@ -109,7 +109,8 @@ class StepTranslator:
         unknown = after.location_id is None
         after = self._resolve(after, count=True)
         if after.location_id is not None and after.location_id != before.location_id:
-            self._arrive(gs, after, via=action)
+            # a death that moves the player (a resurrection elsewhere) made no way there
+            self._arrive(gs, after, via=action, connects=not after.died)
         self._message(gs, after.text, present=after.npcs_present, mentioned=after.npcs_mentioned)
         outcome = turn_outcome(gs.episode, turn, action, before, after, reasoning)
         if unknown:
@@ -159,10 +160,16 @@ class StepTranslator:
             update={"location_id": self.track.last_id, "location_name": self.track.last_name}
         )
 
-    def _arrive(self, gs: GameState, obs: GameObservation, via: str | None) -> None:
+    def _arrive(
+        self, gs: GameState, obs: GameObservation, via: str | None, *, connects: bool = True
+    ) -> None:
         if obs.location_id is None:
             return
-        self._bus.handle(c.ChangeLocation(gs, obs.location_id, obs.location_name, via_action=via))
+        self._bus.handle(
+            c.ChangeLocation(
+                gs, obs.location_id, obs.location_name, via_action=via, connects=connects
+            )
+        )
         if self._on_arrive is not None:
             self._on_arrive(obs, via)
 

@@ -47,7 +47,9 @@ class LocationHandler:
         elif command.to_location_name and location.name != command.to_location_name:
             location.name = command.to_location_name  # a better name learned later
         state.scenario.current_location_id = to_id
-        self._memory.on_location_enter(state, from_id, via=command.via_action)
+        # a move no exit made (a death's resurrection) teaches the map no way from there
+        came_from = from_id if command.connects else None
+        self._memory.on_location_enter(state, came_from, via=command.via_action)
         self._publisher.publish(
             events.location_entered, self, location_id=to_id, from_location_id=from_id
         )
