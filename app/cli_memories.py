@@ -207,6 +207,12 @@ def check(file: Path) -> None:
         # one parse, not a store: a store would log each problem a second time
         found = check_file(file)
         problems, notes, count = found.problems, found.notes, found.memories
+        again = found.blocks - found.memories
+        if again > 0 and not problems:
+            click.echo(
+                f"{file}: {found.blocks} memory blocks for {count} memories: {again} later"
+                " block(s) of a memory written again (a newer version: the later is read)"
+            )
     lines = [str(problem) for problem in problems]
     if notes:
         lines.append(f"{file}: kept {_notes_kept(file, notes)}")

@@ -77,7 +77,7 @@ def read_journal(archive: Path, data: bytes) -> tuple[list[MemoryEntry], int]:
             break
         found.extend(entries)
         covered = part[1]
-    return _first_of_each(found), covered
+    return _latest_of_each(found), covered
 
 
 def read_journal_tail(archive: Path, data: bytes, newest: int) -> list[MemoryEntry] | None:
@@ -104,18 +104,17 @@ def read_journal_tail(archive: Path, data: bytes, newest: int) -> list[MemoryEnt
         end = part[0]
     if count < newest and end != 0:
         return None  # the lines ran out before the archive's start: it is read whole
-    return _first_of_each([e for part in reversed(parts) for e in part])
+    return _latest_of_each([e for part in reversed(parts) for e in part])
 
 
-def _first_of_each(entries: list[MemoryEntry]) -> list[MemoryEntry]:
-    """`entries` less the later copies of a memory archived twice (a crash between the archive
-    and the fold): the first is kept, as a parse keeps it."""
+def _latest_of_each(entries: list[MemoryEntry]) -> list[MemoryEntry]:
+    """`entries` with one version of each memory archived twice: the later, as a parse of the
+    archive (an appended part) reads it. A crash between the archive and the fold leaves two
+    copies of one version; a memory a person's edit brought back and cairn archived again
+    leaves its older version, then the person's."""
     if len({e.id for e in entries}) == len(entries):
         return entries
-    first: dict[str, MemoryEntry] = {}
-    for entry in entries:
-        first.setdefault(entry.id, entry)
-    return list(first.values())
+    return list({e.id: e for e in entries}.values())
 
 
 _Part = tuple[int, int, str, list[Any]]

@@ -104,6 +104,12 @@ class ArchiveFile:
             above = data.count(b"\n", 0, covered)  # problems named at their lines in the file
             for problem in parsed.problems:
                 log.warning("%s", problem.model_copy(update={"line": problem.line + above}))
-            known = {e.id for e in found}
-            found += [e for e in parsed.cache.memories.values() if e.id not in known]
+            # a memory archived again (a person's edit brought it back, then it was forgotten
+            # again) has a later block: the later is its version
+            at = {e.id: i for i, e in enumerate(found)}
+            for entry in parsed.cache.memories.values():
+                if entry.id in at:
+                    found[at[entry.id]] = entry
+                else:
+                    found.append(entry)
         return found

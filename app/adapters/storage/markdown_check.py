@@ -26,6 +26,9 @@ class FileCheck:
     """Where a person's notes start (kept verbatim: content, not problems)."""
     memories: int
     """The memories read."""
+    blocks: int = 0
+    """The memory blocks read: more than `memories` when an appended part (the recent part,
+    the archive) holds a later version of a memory (its later block is the one read)."""
 
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
@@ -47,7 +50,8 @@ def check_file(path: Path) -> FileCheck:
         if not problems or problems[-1].line != line or problems[-1].message != _NOT_UTF8:
             problems.append(ParseProblem(path=str(path), line=line, message=_NOT_UTF8))
     problems.sort(key=lambda p: p.line)
-    return FileCheck(problems, parsed.notes, len(parsed.cache.memories))
+    blocks = text.count("\n**[") + text.startswith("**[")  # (header lines: see ArchiveFile.count)
+    return FileCheck(problems, parsed.notes, len(parsed.cache.memories), blocks)
 
 
 _NOT_UTF8 = "bytes that are not UTF-8"
