@@ -51,7 +51,9 @@ def read_export(path: Path) -> tuple[list[LocationRecord], list[MemoryEntry]]:
     records: list[LocationRecord] = []
     entries: list[MemoryEntry] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # lines end with "\n" only: a text's U+2028 or U+0085 (JSON writes them raw) is no end
+        lines = path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
+        lines = [line.removesuffix("\r") for line in lines]
     except (OSError, UnicodeDecodeError) as e:
         raise StoreError(f"{path}: cannot read the export: {e}") from e
     for number, line in enumerate(lines, 1):
@@ -73,6 +75,6 @@ def read_export(path: Path) -> tuple[list[LocationRecord], list[MemoryEntry]]:
         except (ValueError, TypeError, ValidationError) as e:
             problem = " ".join(str(e).split())
             raise StoreError(f"{path}:{number}: {problem}") from e
-    if not lines:
+    if not any(line.strip() for line in lines):
         raise StoreError(f"{path}: empty file, not a cairn export")
     return records, entries
