@@ -11,6 +11,7 @@ failure is counted (the usage meter counts it too).
 from __future__ import annotations
 
 import logging
+import re
 
 from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
 from cairn.agents.prompt_files import render
@@ -23,6 +24,12 @@ from cairn.interfaces.metrics import FailureRecorder
 from cairn.models.kinds import Role
 
 log = logging.getLogger(__name__)
+
+
+def as_data(text: str, fence: str) -> str:
+    """`text` to stand inside `<fence>`...`</fence>` in a prompt: a closing tag in it (a
+    memory or a game text that writes one) cannot end the fence early."""
+    return re.sub(rf"</(\s*{fence}\s*)>", r"<\\/\1>", text, flags=re.IGNORECASE)
 
 
 class AdventurerAgent(IAgent):
@@ -50,12 +57,14 @@ class AdventurerAgent(IAgent):
         system = render("adventurer_system")
         user = render(
             "adventurer_turn",
-            observation=view.observation.text.strip(),
+            observation=as_data(view.observation.text.strip(), "game_text"),
             location=f"{view.observation.location_name} (L{view.observation.location_id})",
             inventory=", ".join(view.observation.inventory) or "nothing",
             score=view.observation.score if view.observation.score is not None else "unknown",
             objectives="\n".join(f"- {o}" for o in view.objectives) or "- (none yet)",
-            context=stable_first(view.prompt) if view.prompt else "(no memory context)",
+            context=as_data(stable_first(view.prompt), "memories")
+            if view.prompt
+            else "(no memory context)",
         )
         request = LLMRequest(
             role=Role.ADVENTURER,
