@@ -208,8 +208,8 @@ class Container(containers.DeclarativeContainer):
         MemoryQueryTools, memory_service, retriever=memory_retriever
     )
 
-    location_handler = providers.Singleton(LocationHandler, memory_service, publisher)
-    quest_handler = providers.Singleton(QuestHandler, memory_service)
+    location_handler = providers.Singleton(LocationHandler, memory_service, publisher, store)
+    quest_handler = providers.Singleton(QuestHandler, memory_service, store)
     turn_handler = providers.Singleton(
         TurnHandler, memory_service.provided.interpreter.call(), store
     )

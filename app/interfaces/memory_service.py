@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 
-from cairn.interfaces.turns import ITurnInterpreter
+from cairn.interfaces.turns import IDraft, ITurnInterpreter
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
@@ -52,6 +53,12 @@ class IMemoryReader(ABC):
 
 class IMemoryService(IMemoryReader):
     """Creates, supersedes and prunes memories (and reads them, as IMemoryReader)."""
+
+    @abstractmethod
+    def drafting(self) -> AbstractContextManager[IDraft]:
+        """A block whose writes (in this thread) go to a draft, not the store: the draft's
+        `changes()` are for the caller to apply in one unit of work (a handler: the bus's).
+        The store is not locked meanwhile (the summarizer may be asked inside)."""
 
     @abstractmethod
     def on_location_exit(self, game_state: GameState) -> None:

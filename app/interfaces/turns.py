@@ -9,9 +9,19 @@ engine with other rules gives its own to the memory service (`MemoryService(rule
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Protocol
 
 from cairn.models.changes import TurnChanges
 from cairn.models.game import GameState, TurnOutcome
+from cairn.models.memory import MemoryEntry
+
+
+class IDraft(Protocol):
+    """A draft of the store (`IMemoryService.drafting`): what the service would have written
+    meanwhile, as typed changes for the caller to apply in its unit of work."""
+
+    def changes(self, entry: MemoryEntry | None = None) -> TurnChanges:
+        """The draft's changes (and `entry`, the memory they stored, if one)."""
 
 
 class ITurnInterpreter(ABC):

@@ -110,7 +110,12 @@ class StepTranslator:
         after = self._resolve(after, count=True)
         if after.location_id is not None and after.location_id != before.location_id:
             # a death that moves the player (a resurrection elsewhere) made no way there
-            self._arrive(gs, after, via=action, connects=not after.died)
+            arrival = c.ChangeLocation(
+                gs, after.location_id, after.location_name, action, connects=not after.died
+            )
+            self._bus.handle(arrival)
+            if self._on_arrive is not None:
+                self._on_arrive(after, action)
         self._message(gs, after.text, present=after.npcs_present, mentioned=after.npcs_mentioned)
         outcome = turn_outcome(gs.episode, turn, action, before, after, reasoning)
         if unknown:
@@ -160,16 +165,12 @@ class StepTranslator:
             update={"location_id": self.track.last_id, "location_name": self.track.last_name}
         )
 
-    def _arrive(
-        self, gs: GameState, obs: GameObservation, via: str | None, *, connects: bool = True
-    ) -> None:
+    def _arrive(self, gs: GameState, obs: GameObservation, via: str | None) -> None:
+        """The first room (step's own arrivals send their command themselves: one frame less
+        on every write path of a turn, `bench/turn_hops.py`)."""
         if obs.location_id is None:
             return
-        self._bus.handle(
-            c.ChangeLocation(
-                gs, obs.location_id, obs.location_name, via_action=via, connects=connects
-            )
-        )
+        self._bus.handle(c.ChangeLocation(gs, obs.location_id, obs.location_name, via_action=via))
         if self._on_arrive is not None:
             self._on_arrive(obs, via)
 

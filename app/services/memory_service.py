@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 
 from cairn.errors import ConfigError
 from cairn.events.publisher import EventPublisher
@@ -24,7 +25,7 @@ from cairn.interfaces.map import IMapRecorder
 from cairn.interfaces.memory_service import IMemoryCheckpoints, IMemoryService
 from cairn.interfaces.store import IMemoryStore
 from cairn.interfaces.summarizer import ISummarizer
-from cairn.interfaces.turns import ITurnInterpreter
+from cairn.interfaces.turns import IDraft, ITurnInterpreter
 from cairn.models.changes import TurnChanges
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState, TurnOutcome
@@ -117,6 +118,9 @@ class MemoryService(IMemoryService, IMemoryCheckpoints):
         self._scoped.on_world_event(game_state, event_kind, tags, related, title)
 
     # -- turns, notes, episodes --------------------------------------------------------------
+
+    def drafting(self) -> AbstractContextManager[IDraft]:
+        return self.core.drafting()
 
     def interpreter(self) -> ITurnInterpreter:
         """The turn rules this service was given."""

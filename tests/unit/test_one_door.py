@@ -32,6 +32,14 @@ ALLOWED: dict[str, str] = {
         "RecordTurn's handler applies the turn rules' typed changes in the bus's unit of work"
         " (it joins the one the bus opened; the rules themselves only write to a draft)"
     ),
+    "cairn.events.handlers.location": (
+        "ChangeLocation's handler applies what the memory service drafted (the visit's summary,"
+        " the visit count) in the bus's unit of work (it joins the one the bus opened)"
+    ),
+    "cairn.events.handlers.quest": (
+        "CompleteObjective's handler applies the drafted world memory in the bus's unit of"
+        " work (it joins the one the bus opened)"
+    ),
     "cairn.adapters.storage.postgres_store": (
         "the store's own database transactions (psycopg `conn.transaction()`), inside the"
         " store's commit and reads: the store is what the unit of work writes through"

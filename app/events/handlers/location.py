@@ -9,6 +9,7 @@ from cairn.events import events
 from cairn.events.commands import ChangeLocation, UpdateLocationState
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.memory_service import IMemoryService
+from cairn.interfaces.store import IMemoryStore
 from cairn.models.game import LocationState
 from cairn.models.kinds import EventRelated, WorldEvent
 
@@ -24,12 +25,23 @@ def _require_int_id(value: object, field: str) -> int:
 class LocationHandler:
     """Moves the player; summarizes the visit being left BEFORE the move."""
 
-    def __init__(self, memory_service: IMemoryService, publisher: EventPublisher) -> None:
+    def __init__(
+        self, memory_service: IMemoryService, publisher: EventPublisher, store: IMemoryStore
+    ) -> None:
         self._memory = memory_service
         self._publisher = publisher
+        self._store = store
 
     def change_location(self, command: ChangeLocation) -> None:
-        """Summarize the current visit, then move to `to_location_id`."""
+        """Summarize the current visit, then move to `to_location_id`: what the memory service
+        writes is drafted first (the summarizer is asked with the store unlocked), then
+        applied in the command's unit of work."""
+        with self._memory.drafting() as draft:
+            self._move(command)
+        with self._store.transaction() as tx:  # the bus's unit (joined)
+            tx.apply(draft.changes())
+
+    def _move(self, command: ChangeLocation) -> None:
         to_id = _require_int_id(command.to_location_id, "to_location_id")
         state = command.game_state
         from_id = state.scenario.current_location_id
