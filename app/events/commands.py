@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from cairn.models.checkpoint import MemoryCheckpoint
 from cairn.models.game import GameState, TurnOutcome
-from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry
+from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry, Way
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,9 @@ class RememberNote(Command):
     location_id: int | None = None
     world: bool = False
     """A note about the whole world (stored in the world scope, not at a location)."""
+    tags: tuple[str, ...] = ()
+    ways_in: tuple[Way, ...] = ()
+    """What the note says as fields (the memory's tags and ways in)."""
 
 
 @dataclass(frozen=True)

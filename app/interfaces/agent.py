@@ -5,9 +5,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from cairn.interfaces.game import GameObservation
-from cairn.models.memory import MemoryEntry
+from cairn.models.memory import MemoryEntry, Way
 from cairn.models.vocabulary import Vocabulary
 
 
@@ -61,6 +62,10 @@ class AgentDecision(BaseModel):
     importance: int = Field(500, ge=1, le=1000)
     remember_everywhere: bool = False
     """Store the note in the world scope instead of at the current location."""
+    remember_tags: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    """The note's tags (the offline player's: `trap:<room id>`, ...); not offered to a model."""
+    remember_ways_in: SkipJsonSchema[list[Way]] = Field(default_factory=list)
+    """The moves the note says lead into its room (a trap's); not offered to a model."""
 
 
 class IAgent(ABC):

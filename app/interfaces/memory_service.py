@@ -14,7 +14,7 @@ from cairn.interfaces.turns import IDraft, ITurnInterpreter
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
-from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry
+from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry, Way
 
 
 class IMemoryReader(ABC):
@@ -113,8 +113,11 @@ class IMemoryService(IMemoryReader):
         text: str,
         importance: int,
         location_id: int | None = None,
+        tags: list[str] | None = None,
+        ways_in: list[Way] | None = None,
     ) -> MemoryEntry | None:
-        """Store an agent note, or bump the importance of a near-duplicate."""
+        """Store an agent note, or bump the importance of a near-duplicate. `tags` and
+        `ways_in`: what the note says as fields (the offline player's trap notes)."""
 
     @abstractmethod
     def end_episode(self, game_state: GameState) -> None:

@@ -235,6 +235,8 @@ class PlaySession:
                     decision.importance,
                     where,
                     world=decision.remember_everywhere,
+                    tags=tuple(decision.remember_tags),
+                    ways_in=tuple(decision.remember_ways_in),
                 )
             )
         self._score_events(ep, outcome, turn)

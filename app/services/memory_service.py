@@ -30,7 +30,7 @@ from cairn.models.changes import TurnChanges
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import EventRelated, WorldEvent
-from cairn.models.memory import LocationRecord, MemoryEntry
+from cairn.models.memory import LocationRecord, MemoryEntry, Way
 from cairn.services import checkpoints, notes_and_pruning
 from cairn.services.memory_core import VISIBLE, MemoryCore
 from cairn.services.policy import MemoryPolicy
@@ -152,8 +152,12 @@ class MemoryService(IMemoryService, IMemoryCheckpoints):
         text: str,
         importance: int,
         location_id: int | None = None,
+        tags: list[str] | None = None,
+        ways_in: list[Way] | None = None,
     ) -> MemoryEntry | None:
-        return notes_and_pruning.remember(self.core, game_state, text, importance, location_id)
+        return notes_and_pruning.remember(
+            self.core, game_state, text, importance, location_id, tags=tags, ways_in=ways_in
+        )
 
     def end_episode(self, game_state: GameState) -> None:
         notes_and_pruning.end_episode(self.core, game_state)

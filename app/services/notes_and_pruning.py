@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cairn.models.game import GameState
-from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
+from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource, Way
 from cairn.services import policy as pruning
 from cairn.services.memory_core import VISIBLE, MemoryCore
 from cairn.services.memory_rules import location_name
@@ -16,6 +16,8 @@ def remember(
     text: str,
     importance: int,
     location_id: int | None = None,
+    tags: list[str] | None = None,
+    ways_in: list[Way] | None = None,
 ) -> MemoryEntry | None:
     text = text.strip()
     if not text:
@@ -41,7 +43,8 @@ def remember(
             title=short_title(text),
             text=text,
             importance=importance,
-            tags=["note"],
+            tags=["note", *(tags or [])],
+            ways_in=list(ways_in or []),
             source=MemorySource.NOTE,
             episode=game_state.episode,
             turn_start=game_state.turn,

@@ -19,7 +19,7 @@ from cairn.events.bus import MessageBus
 from cairn.interfaces.memory_service import IMemoryService
 from cairn.models.changes import AddOp, TurnChanges
 from cairn.models.game import GameState, LocationState, TurnOutcome
-from cairn.models.memory import MemoryEntry, MemoryScope
+from cairn.models.memory import MemoryEntry, MemoryScope, Way
 from cairn.settings import load_settings
 
 
@@ -161,12 +161,16 @@ def test_record_turn_applies_the_turn_rules_changes_in_the_commands_unit(
 
 def test_remember_note_defaults_to_current_location(memory: Any, state: GameState) -> None:
     make_bus(memory).handle(c.RememberNote(state, "Key under mat", 700))
-    memory.remember.assert_called_once_with(state, "Key under mat", 700, location_id=1)
+    memory.remember.assert_called_once_with(
+        state, "Key under mat", 700, location_id=1, tags=[], ways_in=[]
+    )
 
 
 def test_remember_note_for_the_world_has_no_location(memory: Any, state: GameState) -> None:
     make_bus(memory).handle(c.RememberNote(state, "No word 'canyon'", 400, world=True))
-    memory.remember.assert_called_once_with(state, "No word 'canyon'", 400, location_id=None)
+    memory.remember.assert_called_once_with(
+        state, "No word 'canyon'", 400, location_id=None, tags=[], ways_in=[]
+    )
 
 
 def test_end_episode_with_death_is_a_world_event_then_prune(memory: Any, state: GameState) -> None:
@@ -259,3 +263,17 @@ def test_every_signal_s_receivers_see_the_committed_state(tmp_path: Any) -> None
     ):
         bus.handle(c.ChangeLocation(gs, 2, "Lighthouse", via_action="north"))
     assert seen == {"exited": 1, "recorded": 1}
+
+
+def test_a_note_keeps_what_it_says_as_fields(tmp_path: Path) -> None:
+    """The offline player's trap note: its tags and ways in are the memory's fields."""
+    container = build_container(load_settings(workdir=tmp_path))
+    store = InMemoryStore()
+    container.store.override(providers.Object(store))
+    state = GameState()
+    way = Way(command="down", source=24, source_name="Lakeside")
+    container.bus().handle(
+        c.RememberNote(state, "No way out.", 900, 30, tags=("trap:30",), ways_in=(way,))
+    )
+    (note,) = store.entries()
+    assert note.tags == ["note", "trap:30"] and note.ways_in == [way]

@@ -289,11 +289,19 @@ def test_trapped_the_player_tries_new_things_then_notes_the_trap_and_keeps_out_o
     notes = [d.remember for d in decisions if d.remember]
     assert len(notes) == 1 and notes[0].startswith("No way out of Bog (L30) was found")
     assert "Ways in: 'down' from Lakeside (L24)." in notes[0]
+    noted = next(d for d in decisions if d.remember)
+    assert noted.remember_tags == [f"trap:{bog}"]
+    assert [(w.command, w.source) for w in noted.remember_ways_in] == [("down", lakeside)]
+    # the note's fields are what the player reads back: its text may say anything (a person's
+    # rewording), and an older note with only the text is read from it
     note = MemoryEntry(
         scope=MemoryScope.LOCATION, location_id=bog, category=MemoryCategory.NOTE,
-        title="No way out", text=notes[0], importance=900,
+        title="No way out", text="A bog: stuck here.", importance=900,
+        tags=noted.remember_tags, ways_in=noted.remember_ways_in,
     )
     assert trap_rooms([note]) == {bog: [("down", lakeside)]}
+    older = note.model_copy(update={"text": notes[0], "tags": [], "ways_in": []})
+    assert trap_rooms([older]) == {bog: [("down", lakeside)]}
     again = ExplorerAgent(seed=5)
     again.new_episode(2)
     steps = [

@@ -212,7 +212,7 @@ class ExplorerAgent(IAgent):
         if word in unknown_words(view.world_notes) or word in self._noted:
             return None
         self._noted.add(word)
-        return (f"The game does not know the word '{word}'.", 400, True)
+        return Note(f"The game does not know the word '{word}'.", 400, True)
 
     def _decision(self, view: AgentView, move: Move, note: Note | None) -> AgentDecision:
         """Send `move` (a light first when it leads into a dark room, the step memory says it
@@ -236,7 +236,9 @@ class ExplorerAgent(IAgent):
         return AgentDecision(
             action=command,
             reasoning=reasoning,
-            remember=note[0] if note else None,
-            importance=note[1] if note else 500,
-            remember_everywhere=note[2] if note else False,
+            remember=note.text if note else None,
+            importance=note.importance if note else 500,
+            remember_everywhere=note.everywhere if note else False,
+            remember_tags=list(note.tags) if note else [],
+            remember_ways_in=list(note.ways_in) if note else [],
         )

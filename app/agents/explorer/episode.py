@@ -18,6 +18,7 @@ from cairn.agents.explorer.words import (
 )
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
+from cairn.models.memory import Way
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
 
 NO_EXIT = re.compile(
@@ -39,8 +40,16 @@ _NO_CHANGE = re.compile(
 
 Here = tuple[int | None, str]
 """A command (or a noun) in a room."""
-Note = tuple[str, int, bool]
-"""A memory to write: its text, its importance, whether it holds everywhere."""
+class Note(NamedTuple):
+    """A memory to write: its text, its importance, whether it holds everywhere, and what it
+    says as fields (`tags`: `trap:<room id>`, `way-out:<room id>`; `ways_in`: the moves that
+    led into a trap), which the player reads back instead of the text."""
+
+    text: str
+    importance: int
+    everywhere: bool
+    tags: tuple[str, ...] = ()
+    ways_in: tuple[Way, ...] = ()
 
 
 class Move(NamedTuple):

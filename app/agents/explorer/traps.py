@@ -7,6 +7,8 @@ from __future__ import annotations
 from cairn.agents.explorer.episode import Episode, Note
 from cairn.agents.explorer.words import (
     DIRECTIONS,
+    TRAP_TAG,
+    WAY_OUT_TAG,
     _Check,
     own_move,
     trap_note,
@@ -14,6 +16,7 @@ from cairn.agents.explorer.words import (
     way_out_note,
 )
 from cairn.interfaces.agent import AgentView
+from cairn.models.memory import Way
 from cairn.services.causes import WayIn
 from cairn.services.map import DIRECTIONS as MAP_DIRECTIONS
 
@@ -54,7 +57,7 @@ class Traps:
             self._known.discard(where)
             name = episode.names.get(where, "")
             text = way_out_note(name, where, command, view.episode, view.turn - 1)
-            self._way_out = (text, 900, False)
+            self._way_out = Note(text, 900, False, tags=(f"{WAY_OUT_TAG}{where}",))
 
     def note(
         self, view: AgentView, episode: Episode, usable: _Check, failures: set[str]
@@ -85,4 +88,8 @@ class Traps:
             # the room before, so the way into that room is a way in too
             came = None if own_move(command) else episode.came_from.get(source)
         name = view.observation.location_name or episode.names.get(here, "")
-        return (trap_note(name, here, ways, view.episode, view.turn), 900, False)
+        text = trap_note(name, here, ways, view.episode, view.turn)
+        typed = tuple(
+            Way(command=w.command, source=w.source, source_name=w.source_name) for w in ways
+        )
+        return Note(text, 900, False, tags=(f"{TRAP_TAG}{here}",), ways_in=typed)

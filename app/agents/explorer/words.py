@@ -258,13 +258,32 @@ def way_out_note(name: str, room: int, command: str, episode: int, turn: int) ->
     )
 
 
+TRAP_TAG = "trap:"
+"""A trap note's tag (`trap:<room id>`): the room no way out of was found; its `ways_in`."""
+WAY_OUT_TAG = "way-out:"
+"""A way-out note's tag (`way-out:<room id>`): a way out of a trap room was found."""
+
+
+def _tagged(memory: MemoryEntry, prefix: str) -> int | None:
+    for tag in memory.tags:
+        if tag.startswith(prefix) and tag[len(prefix) :].lstrip("-").isdigit():
+            return int(tag[len(prefix) :])
+    return None
+
+
 def trap_rooms(memories: list[MemoryEntry]) -> dict[int, list[tuple[str, int]]]:
     """Rooms the player's notes say it could not leave (`trap_note`), each with the ways in
-    they list, unless a later note says a way out was found."""
+    they list, unless a later note says a way out was found. Read from the notes' fields (their
+    tags and `ways_in`); an older note without them, from its text."""
     found: dict[int, list[tuple[str, int]]] = {}
     freed: set[int] = set()
     for memory in memories:
-        if (out := _WAY_OUT.match(memory.text)) is not None:
+        if (room := _tagged(memory, WAY_OUT_TAG)) is not None:
+            freed.add(room)
+        elif (room := _tagged(memory, TRAP_TAG)) is not None:
+            ways = found.setdefault(room, [])
+            ways.extend(w for w in ((v.command, v.source) for v in memory.ways_in) if w not in ways)
+        elif (out := _WAY_OUT.match(memory.text)) is not None:
             freed.add(int(out.group(1)))
         elif (trap := _TRAP.match(memory.text)) is not None:
             ways = found.setdefault(int(trap.group(1)), [])

@@ -41,7 +41,12 @@ class NoteHandler:
         if location_id is None and not command.world:
             location_id = command.game_state.scenario.current_location_id
         return self._memory.remember(
-            command.game_state, command.text, command.importance, location_id=location_id
+            command.game_state,
+            command.text,
+            command.importance,
+            location_id=location_id,
+            tags=list(command.tags),
+            ways_in=list(command.ways_in),
         )
 
 
