@@ -42,7 +42,8 @@ from abc import ABC, abstractmethod
 from pydantic import BaseModel, Field
 
 from cairn.agents.explorer import normalize, remembered_dangers
-from cairn.agents.explorer.words import dark_rooms, light_sources, trap_rooms
+from cairn.agents.explorer.trap_notes import trap_rooms
+from cairn.agents.explorer.words import dark_rooms, light_sources
 from cairn.agents.structured import complete_structured
 from cairn.errors import LLMError
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest

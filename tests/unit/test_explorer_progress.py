@@ -236,3 +236,15 @@ def test_what_changed_the_room_comes_before_the_procedures_remembered_there() ->
     memories = [got, changed(7, "turn on light")]
     decision = ExplorerAgent(seed=1).decide(view(obs(), memories=memories))
     assert decision.action == "turn on light"
+
+
+def test_a_dark_room_that_killed_is_headed_for_only_with_a_light_at_hand() -> None:
+    """What the dark hid there is unexplored: with a light to light (or lit), the room where
+    the dark killed is a room to head for; without one it is not."""
+    from cairn.agents.explorer.frontier import Atlas
+
+    atlas = Atlas(ways={1: {"up": 2}}, deadly_dark={2})
+    atlas.visit(1)
+    assert atlas.unentered() == set()
+    atlas.light_at_hand = True
+    assert atlas.unentered() == {2}

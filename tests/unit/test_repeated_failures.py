@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from cairn.agents.explorer import DIRECTIONS, ExplorerAgent, remembered_failures
-from cairn.agents.explorer.words import remembered_procedures, trap_rooms
+from cairn.agents.explorer.trap_notes import trap_rooms
+from cairn.agents.explorer.words import remembered_procedures
 from cairn.container import build_container
 from cairn.interfaces.agent import AgentDecision, AgentView
 from cairn.interfaces.game import GameObservation

@@ -87,12 +87,12 @@ from cairn.agents.explorer.light import SAYS_DARK, Light
 from cairn.agents.explorer.load import Load
 from cairn.agents.explorer.rules import Staleness, bounds, kept_out
 from cairn.agents.explorer.stuck import when_stuck
+from cairn.agents.explorer.trap_notes import trap_rooms
 from cairn.agents.explorer.traps import Traps
 from cairn.agents.explorer.words import (
     dark_rooms,
     normalize,
     remembered_failures,
-    trap_rooms,
     unknown_word_in,
     unknown_words,
 )
@@ -162,7 +162,9 @@ class ExplorerAgent(IAgent):
             dangers = dangers | light.into_dark(view, deadly)
             unlit = light.into_dark(view, lessons) - dangers
         traps = trap_rooms([*view.memories, *view.nearby])
-        self._atlas.shunned |= {*traps, *deadly}
+        self._atlas.shunned |= traps.keys()
+        self._atlas.deadly_dark |= deadly.keys()
+        self._atlas.light_at_hand = bool(to_light) or light.lit is not None
         self._traps.seen(traps, here)
         dangers = kept_out(view, dangers, traps)
         unknown = unknown_words(view.world_notes) | episode.unknown_now

@@ -63,8 +63,13 @@ class Atlas:
     entered: set[int] = field(default_factory=set)
     """The rooms the player has been in this episode."""
     shunned: set[int] = field(default_factory=set)
-    """Rooms lessons keep the player out of (a trap with no way out, a dark room that
-    killed): never a room to head for."""
+    """Rooms lessons keep the player out of (a trap with no way out): never a room to head
+    for."""
+    deadly_dark: set[int] = field(default_factory=set)
+    """Rooms where the dark killed: a room to head for only with a light at hand."""
+    light_at_hand: bool = False
+    """A light is lit, or one is carried to light (then the dark rooms are worth a visit:
+    what the dark hid is unexplored)."""
 
     def read(self, memories: list[MemoryEntry]) -> None:
         """Learn the ways memory's move notes give (`via` from `location_id` to `leads_to`)."""
@@ -92,7 +97,8 @@ class Atlas:
     def unentered(self) -> set[int]:
         """Rooms known to exist that the player has not been in this episode."""
         known = {r for ways in self.ways.values() for r in ways.values()}
-        return known - self.entered - self.shunned
+        dark = set() if self.light_at_hand else self.deadly_dark
+        return known - self.entered - self.shunned - dark
 
     def route(self, here: int, episode: Episode) -> tuple[str, ...] | None:
         """The shortest known walk from `here` into a room not entered this episode (breadth

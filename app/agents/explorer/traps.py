@@ -5,16 +5,14 @@ finds a way out of a room known as a trap."""
 from __future__ import annotations
 
 from cairn.agents.explorer.episode import Episode, Note
-from cairn.agents.explorer.words import (
-    DIRECTIONS,
+from cairn.agents.explorer.trap_notes import (
     TRAP_TAG,
     WAY_OUT_TAG,
-    _Check,
-    own_move,
     trap_note,
     trap_rooms,
     way_out_note,
 )
+from cairn.agents.explorer.words import DIRECTIONS, _Check, own_move
 from cairn.interfaces.agent import AgentView
 from cairn.models.memory import Way
 from cairn.services.causes import WayIn
