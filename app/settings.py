@@ -167,6 +167,32 @@ class CairnSettings(BaseSettings):
             raise ValueError(f"must be a plain file name inside the workdir, got {value!r}")
         return value
 
+    @field_validator("llm_base_url", "openai_base_url")
+    @classmethod
+    def _plain_base_url(cls, value: str | None) -> str | None:
+        """A server's address (`base_url_problem`): checked here, named by its setting,
+        before an HTTP library refuses it with a traceback."""
+        problem = None if value is None else base_url_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
+    @model_validator(mode="after")
+    def _base_url_variables(self) -> CairnSettings:
+        """The SDKs' own base URL variables (OPENAI_BASE_URL, ANTHROPIC_BASE_URL), checked as
+        the settings are when the chosen LLM would read one."""
+        kind = self.llm.partition(":")[0]
+        api = kind if kind in ("anthropic", "openai") else self.llm_api
+        if kind not in ("anthropic", "openai", "record"):
+            return self
+        setting = self.llm_base_url if api == "anthropic" else self.openai_base_url
+        variable = f"{api.upper()}_BASE_URL"
+        value = os.environ.get(variable)
+        problem = base_url_problem(value) if setting is None and value else None
+        if problem:
+            raise ValueError(f"{variable} (the environment variable): {problem}")
+        return self
+
     @model_validator(mode="after")
     def _distinct_files(self) -> CairnSettings:
         """No two settings name one file in the workdir (`cairn.file_names`)."""
@@ -192,6 +218,25 @@ class CairnSettings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, PyprojectTomlConfigSettingsSource(settings_cls))
+
+
+MAX_BASE_URL = 8192
+"""The longest base URL taken (characters): any server's address fits many times over."""
+
+
+def base_url_problem(value: str) -> str | None:
+    """What is wrong with a base URL (None: nothing): it must be an http(s) URL with a host, of
+    at most MAX_BASE_URL characters, without spaces or control characters (a CR/LF would
+    split the request's lines)."""
+    if len(value) > MAX_BASE_URL:
+        return f"must be at most {MAX_BASE_URL:,} characters, got {len(value):,}"
+    bad = next((c for c in value if c.isspace() or not c.isprintable()), None)
+    if bad is not None:
+        return f"must hold no spaces or control characters, got {bad!r} at {value.index(bad)}"
+    scheme, _, rest = value.partition("://")
+    if scheme.lower() not in ("http", "https") or not rest.split("/", 1)[0]:
+        return f"must be an http:// or https:// URL with a host, got {value[:80]!r}"
+    return None
 
 
 KNOWN_ENV = frozenset(["CAIRN_CACHE_DIR", "CAIRN_ROMS", "CAIRN_PG_BINDIR"])

@@ -111,6 +111,12 @@ class _TooLarge(Exception):
         self.problem = problem
 
 
+_INT_TAG = "tag:yaml.org,2002:int"
+_INT_DIGITS = 4300
+"""Python's default limit on the digits of a decimal string turned into an int
+(`sys.get_int_max_str_digits`): a value shorter than this always converts."""
+
+
 class _ScenarioLoader(yaml.composer.Composer, _EventSource, SafeConstructor, Resolver):  # type: ignore[misc]
     """PyYAML's composer and safe constructor over libyaml's events (PyYAML's own scanner and
     parser took most of the 22 s a 200,000-step scenario took to load), without anchors or
@@ -152,11 +158,25 @@ class _ScenarioLoader(yaml.composer.Composer, _EventSource, SafeConstructor, Res
             if self._nodes > MAX_YAML_NODES:
                 message = f"more than {MAX_YAML_NODES:,} YAML values in the scenario"
                 raise _TooLarge(Problem(event.start_mark.line + 1, self._where(), message))
-            return super().compose_node(parent, index)
+            node = super().compose_node(parent, index)
+            if isinstance(node, yaml.ScalarNode) and node.tag == _INT_TAG:
+                self._check_int(node)
+            return node
         finally:
             self._depth -= 1
             if segment is not None:
                 self._path.pop()
+
+    def _check_int(self, node: yaml.ScalarNode) -> None:
+        """Refuse an integer Python will not convert (more than 4,300 decimal digits), at its
+        line and field, where the constructor would raise a bare ValueError."""
+        if len(node.value) <= _INT_DIGITS:
+            return
+        try:
+            self.construct_yaml_int(node)
+        except ValueError:
+            message = f"an integer of {len(node.value):,} characters is too long to be a number"
+            raise _TooLarge(Problem(node.start_mark.line + 1, self._where(), message)) from None
 
     def _where(self) -> str:
         return format_loc([seg for seg, _ in self._path])

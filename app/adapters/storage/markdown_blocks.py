@@ -19,7 +19,12 @@ from cairn.adapters.storage.markdown_escape import (
     unescape_inline,
     unescape_text_line,
 )
-from cairn.adapters.storage.markdown_layout import COMMENT_END, COMMENT_START
+from cairn.adapters.storage.markdown_layout import (
+    COMMENT_END,
+    COMMENT_START,
+    bounded_int,
+    shown_item,
+)
 from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
@@ -353,20 +358,28 @@ def _meta_items(meta: str) -> tuple[tuple[str, Any], ...] | str:
     items: list[tuple[str, Any]] = []
     for item in (p.strip() for p in meta.split(",")):
         first = item[:1]
+        numbers: tuple[int | None, ...]
         if first == "E" and item.startswith("Ep") and item[2:].isdecimal():
-            items.append(("episode", int(item[2:])))
+            numbers = (bounded_int(item[2:]),)
+            items.append(("episode", numbers[0]))
         elif first == "T" and (turns := _turns(item[1:])) is not None:
+            numbers = turns
             items += [("turn_start", turns[0]), ("turn_end", turns[1])]
         elif first in ("+", "-") and item[1:].isdecimal():
-            items.append(("score_delta", int(item)))
+            numbers = (bounded_int(item),)
+            items.append(("score_delta", numbers[0]))
         elif item:
-            return f"metadata item {item!r} is not EpN, Tn[-m] or a score change"
+            return f"metadata item {shown_item(item)} is not EpN, Tn[-m] or a score change"
+        else:
+            continue
+        if None in numbers:
+            return f"metadata item {shown_item(item)}: the number is out of range (64-bit)"
     return tuple(items)
 
 
-def _turns(value: str) -> tuple[int, int] | None:
-    """`n` or `n-m` as (start, end), else None."""
+def _turns(value: str) -> tuple[int | None, int | None] | None:
+    """`n` or `n-m` as (start, end), else None; a number out of range is None."""
     start, dash, end = value.partition("-")
     if not start.isdecimal() or (dash and not end.isdecimal()):
         return None
-    return int(start), int(end or start)
+    return bounded_int(start), bounded_int(end or start)

@@ -150,6 +150,23 @@ def location_id_of(digits: str) -> int | None:
     return value if -ID_LIMIT <= value < ID_LIMIT else None
 
 
+def bounded_int(digits: str) -> int | None:
+    """The integer of decimal `digits` (a sign allowed), None when it is out of the 64-bit range
+    the stores keep: never Python's error for a string of more than 4,300 digits."""
+    sign = "-" if digits.startswith("-") else ""
+    significant = digits.lstrip("+-").lstrip("0") or "0"
+    if len(significant) > 19:
+        return None
+    value = int(sign + significant)
+    return value if -ID_LIMIT <= value < ID_LIMIT else None
+
+
+def shown_item(item: str, limit: int = 30) -> str:
+    """An item of a line for a message: quoted, cut to `limit` characters (a number of 5,000
+    digits is named, not printed)."""
+    return repr(item if len(item) <= limit else item[:limit] + "...")
+
+
 def is_location_line(line: str) -> bool:
     """Whether a line is a location section's `### Memories` subheader or its visits line."""
     if line == MEMORIES_SUBHEADER:
@@ -157,9 +174,10 @@ def is_location_line(line: str) -> bool:
     return line.startswith("**Visits:") and VISITS_RE.match(line) is not None
 
 
-def read_visits(line: str) -> tuple[int, list[int], list[str]]:
-    """A visits line's visits, its episodes (sorted, each once; `Ep2` reads as 2) and the items
-    that are not episode numbers (`**Visits:** 3 | **Episodes:** 1, 2`)."""
+def read_visits(line: str) -> tuple[int | None, list[int], list[str]]:
+    """A visits line's visits (None when out of range), its episodes (sorted, each once; `Ep2`
+    reads as 2) and the items that are not episode numbers in range (`**Visits:** 3 |
+    **Episodes:** 1, 2`)."""
     match = VISITS_RE.match(line)
     assert match is not None
     episodes: list[int] = []
@@ -169,8 +187,9 @@ def read_visits(line: str) -> tuple[int, list[int], list[str]]:
         if item in ("", "-"):
             continue
         digits = item.removeprefix("Ep")
-        if digits.isdigit():
-            episodes.append(int(digits))
+        episode = bounded_int(digits) if digits.isdigit() else None
+        if episode is not None:
+            episodes.append(episode)
         else:
             ignored.append(item)
-    return int(match.group(1)), sorted(set(episodes)), ignored
+    return bounded_int(match.group(1)), sorted(set(episodes)), ignored

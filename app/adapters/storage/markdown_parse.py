@@ -44,6 +44,7 @@ from cairn.adapters.storage.markdown_layout import (
     is_location_line,
     location_id_of,
     read_visits,
+    shown_item,
 )
 from cairn.adapters.storage.markdown_render import ordered
 from cairn.adapters.storage.memory_cache import MemoryCache
@@ -326,9 +327,15 @@ class _Parser:
             self.unit.read_past()
         self.keep_record(int(self.section[1]))
         record = self.out.cache.locations[int(self.section[1])]
-        record.visits, record.episodes, ignored = read_visits(line)
+        visits, record.episodes, ignored = read_visits(line)
+        if visits is None:
+            self.problem(number, "visits: the number is out of range (64-bit); ignored")
+        else:
+            record.visits = visits
         for item in ignored:
-            self.problem(number, f"episodes: {item!r} is not an episode number; ignored")
+            shown, digits = shown_item(item), item.removeprefix("Ep").isdigit()
+            wrong = "is out of range (64-bit)" if digits else "is not an episode number"
+            self.problem(number, f"episodes: {shown} {wrong}; ignored")
 
     def flush(self, start: int, chunk: list[str]) -> None:
         """Read a finished block: a memory, or a raw block kept verbatim with its problem. A
