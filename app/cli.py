@@ -26,6 +26,7 @@ from cairn.errors import CairnError, MapFileError
 from cairn.play.legend import TABLE_LEGEND
 
 if TYPE_CHECKING:
+    from cairn.interfaces.agent import IAgent
     from cairn.settings import CairnSettings
 
 
@@ -232,9 +233,11 @@ def _play(
     fresh: bool,
     agent_spec: str | None = None,
 ) -> None:
+    from cairn.adapters.files import ensure_folder
+    from cairn.adapters.run_lock import run_lock
     from cairn.play.agent_loader import load_agent
     from cairn.play.fresh import set_aside_run_files
-    from cairn.play.runner import episode_table, game_identity, run_play
+    from cairn.play.runner import game_identity
     from cairn.workdir import check_ours, claim_workdir, game_workdir, mark_workdir
 
     agent = load_agent(agent_spec) if agent_spec else None
@@ -247,12 +250,30 @@ def _play(
     settings = game_workdir(settings, identity)  # the default: one folder per game
     if fresh:  # a folder cairn did not make is refused before anything moves
         check_ours(settings.workdir, settings)
-        aside = set_aside_run_files(settings)
-        mark_workdir(settings.workdir, identity)  # run_play then finds the folder its game's
-        if aside is not None:
-            click.echo(f"--fresh: the previous run's files are in {aside}", err=True)
+        ensure_folder(settings.workdir)
     else:  # refused before the progress bar starts (run_play claims it too)
         claim_workdir(settings.workdir, identity, settings)
+    with run_lock(settings.workdir):  # nothing moves while another play runs here
+        if fresh:
+            aside = set_aside_run_files(settings)
+            mark_workdir(settings.workdir, identity)  # run_play then finds its game's folder
+            if aside is not None:
+                click.echo(f"--fresh: the previous run's files are in {aside}", err=True)
+        _play_with_progress(settings, game_path, episodes, max_turns, seed, no_memory, agent)
+
+
+def _play_with_progress(
+    settings: CairnSettings,
+    game_path: Path | None,
+    episodes: int | None,
+    max_turns: int | None,
+    seed: int,
+    no_memory: bool,
+    agent: IAgent | None,
+) -> None:
+    """Run the play behind a progress bar, then print its table."""
+    from cairn.play.runner import episode_table, run_play
+
     total = (episodes or settings.play_episodes) * (max_turns or settings.play_max_turns)
     with click.progressbar(
         length=total, label="playing", item_show_func=lambda s: s, file=sys.stderr

@@ -128,5 +128,6 @@ class ReportError(CairnError):
 class WorkdirError(CairnError):
     """Raised by the command line before anything is written or read when a workdir cannot be
     used: a folder a command would write into that is neither new, empty nor made by cairn
-    (`/`, a home folder), a folder holding another game's run, or a missing folder given to a
-    command that reads. Names the folder and how to choose another."""
+    (`/`, a home folder), a folder holding another game's run, a folder another play is
+    running in (its run lock is held), or a missing folder given to a command that reads.
+    Names the folder and how to choose another."""

@@ -208,6 +208,10 @@ def _contents(folder: Path) -> list[str]:
         raise StoreError(f"{folder}: cannot read the folder: {exc.strerror or exc}") from exc
 
 
+def _marker_being_written(name: str) -> bool:
+    return name.startswith(f"{MARKER}.") and name.endswith(".tmp")
+
+
 def check_ours(folder: Path, settings: CairnSettings | None = None) -> WorkdirMarker | None:
     """Refuse (WorkdirError) a folder a command must not write into; return its marker (None:
     the folder is new, empty or holds cairn's files from before the marker)."""
@@ -218,7 +222,8 @@ def check_ours(folder: Path, settings: CairnSettings | None = None) -> WorkdirMa
     marker = read_marker(folder)
     if marker is not None:
         return marker
-    names = _contents(folder)
+    # (a marker another command is writing this moment: its temp file, `_create_marker`)
+    names = [n for n in _contents(folder) if not _marker_being_written(n)]
     if not names or _made_by_cairn(folder, settings):
         return None
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")

@@ -7,12 +7,15 @@ exception `tests/unit/test_layers.py` allows the application layer, with the rea
 
 Files written into the workdir: the memory store, `map.json` and `map.mmd`, `knowledgebase.md`,
 `report.json`, `report.html`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`. The
-workdir is claimed first (`cairn.workdir`): new, empty, or cairn's own of the same game.
+workdir is claimed first (`cairn.workdir`): new, empty, or cairn's own of the same game; then
+its run lock is taken for the play's length (`cairn.adapters.run_lock`): a second play in the
+folder refuses. Each run has its own id and folder (`new_run_folder`).
 """
 
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import logging
 import signal
@@ -24,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from cairn.adapters.files import atomic_write_text, ensure_folder
+from cairn.adapters.run_lock import run_lock
+from cairn.errors import StoreError
 from cairn.interfaces.agent import IAgent
 from cairn.interfaces.game import GameObservation, IGame
 from cairn.interfaces.metrics import CircuitReader, SummarizerCounts
@@ -86,9 +91,8 @@ def run_play(
     game: IGame | None = None,
     agent: IAgent | None = None,
 ) -> PlayResult:
-    """Play `episodes` episodes and write the run's files; return the report."""
-    from cairn.container import build_container
-
+    """Play `episodes` episodes and write the run's files; return the report. WorkdirError
+    when the workdir is not this game's, or another play is running in it."""
     # every part of the run comes from the composition root; the run's own choices (memory
     # or the baseline, the player's seed) are settings, so its Selectors see them
     identity = game_identity(settings, game_path, game)
@@ -96,17 +100,63 @@ def run_play(
     settings = game_workdir(settings, identity).model_copy(
         update={"use_memory": use_memory, "play_seed": seed, "memory_space": space}
     )
+    claim_workdir(settings.workdir, identity, settings)  # before anything is written
+    with run_lock(settings.workdir):  # one play at a time in a workdir (cairn.adapters.run_lock)
+        return _play_locked(
+            settings,
+            game_path=game_path,
+            episodes=episodes,
+            max_turns=max_turns,
+            use_memory=use_memory,
+            seed=seed,
+            on_turn=on_turn,
+            game=game,
+            agent=agent,
+        )
+
+
+def new_run_folder(workdir: Path, seed: int) -> tuple[str, Path]:
+    """A run id and its folder `runs/<id>`, made here and no one else's: the start time and
+    the seed (`20261128-123508-s0`), numbered (`-2`, `-3`...) when a run of the same second
+    and seed has that folder already."""
+    base = time.strftime("%Y%m%d-%H%M%S") + f"-s{seed}"
+    runs = ensure_folder(workdir / "runs")
+    for number in itertools.count(1):
+        run_id = base if number == 1 else f"{base}-{number}"
+        try:
+            (runs / run_id).mkdir()
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise StoreError(f"{runs / run_id}: cannot create: {exc.strerror or exc}") from exc
+        return run_id, runs / run_id
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _play_locked(
+    settings: CairnSettings,
+    *,
+    game_path: Path | None,
+    episodes: int | None,
+    max_turns: int | None,
+    use_memory: bool,
+    seed: int,
+    on_turn: TurnCallback | None,
+    game: IGame | None,
+    agent: IAgent | None,
+) -> PlayResult:
+    """`run_play` in a claimed workdir whose run lock it holds."""
+    from cairn.container import build_container
+
     workdir = settings.workdir
-    claim_workdir(workdir, identity, settings)  # before anything is written: see cairn.workdir
     container = build_container(settings)
     game = game or container.game_opener().open(game_path)
     memory = container.memory_service()
     counts: SummarizerCounts = memory
     map_graph = container.map_graph()
     map_files = container.map_files()
-    run_id = time.strftime("%Y%m%d-%H%M%S") + f"-s{seed}"
+    run_id, run_folder = new_run_folder(workdir, seed)
     transcript_file = transcript_path(workdir, run_id)
-    ensure_folder(transcript_file.parent)
     options = PlayOptions(
         episodes=episodes or settings.play_episodes,
         max_turns=max_turns or settings.play_max_turns,
@@ -122,7 +172,7 @@ def run_play(
         stats: list[EpisodeStats] = []
         stop = _StopOnInterrupt()
         try:
-            with stop, transcript_file.open("w", encoding="utf-8") as transcript:
+            with stop, transcript_file.open("x", encoding="utf-8") as transcript:
                 session = PlaySession(
                     game=game,
                     agent=agent or container.agent(),
@@ -187,7 +237,7 @@ def run_play(
         return PlayResult(
             report=report,
             report_path=report_path,
-            run_dir=transcript_file.parent,
+            run_dir=run_folder,
             html_path=html_path,
         )
     finally:
