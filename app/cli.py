@@ -234,11 +234,16 @@ def _play(
     agent_spec: str | None = None,
 ) -> None:
     from cairn.adapters.files import ensure_folder
-    from cairn.adapters.run_lock import run_lock
     from cairn.play.agent_loader import load_agent
     from cairn.play.fresh import set_aside_run_files
-    from cairn.play.runner import game_identity
-    from cairn.workdir import check_ours, claim_workdir, game_workdir, mark_workdir
+    from cairn.play.runner import play_identity
+    from cairn.workdir import (
+        check_ours,
+        claim_workdir,
+        game_workdir,
+        held_for_play,
+        mark_workdir,
+    )
 
     agent = load_agent(agent_spec) if agent_spec else None
     if fresh and settings.store == "postgres":
@@ -246,14 +251,19 @@ def _play(
             "--fresh cannot set aside a postgres memory space (other agents may share it);"
             " give --space a new name to start from no memories"
         )
-    identity = game_identity(settings, game_path)
+    identity = play_identity(settings, game_path)
     settings = game_workdir(settings, identity)  # the default: one folder per game
-    if fresh:  # a folder cairn did not make is refused before anything moves
-        check_ours(settings.workdir, settings)
-        ensure_folder(settings.workdir)
-    else:  # refused before the progress bar starts (run_play claims it too)
-        claim_workdir(settings.workdir, identity, settings)
-    with run_lock(settings.workdir):  # nothing moves while another play runs here
+    folder = settings.workdir
+
+    def claim() -> None:  # refused before the progress bar starts (run_play claims it too)
+        if fresh:  # a folder cairn did not make is refused before anything moves
+            check_ours(folder, settings)
+            ensure_folder(folder)
+        else:
+            claim_workdir(folder, identity, settings)
+
+    # nothing moves while another play runs here; a start that fails leaves no folder
+    with held_for_play(folder, claim):
         if fresh:
             aside = set_aside_run_files(settings)
             mark_workdir(settings.workdir, identity)  # run_play then finds its game's folder

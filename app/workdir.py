@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import secrets
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cairn.adapters.files import atomic_write_text, ensure_folder
+from cairn.adapters.run_lock import RUN_LOCK, run_lock
 from cairn.errors import GameError, StoreError, WorkdirError
 
 if TYPE_CHECKING:
@@ -343,3 +345,69 @@ def reading_workdir(settings: CairnSettings) -> Path:
             " give --workdir the one to read"
         )
     return games[0] if games else folder
+
+
+@contextlib.contextmanager
+def held_for_play(folder: Path, claim: Callable[[], None]) -> Iterator[None]:
+    """Claim `folder` for a play (`claim`: `claim_workdir`, say) and hold its run lock while
+    the block runs (`cairn.adapters.run_lock`). A start that fails leaves the folders as they
+    were: the folders it made (the workdir, `cairn-runs`) are removed again, and an empty
+    workdir it found is emptied again, when they hold nothing but what the claim and the lock
+    put there. So a mistyped `--game` or `--llm` leaves no `cairn-runs/<game>/.cairn` for the
+    next `memories show` to find."""
+    made = [path for path in (folder, *folder.parents) if not path.exists()]
+    found_empty = not made and _is_empty(folder)
+
+    def undo() -> None:
+        if found_empty:
+            _empty_again(folder)
+        for path in made:  # deepest first
+            if not _empty_again(path) or not _removed(path):
+                return
+
+    try:
+        claim()
+        with run_lock(folder):
+            try:
+                yield
+            except BaseException:
+                undo()  # under the lock: no other play is starting in the folder
+                raise
+    except WorkdirError:
+        raise  # refused: the claim made nothing, or another play holds the folder
+    except BaseException:
+        undo()
+        raise
+
+
+def _is_empty(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and not any(folder.iterdir())
+    except OSError:
+        return False
+
+
+def _empty_again(folder: Path) -> bool:
+    """Delete the marker and the run lock from `folder` when it holds nothing else; whether
+    it is empty now (a folder already gone counts as empty)."""
+    try:
+        names = set(os.listdir(folder))
+        if not names <= {MARKER, RUN_LOCK}:
+            return False
+        for name in names:
+            (folder / name).unlink(missing_ok=True)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _removed(folder: Path) -> bool:
+    try:
+        folder.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True

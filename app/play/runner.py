@@ -9,7 +9,8 @@ Files written into the workdir: the memory store, `map.json` and `map.mmd`, `kno
 `report.json`, `report.html`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`. The
 workdir is claimed first (`cairn.workdir`): new, empty, or cairn's own of the same game; then
 its run lock is taken for the play's length (`cairn.adapters.run_lock`): a second play in the
-folder refuses. Each run has its own id and folder (`new_run_folder`).
+folder refuses. Each run has its own id and folder (`new_run_folder`). A start that fails (a
+file that is no story file, an unknown `--llm`) leaves no folder it made (`held_for_play`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.adapters.files import atomic_write_text, ensure_folder
-from cairn.adapters.run_lock import run_lock
+from cairn.adapters.game.story_file import check_story_file
 from cairn.errors import StoreError
 from cairn.interfaces.agent import IAgent
 from cairn.interfaces.game import GameObservation, IGame
@@ -41,6 +42,7 @@ from cairn.workdir import (
     claim_workdir,
     demo_identity,
     game_workdir,
+    held_for_play,
     named_identity,
     story_identity,
 )
@@ -73,6 +75,16 @@ def game_identity(
     return demo_identity(settings.demo_seed)
 
 
+def play_identity(
+    settings: CairnSettings, game_path: Path | None, game: IGame | None = None
+) -> GameIdentity:
+    """`game_identity` of a game about to be played: a story file is checked first
+    (GameError), so a file that is no story file names no game and makes no folder."""
+    if game is None and game_path is not None:
+        check_story_file(game_path)
+    return game_identity(settings, game_path, game)
+
+
 def default_space(settings: CairnSettings, game_path: Path | None, game: IGame | None) -> str:
     """The memory space of a game (the postgres store's default): the story file's stem and
     hash, a given game's name, or the demo world and its seed."""
@@ -95,13 +107,14 @@ def run_play(
     when the workdir is not this game's, or another play is running in it."""
     # every part of the run comes from the composition root; the run's own choices (memory
     # or the baseline, the player's seed) are settings, so its Selectors see them
-    identity = game_identity(settings, game_path, game)
+    identity = play_identity(settings, game_path, game)
     space = settings.memory_space or identity.key
     settings = game_workdir(settings, identity).model_copy(
         update={"use_memory": use_memory, "play_seed": seed, "memory_space": space}
     )
-    claim_workdir(settings.workdir, identity, settings)  # before anything is written
-    with run_lock(settings.workdir):  # one play at a time in a workdir (cairn.adapters.run_lock)
+    folder = settings.workdir
+    # claimed before anything is written; one play at a time in it; none left by a failed start
+    with held_for_play(folder, lambda: claim_workdir(folder, identity, settings)):
         return _play_locked(
             settings,
             game_path=game_path,
@@ -155,6 +168,7 @@ def _play_locked(
     counts: SummarizerCounts = memory
     map_graph = container.map_graph()
     map_files = container.map_files()
+    player = agent or container.agent()  # (its LLM client too) before the run's folder is made
     run_id, run_folder = new_run_folder(workdir, seed)
     transcript_file = transcript_path(workdir, run_id)
     options = PlayOptions(
@@ -175,7 +189,7 @@ def _play_locked(
             with stop, transcript_file.open("x", encoding="utf-8") as transcript:
                 session = PlaySession(
                     game=game,
-                    agent=agent or container.agent(),
+                    agent=player,
                     bus=container.bus(),
                     memory=memory,
                     context=container.run_context(),
