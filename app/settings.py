@@ -103,6 +103,8 @@ class CairnSettings(BaseSettings):
     llm_base_url: str | None = None
     """The Anthropic API's base URL (`--llm anthropic`); default: the SDK's."""
     llm_timeout: float = Field(30.0, gt=0)
+    """The most one model call may take in all, in seconds: every attempt, read and retry wait
+    included (a server sending a byte a second is cut off here)."""
     llm_max_retries: int = Field(1, ge=0)
     """With the circuit breaker, a hanging API costs one call's timeouts, not one per turn."""
     llm_log_file: str = "llm.jsonl"

@@ -11,7 +11,7 @@ from typing import Any
 from cairn.testing.cache_sim import estimate_tokens
 from cairn.testing.loopback import LoopbackServer, Step
 
-FAULT_KINDS = ("429", "500", "503", "timeout", "malformed", "status")
+FAULT_KINDS = ("429", "500", "503", "timeout", "drip", "malformed", "status")
 ROUTE = "/v1/chat/completions"
 
 _ERROR_TYPES = {
@@ -56,6 +56,9 @@ class FakeChatServer(LoopbackServer):
     - "429": rate limited; "500": server error; "503": overloaded; each with `retry-after`
       (`retry_after` seconds, default 0.01, so the SDK's retry is quick) and `message`;
     - "timeout": waits `delay` seconds (default 2.0) then answers `text` (default "late");
+    - "drip": answers `text` (default "dripped"), the body's last `tail` bytes (default 20)
+      sent one at a time, `interval` seconds apart (default 0.2): no single read waits long,
+      the whole answer does; `dropped` is set when the client closes the connection first;
     - "malformed": 200 with `body` (default not JSON) or, with `shape="wrong"`, JSON that
       is not a completion;
     - "status": any `status` with `message` and optional `error_type`.

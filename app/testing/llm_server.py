@@ -9,7 +9,7 @@ from typing import Any
 from cairn.testing.cache_sim import MinTokens, PromptCacheSimulator, estimate_tokens, unmarked
 from cairn.testing.loopback import LoopbackServer, Step
 
-FAULT_KINDS = ("429", "529", "500", "slow", "malformed", "status")
+FAULT_KINDS = ("429", "529", "500", "slow", "drip", "malformed", "status")
 
 _ERROR_TYPES = {
     400: "invalid_request_error",
@@ -54,6 +54,9 @@ class FakeMessagesServer(LoopbackServer):
     - "429": rate_limit_error with `retry-after` (`retry_after` seconds, default 0.01);
     - "529": overloaded_error; "500": api_error (`retry_after` optional for both);
     - "slow": waits `delay` seconds (default 2.0) then answers `text` (default "late");
+    - "drip": answers `text` (default "dripped"), the body's last `tail` bytes (default 20)
+      sent one at a time, `interval` seconds apart (default 0.2): no single read waits long,
+      the whole answer does; `dropped` is set when the client closes the connection first;
     - "malformed": 200 with `body` (default not JSON) or, with `shape="wrong"`, JSON that is
       not a message;
     - "status": any `status` with `message` and optional `error_type`.

@@ -4,7 +4,8 @@ share, so each keeps only its API's wire format.
 A ThreadingHTTPServer on 127.0.0.1 (port 0), run in a daemon thread, answering POSTs to one
 route from a queue of scripted `Step`s (an empty queue asks `responder`, else answers the
 default text), keeping every request body, and queueing the faults both APIs have in common
-(rate limits and server errors with retry-after, any status, a slow answer, a malformed body).
+(rate limits and server errors with retry-after, any status, a slow answer, an answer dripped a
+byte at a time, a malformed body).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     content_type: str = "application/json"
+    drip: float = 0.0
+    """Seconds between the bytes of the body's last `drip_tail` bytes (0: sent at once)."""
+    drip_tail: int = 0
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -71,10 +75,24 @@ class _Handler(BaseHTTPRequestHandler):
             for name, value in step.headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            if step.drip:
+                self._drip(data, step)
+            else:
+                self.wfile.write(data)
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (a timeout test); nothing to answer
+            owner.dropped.set()  # the client gave up (a timeout test); nothing to answer
+
+    def _drip(self, data: bytes, step: Step) -> None:
+        """Send `data`, its last `drip_tail` bytes one at a time, `drip` seconds apart."""
+        owner = self.server.owner
+        cut = max(len(data) - step.drip_tail, 0)
+        self.wfile.write(data[:cut])
+        for i in range(cut, len(data)):
+            self.wfile.flush()
+            if owner._stopping.wait(step.drip):
+                return
+            self.wfile.write(data[i : i + 1])
 
 
 class _Server(ThreadingHTTPServer):
@@ -115,6 +133,8 @@ class LoopbackServer:
         self._queue: deque[Step] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self.dropped = threading.Event()
+        """Set when a client closed its connection before its answer was sent in full."""
         self._ids = 0
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -181,6 +201,10 @@ class LoopbackServer:
         elif kind == self.SLOW_FAULT:
             body = self._text_body(str(opts.get("text", "late")))
             self._push(Step(body=body, delay=float(opts.get("delay", 2.0))))
+        elif kind == "drip":
+            body = self._text_body(str(opts.get("text", "dripped")))
+            interval = float(opts.get("interval", 0.2))
+            self._push(Step(body=body, drip=interval, drip_tail=int(opts.get("tail", 20))))
         elif kind == "malformed":
             if opts.get("shape") == "wrong":
                 self._push(Step(body=self._wrong_body()))

@@ -87,7 +87,7 @@ class AnthropicClient(SDKClient):
 
     errors = SDKErrors.of(anthropic)
     logger = logger
-    _sdk: anthropic.Anthropic
+    _sdk: anthropic.AsyncAnthropic
 
     def __init__(
         self,
@@ -116,11 +116,11 @@ class AnthropicClient(SDKClient):
         )
         self.send_temperature = send_temperature
         self.cache = (cache or PromptCachePlanner()) if prompt_caching else None
-        self._sdk = anthropic.Anthropic(
+        self._sdk = anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
         )
 
-    def _call(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
+    async def _call(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
         where = self._where(request, model)
         kwargs: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
         if self.cache is not None:
@@ -141,8 +141,8 @@ class AnthropicClient(SDKClient):
         if self.send_temperature:
             kwargs["extra_body"] = {"temperature": request.temperature}
         try:
-            raw = self._sdk.messages.with_raw_response.create(**kwargs)
-            body = raw.text()
+            raw = await self._sdk.messages.with_raw_response.create(**kwargs)
+            body = await raw.text()
             latency_ms = (time.perf_counter() - start) * 1000.0
         except anthropic.AnthropicError as e:
             raise self._sdk_error(e, where) from e

@@ -3,18 +3,21 @@ keeps only its API's request and answer format.
 
 Shared: the checks of the settings, the key kept out of messages and logs, every call (failed
 or not) counted by the meter and written to the exchange log, and the SDK's errors turned into
-`LLMError` subclasses (both SDKs raise the same family of errors, by the same names).
+`LLMError` subclasses (both SDKs raise the same family of errors, by the same names), and the
+total deadline: each call runs on the SDK's async client in a `DeadlineLoop`, so `timeout` bounds
+the whole call (every attempt, read and retry wait), not each read.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, ClassVar, NamedTuple, Self
 
+from cairn.adapters.llm.deadline import DeadlineExceeded, DeadlineLoop
 from cairn.adapters.llm.exchange_log import ExchangeLog, Redactor
 from cairn.adapters.llm.requests import model_for_role
 from cairn.adapters.llm.usage import UsageMeter
@@ -97,6 +100,7 @@ class SDKClient(ILLMClient):
         self.timeout = timeout
         self.max_retries = max_retries
         self._redact = Redactor([secret] if secret else [])
+        self._deadline = DeadlineLoop(f"{type(self).__name__.lower()}-calls")
         if log is not None and secret:
             log.add_secret(secret)
 
@@ -106,8 +110,8 @@ class SDKClient(ILLMClient):
         )
 
     def close(self) -> None:
-        """Close the underlying HTTP connections."""
-        self._sdk.close()
+        """Close the underlying HTTP connections and the loop the calls run on."""
+        self._deadline.close(self._sdk.close)
 
     def __enter__(self) -> Self:
         return self
@@ -120,7 +124,7 @@ class SDKClient(ILLMClient):
         model = model_for_role(self.models, request.role)
         start = time.perf_counter()
         try:
-            response = self._call(request, model, start)
+            response = self._bounded(request, model, start)
         except LLMError as e:
             latency_ms = (time.perf_counter() - start) * 1000.0
             self.logger.warning("llm call failed: %s", e)
@@ -154,8 +158,20 @@ class SDKClient(ILLMClient):
             )
         return response
 
-    def _call(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
-        """Send `request` to `model` (the clock started at `start`) and read the answer."""
+    def _bounded(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
+        """`_call` within `timeout` seconds in all; LLMTimeoutError (the call cancelled, its
+        connection closed) when they pass."""
+        try:
+            return self._deadline.run(lambda: self._call(request, model, start), self.timeout)
+        except DeadlineExceeded as e:
+            raise LLMTimeoutError(
+                f"{self._where(request, model)}: no answer within {self.timeout}s in all"
+                f" (llm_timeout; attempts, reads and retry waits included)"
+            ) from e
+
+    def _call(self, request: LLMRequest, model: str, start: float) -> Awaitable[LLMResponse]:
+        """Send `request` to `model` on the async SDK client (the clock started at `start`)
+        and read the answer."""
         raise NotImplementedError
 
     def _cache_note(self, usage: Usage) -> str:

@@ -49,7 +49,7 @@ class OpenAIClient(SDKClient):
 
     errors = SDKErrors.of(openai)
     logger = logger
-    _sdk: openai.OpenAI
+    _sdk: openai.AsyncOpenAI
 
     def __init__(
         self,
@@ -78,7 +78,7 @@ class OpenAIClient(SDKClient):
             log=log,
             meter=meter,
         )
-        self._sdk = openai.OpenAI(
+        self._sdk = openai.AsyncOpenAI(
             api_key=api_key or NO_KEY,
             base_url=base_url,
             timeout=timeout,
@@ -105,14 +105,14 @@ class OpenAIClient(SDKClient):
             body["temperature"] = request.temperature
         return body
 
-    def _call(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
+    async def _call(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
         where = self._where(request, model)
         try:
             kwargs = self.body(request, model)
         except LLMRequestError as e:
             raise LLMRequestError(f"{where}: {e}") from e
         try:
-            raw = self._sdk.chat.completions.with_raw_response.create(**kwargs)
+            raw = await self._sdk.chat.completions.with_raw_response.create(**kwargs)
             body = raw.text
             latency_ms = (time.perf_counter() - start) * 1000.0
         except openai.OpenAIError as e:
