@@ -170,6 +170,7 @@ class Container(containers.DeclarativeContainer):
         openai_models=config.openai_models,
         openai_base_url=config.openai_base_url,
         openai_api_key=config.openai_api_key,
+        max_retry_after=config.llm_max_retry_after,
     )
 
     circuit_breaker = providers.Singleton(circuit_breaker_of, llm_client)

@@ -107,6 +107,9 @@ class CairnSettings(BaseSettings):
     included (a server sending a byte a second is cut off here)."""
     llm_max_retries: int = Field(1, ge=0)
     """With the circuit breaker, a hanging API costs one call's timeouts, not one per turn."""
+    llm_max_retry_after: float = Field(60.0, ge=0)
+    """The longest retry-after (seconds) a model server's 429 or 5xx is waited for; one asking
+    for longer fails the call at once, as rate limited or unavailable."""
     llm_log_file: str = "llm.jsonl"
     models: dict[str, str] = Field(
         default_factory=lambda: {

@@ -97,6 +97,7 @@ class AnthropicClient(SDKClient):
         base_url: str | None = None,
         timeout: float = 60.0,
         max_retries: int = 2,
+        max_retry_after: float = 60.0,
         log: ExchangeLog | None = None,
         meter: UsageMeter | None = None,
         send_temperature: bool = False,
@@ -113,11 +114,16 @@ class AnthropicClient(SDKClient):
             max_retries=max_retries,
             log=log,
             meter=meter,
+            max_retry_after=max_retry_after,
         )
         self.send_temperature = send_temperature
         self.cache = (cache or PromptCachePlanner()) if prompt_caching else None
         self._sdk = anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            max_retries=max_retries,
+            http_client=self._http_client(anthropic),
         )
 
     async def _call(self, request: LLMRequest, model: str, start: float) -> LLMResponse:

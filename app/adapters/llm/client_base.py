@@ -20,6 +20,7 @@ from typing import Any, ClassVar, NamedTuple, Self
 from cairn.adapters.llm.deadline import DeadlineExceeded, DeadlineLoop
 from cairn.adapters.llm.exchange_log import ExchangeLog, Redactor
 from cairn.adapters.llm.requests import model_for_role
+from cairn.adapters.llm.retry_after import cap_note, refuse_long_waits
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.errors import (
     ConfigError,
@@ -86,7 +87,12 @@ class SDKClient(ILLMClient):
         max_retries: int,
         log: ExchangeLog | None,
         meter: UsageMeter | None,
+        max_retry_after: float,
     ) -> None:
+        if not max_retry_after >= 0:
+            raise ConfigError(
+                f"llm_max_retry_after: must be >= 0 seconds, got {max_retry_after}"
+            )
         if timeout <= 0:
             raise ConfigError(f"llm.timeout: must be > 0 seconds, got {timeout}")
         if max_retries < 0:
@@ -99,10 +105,17 @@ class SDKClient(ILLMClient):
         self.meter = meter
         self.timeout = timeout
         self.max_retries = max_retries
+        self.max_retry_after = max_retry_after
         self._redact = Redactor([secret] if secret else [])
         self._deadline = DeadlineLoop(f"{type(self).__name__.lower()}-calls")
         if log is not None and secret:
             log.add_secret(secret)
+
+    def _http_client(self, sdk: ModuleType) -> Any:
+        """The SDK's own default async httpx client, with the hook that refuses a retry-after
+        over `max_retry_after` (the SDK would sleep it)."""
+        hook = refuse_long_waits(self.max_retry_after)
+        return sdk.DefaultAsyncHttpxClient(event_hooks={"response": [hook]})
 
     def __repr__(self) -> str:
         return (
@@ -186,6 +199,12 @@ class SDKClient(ILLMClient):
     def _where(request: LLMRequest, model: str) -> str:
         return f"LLM call for role {request.role!r} (model {model!r})"
 
+    def _cap_note(self, e: Any) -> str:
+        """Why the status error `e` was not retried, when its retry-after was over the cap."""
+        response = getattr(e, "response", None)
+        headers = getattr(response, "headers", None)
+        return cap_note(headers, self.max_retry_after) if headers is not None else ""
+
     def _sdk_error(self, e: Exception, where: str) -> LLMError:
         """The LLMError to raise (from `e`) for the SDK's error `e`, the key scrubbed."""
         errors = self.errors
@@ -196,11 +215,11 @@ class SDKClient(ILLMClient):
         if isinstance(e, errors.connection):
             return LLMUnavailableError(self._redact(f"{where}: connection failed: {e}"))
         if isinstance(e, errors.rate_limited):
-            detail = self._error_answer(e).detail()
+            detail = self._error_answer(e).detail() + self._cap_note(e)
             return LLMRateLimitedError(self._redact(f"{where}: {detail}"))
         if isinstance(e, errors.status):
             answer = self._error_answer(e)
-            detail = self._redact(f"{where}: {answer.detail()}")
+            detail = self._redact(f"{where}: {answer.detail()}{self._cap_note(e)}")
             if answer.status >= 500:
                 return LLMUnavailableError(detail)
             if answer.status == 408:

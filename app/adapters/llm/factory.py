@@ -30,6 +30,7 @@ class _Options(TypedDict):
 
     timeout: float
     max_retries: int
+    max_retry_after: float
     log: ExchangeLog
     meter: UsageMeter
 
@@ -42,12 +43,17 @@ class _Transport:
     max_retries: int
     log_path: Path
     meter: UsageMeter
+    max_retry_after: float
 
     def options(self, key: str | None) -> _Options:
         """The clients' common arguments; the exchange log scrubs `key` (when there is one)."""
         log = ExchangeLog(self.log_path, secrets=[key] if key else [])
         return _Options(
-            timeout=self.timeout, max_retries=self.max_retries, log=log, meter=self.meter
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            max_retry_after=self.max_retry_after,
+            log=log,
+            meter=self.meter,
         )
 
 
@@ -64,6 +70,7 @@ def build_llm_client(
     openai_models: Mapping[str, str] | None = None,
     openai_base_url: str | None = None,
     openai_api_key: SecretStr | str | None = None,
+    max_retry_after: float = 60.0,
 ) -> ILLMClient | None:
     """None for "offline"; the Anthropic client for "anthropic", the OpenAI-compatible one for
     "openai" (each behind a circuit breaker); a cassette client for "cassette:PATH" (replay,
@@ -74,7 +81,8 @@ def build_llm_client(
     The Anthropic key is read from ANTHROPIC_API_KEY only, never from a settings file. The
     OpenAI key and server are `openai_api_key` and `openai_base_url` when set, else
     OPENAI_API_KEY and OPENAI_BASE_URL, as the SDK reads them; a server given by its base URL
-    may go without a key (local servers want none).
+    may go without a key (local servers want none). An answer asking to be retried after more
+    than `max_retry_after` seconds fails the call at once.
     """
     if mode == "offline":
         return None
@@ -93,7 +101,7 @@ def build_llm_client(
         )
     client: ILLMClient
     key: str | None
-    transport = _Transport(timeout, max_retries, log_path, meter)
+    transport = _Transport(timeout, max_retries, log_path, meter, max_retry_after)
     if provider == "anthropic":
         client, key = _anthropic(kind, models, base_url, transport)
     else:

@@ -59,6 +59,7 @@ class OpenAIClient(SDKClient):
         base_url: str | None = None,
         timeout: float = 60.0,
         max_retries: int = 2,
+        max_retry_after: float = 60.0,
         log: ExchangeLog | None = None,
         meter: UsageMeter | None = None,
         send_temperature: bool | None = None,
@@ -77,12 +78,14 @@ class OpenAIClient(SDKClient):
             max_retries=max_retries,
             log=log,
             meter=meter,
+            max_retry_after=max_retry_after,
         )
         self._sdk = openai.AsyncOpenAI(
             api_key=api_key or NO_KEY,
             base_url=base_url,
             timeout=timeout,
             max_retries=max_retries,
+            http_client=self._http_client(openai),
         )
         official = self._sdk.base_url.host == OPENAI_HOST
         self.token_limit: TokenLimit = token_limit or (
