@@ -306,7 +306,11 @@ class Container(containers.DeclarativeContainer):
         ),
     )
     game_opener = providers.Singleton(
-        GameOpener, config.game_npcs, config.demo_seed, config.play_seed
+        GameOpener,
+        config.game_npcs,
+        config.demo_seed,
+        config.play_seed,
+        config.story_load_timeout,
     )
     """Opens the story file a run names, or the demo world."""
 

@@ -111,6 +111,9 @@ class CairnSettings(BaseSettings):
     """The longest retry-after (seconds) a model server's 429 or 5xx is waited for; one asking
     for longer fails the call at once, as rate limited or unavailable."""
     llm_log_file: str = "llm.jsonl"
+    story_load_timeout: float = Field(20.0, gt=0)
+    """Seconds a story file's load may take (tried in a child process first); a damaged file
+    whose load never ends is refused after them."""
     models: dict[str, str] = Field(
         default_factory=lambda: {
             "adventurer": "claude-sonnet-4-6",

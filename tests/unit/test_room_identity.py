@@ -31,7 +31,9 @@ def open_game(story: FakeStory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     path = tmp_path / "fake.z3"
     path.write_bytes(story.story_bytes())
     for module in (jericho_game, interpreter):  # the played one, and the second one's fallback
-        monkeypatch.setattr(module, "load_interpreter", lambda _path, _seed: FakeFrotz(story))
+        monkeypatch.setattr(
+            module, "load_interpreter", lambda _path, _seed, _limit=None: FakeFrotz(story)
+        )
     return JerichoGame(path)
 
 

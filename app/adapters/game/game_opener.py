@@ -28,10 +28,12 @@ def open_game(
     npc_names: list[str] | None = None,
     seed: int | None = None,
     demo_seed: int = 1,
+    load_timeout: float | None = None,
 ) -> IGame:
     """The story file in Jericho, or (`story` None) the demo world built with `demo_seed`.
 
-    `seed` None is the walkthrough's seed (replays); NPC names default to the demo's own.
+    `seed` None is the walkthrough's seed (replays); NPC names default to the demo's own; a
+    story file whose load takes over `load_timeout` seconds is refused (GameError).
     """
     require("jericho", "jericho", for_what="playing a Z-machine game")
     from cairn.adapters.game.jericho_game import JerichoGame
@@ -42,21 +44,35 @@ def open_game(
 
         path = build_demo_world(cache_dir(), seed=demo_seed)
         names = DEMO_NPCS if npc_names is None else npc_names
-        return JerichoGame(path, npc_names=names, seed=seed)
-    return JerichoGame(story, npc_names=npc_names or [], seed=seed)
+        return JerichoGame(path, npc_names=names, seed=seed, load_timeout=load_timeout)
+    return JerichoGame(story, npc_names=npc_names or [], seed=seed, load_timeout=load_timeout)
 
 
 class GameOpener:
     """The game a play run plays, as the container configures it: the story file with its NPC
     names from the settings (`game_npcs`, by the story's stem), else the demo world built with
-    `demo_seed`; `seed` is the player's (`play_seed`)."""
+    `demo_seed`; `seed` is the player's (`play_seed`); `load_timeout` bounds a story's load
+    (`story_load_timeout`)."""
 
-    def __init__(self, game_npcs: Mapping[str, list[str]], demo_seed: int, seed: int) -> None:
+    def __init__(
+        self,
+        game_npcs: Mapping[str, list[str]],
+        demo_seed: int,
+        seed: int,
+        load_timeout: float | None = None,
+    ) -> None:
         self._npcs = dict(game_npcs)
         self._demo_seed = demo_seed
         self._seed = seed
+        self._load_timeout = load_timeout
 
     def open(self, story: Path | None) -> IGame:
         """The story file in Jericho, or (`story` None) the demo world."""
         npcs = self._npcs.get(story.stem) if story is not None else None
-        return open_game(story, npc_names=npcs, seed=self._seed, demo_seed=self._demo_seed)
+        return open_game(
+            story,
+            npc_names=npcs,
+            seed=self._seed,
+            demo_seed=self._demo_seed,
+            load_timeout=self._load_timeout,
+        )

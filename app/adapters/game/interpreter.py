@@ -7,13 +7,19 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from cairn.adapters.game.load_probe import probe_load
 from cairn.errors import GameError
 
 
-def load_interpreter(path: Path, seed: int | None) -> Any:
-    """A FrotzEnv for `path`; Jericho's "not fully supported" warning is expected, not shown."""
+def load_interpreter(path: Path, seed: int | None, load_timeout: float | None = None) -> Any:
+    """A FrotzEnv for `path`; Jericho's "not fully supported" warning is expected, not shown.
+
+    The load is tried in a child process first (`probe_load`, `load_timeout` seconds at most):
+    a story file whose load never ends is refused with a GameError instead of holding this
+    process forever."""
     from jericho import FrotzEnv
 
+    probe_load(path, seed, load_timeout)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -119,13 +119,19 @@ class JerichoGame(IGame):
     """One story file played through Jericho (see the module docstring)."""
 
     def __init__(
-        self, path: Path | str, npc_names: list[str] | None = None, seed: int | None = None
+        self,
+        path: Path | str,
+        npc_names: list[str] | None = None,
+        seed: int | None = None,
+        load_timeout: float | None = None,
     ) -> None:
-        """Load `path`; `seed` None means the walkthrough's seed (so walkthroughs replay)."""
+        """Load `path`; `seed` None means the walkthrough's seed (so walkthroughs replay); a
+        load that takes over `load_timeout` seconds (default `load_probe.LOAD_TIMEOUT`) is a
+        GameError."""
         self._path = Path(path)
         check_story_file(self._path)
         self._seed = seed
-        self._env: Any = load_interpreter(self._path, seed)
+        self._env: Any = load_interpreter(self._path, seed, load_timeout)
         self._shadow: Any = None
         """A second interpreter for what `wait` alone changes (see `world_changed`)."""
         self._supported = bool(getattr(self._env, "is_fully_supported", False))
