@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cairn.adapters.files import atomic_write_text, ensure_folder
+from cairn.adapters.game.story_file import read_story_file
 from cairn.adapters.run_lock import RUN_LOCK, run_lock
-from cairn.errors import GameError, StoreError, WorkdirError
+from cairn.errors import StoreError, WorkdirError
 
 if TYPE_CHECKING:
     from cairn.settings import CairnSettings
@@ -54,10 +55,7 @@ class GameIdentity:
 
 def story_identity(path: Path) -> GameIdentity:
     """A story file's: its stem and the start of its SHA-256 (`zork1-0123456789abcdef`)."""
-    try:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    except OSError as exc:
-        raise GameError(f"{path}: cannot read the story file: {exc.strerror or exc}") from exc
+    digest = hashlib.sha256(read_story_file(path)).hexdigest()[:16]
     return GameIdentity(f"{path.stem}-{digest}", path.stem, f"{path.name} (sha256 {digest}...)")
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from cairn.input_files import read_named_file
 from cairn.replay.limits import MAX_SCENARIO_BYTES
 from cairn.replay.scenario_document import ScenarioDocument
 from cairn.replay.scenario_models import (
@@ -114,10 +115,12 @@ def load_scenario(path: Path | str) -> ScenarioDocument:
     """Read and validate a scenario file (at most MAX_SCENARIO_BYTES of it are read)."""
     path = Path(path)
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_SCENARIO_BYTES + 1)
-        if len(data) > MAX_SCENARIO_BYTES:
-            raise scenario_error(path, [_too_big()])
+        data = read_named_file(
+            path,
+            what="scenario",
+            limit=MAX_SCENARIO_BYTES,
+            error=lambda problem: scenario_error(path, [Problem(1, "(file)", problem)]),
+        )
         text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise scenario_error(path, [Problem(1, "(file)", f"cannot read: {exc}")]) from exc

@@ -81,7 +81,7 @@ from cairn.adapters.game.rooms import (
     root_from_move,
     visible_things,
 )
-from cairn.adapters.game.story_file import check_story_file
+from cairn.adapters.game.story_file import check_story_file, read_story_file
 from cairn.adapters.game.ztree import ObjectTree, ZStory
 from cairn.errors import GameError
 from cairn.interfaces.game import GameObservation, IGame, Probe
@@ -485,6 +485,6 @@ class JerichoGame(IGame):
 def _story(path: Path) -> ZStory | None:
     """The story file's tree layout, or None when it cannot be read (no ids then)."""
     try:
-        return ZStory(path.read_bytes())
-    except (OSError, ValueError, IndexError):
+        return ZStory(read_story_file(path))
+    except (GameError, ValueError, IndexError):
         return None

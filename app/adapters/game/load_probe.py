@@ -35,10 +35,9 @@ def probe_load(path: Path, seed: int | None, timeout: float | None = None) -> No
     `timeout` seconds (default LOAD_TIMEOUT; once per content in a process: later loads are
     not probed)."""
     timeout = LOAD_TIMEOUT if timeout is None else timeout
-    try:
-        key = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError as exc:
-        raise GameError(f"{path}: cannot read the story file: {exc}") from exc
+    from cairn.adapters.game.story_file import read_story_file
+
+    key = hashlib.sha256(read_story_file(path)).hexdigest()
     with _lock:
         if key in _loaded:
             return

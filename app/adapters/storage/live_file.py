@@ -32,6 +32,7 @@ from cairn.adapters.storage.torn_units import AppendedUnits
 from cairn.adapters.storage.unit_remnants import landed
 from cairn.adapters.storage.watched_files import WatchedFiles, looks_complete, read_open
 from cairn.errors import MemoryFileEncodingError, StoreError
+from cairn.input_files import read_memory_file
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +150,7 @@ class LiveFile:
         try:
             got = read_settled(
                 lambda: path_signature(self.path),
-                self.path.read_bytes,
+                lambda: read_memory_file(self.path),
                 settle=SETTLE_SECONDS if in_place else 0.0,
                 timeout=SETTLE_TIMEOUT,
                 complete=looks_complete if in_place else lambda data: True,

@@ -17,6 +17,7 @@ from cairn.adapters.storage.markdown_render import ordered
 from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.errors import StoreError
 from cairn.file_names import archive_name
+from cairn.input_files import read_memory_file
 from cairn.models.memory import MemoryEntry
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,7 @@ class ArchiveFile:
 
     def _bytes(self) -> bytes:
         try:
-            return self.path.read_bytes()
+            return read_memory_file(self.path)
         except FileNotFoundError:
             return b""
         except OSError as e:

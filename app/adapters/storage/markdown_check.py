@@ -8,12 +8,13 @@ from pathlib import Path
 
 from cairn.adapters.storage.gc_pause import gc_paused
 from cairn.adapters.storage.markdown_parse import parse
+from cairn.input_files import read_memory_file
 from cairn.models.memory import ParseProblem
 
 
 def read_text(path: Path) -> str:
     """The file's text; undecodable bytes are kept (surrogateescape) so a rewrite preserves them."""
-    return path.read_bytes().decode("utf-8", errors="surrogateescape")
+    return read_memory_file(path).decode("utf-8", errors="surrogateescape")
 
 
 @dataclass

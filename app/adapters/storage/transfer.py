@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from cairn.adapters.storage.memory_index import section_key
 from cairn.errors import StoreError
+from cairn.input_files import MAX_IMPORT_BYTES, read_named_file
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus
 
@@ -51,8 +52,14 @@ def read_export(path: Path) -> tuple[list[LocationRecord], list[MemoryEntry]]:
     records: list[LocationRecord] = []
     entries: list[MemoryEntry] = []
     try:
+        data = read_named_file(
+            path,
+            what="import file",
+            limit=MAX_IMPORT_BYTES,
+            error=lambda problem: StoreError(f"{path}: {problem}"),
+        )
         # lines end with "\n" only: a text's U+2028 or U+0085 (JSON writes them raw) is no end
-        lines = path.read_text(encoding="utf-8").removesuffix("\n").split("\n")
+        lines = data.decode("utf-8").removesuffix("\n").split("\n")
         lines = [line.removesuffix("\r") for line in lines]
     except (OSError, UnicodeDecodeError) as e:
         raise StoreError(f"{path}: cannot read the export: {e}") from e
