@@ -1,4 +1,8 @@
-"""ExchangeLog: one redacted JSON line per LLM call in the run's llm.jsonl, and the request hash."""
+"""ExchangeLog: one redacted JSON line per LLM call in the run's llm.jsonl, and the request hash.
+
+The log stays proportional to what is new: a message already written to the file is logged
+again by reference (`{"ref": hash}`), not whole (a conversation is resent with every request),
+and a text longer than LOG_TEXT_LIMIT is cut in the log, saying so."""
 
 from __future__ import annotations
 
@@ -12,6 +16,27 @@ from typing import Any
 from cairn.interfaces.llm import LLMRequest, LLMResponse
 
 REDACTED = "[REDACTED]"
+LOG_TEXT_LIMIT = 64 * 1024
+"""The most characters of one text (an answer, a message's content) a log line holds."""
+
+
+def clip(value: Any, limit: int = LOG_TEXT_LIMIT) -> Any:
+    """`value` (JSON) with every string over `limit` characters cut to `limit`, and a note of
+    how much was cut."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        return value[:limit] + f" [... {len(value) - limit:,} characters cut from the log]"
+    if isinstance(value, list):
+        return [clip(item, limit) for item in value]
+    if isinstance(value, dict):
+        return {key: clip(item, limit) for key, item in value.items()}
+    return value
+
+
+def message_ref(message: dict[str, Any]) -> str:
+    """The short content hash a logged message is referred to by."""
+    return hashlib.sha256(canonical_json(message).encode("utf-8")).hexdigest()[:24]
 
 
 def request_payload(request: LLMRequest, model: str) -> dict[str, Any]:
@@ -78,14 +103,18 @@ class ExchangeLog:
     """Appends one JSON line per LLM call, failures included, to a run's llm.jsonl.
 
     Fields: role, model, request_hash, request, response (or null), usage (or null),
-    latency_ms, error (or null). Every configured secret is removed from each line before
-    it is written; each append is flushed.
+    latency_ms, error (or null). In `request.messages`, a message this log wrote before is
+    `{"ref": hash}`; a new one carries its `hash` (`read` puts them back whole). Texts over
+    LOG_TEXT_LIMIT are cut (`clip`); `request_hash` is the whole request's. Every configured
+    secret is removed from each line before it is written; each append is flushed.
     """
 
     def __init__(self, path: str | Path, secrets: Iterable[str] = ()) -> None:
         self.path = Path(path)
         self._redact = Redactor(secrets)
         self._lock = threading.Lock()
+        self._written: set[str] = set()
+        """The hashes of the messages this log has written whole."""
 
     def add_secret(self, secret: str) -> None:
         """Redact `secret` from every line written from now on (the API key, for one)."""
@@ -101,12 +130,14 @@ class ExchangeLog:
         error: BaseException | None,
     ) -> None:
         """Append the line for one call: its answer, or the error it raised."""
+        payload = request_payload(request, model)
+        payload["messages"] = self._new_messages(payload["messages"])
         entry = {
             "role": request.role,
             "model": model,
             "request_hash": request_hash(request, model),
-            "request": request_payload(request, model),
-            "response": response.model_dump(mode="json") if response is not None else None,
+            "request": clip(payload),
+            "response": clip(response.model_dump(mode="json")) if response is not None else None,
             "usage": response.usage.model_dump(mode="json") if response is not None else None,
             "latency_ms": round(latency_ms, 3),
             "error": (
@@ -115,9 +146,34 @@ class ExchangeLog:
         }
         append_line(self.path, self._redact(canonical_json(entry)), self._lock)
 
+    def _new_messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`messages` as logged: each one written before as a reference, a new one whole with
+        its hash."""
+        logged: list[dict[str, Any]] = []
+        with self._lock:
+            for message in messages:
+                ref = message_ref(message)
+                if ref in self._written:
+                    logged.append({"ref": ref})
+                else:
+                    self._written.add(ref)
+                    logged.append({**message, "hash": ref})
+        return logged
+
     def read(self) -> list[dict[str, Any]]:
-        """Every entry written so far, oldest first (an empty list when there is no file)."""
+        """Every entry written so far, oldest first (an empty list when there is no file), its
+        messages whole again (a reference to a message the file does not hold stays one)."""
         if not self.path.exists():
             return []
         lines = self.path.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+        entries = [json.loads(line) for line in lines if line.strip()]
+        seen: dict[str, dict[str, Any]] = {}
+        for entry in entries:
+            messages = entry.get("request", {}).get("messages", [])
+            for i, message in enumerate(messages):
+                if set(message) == {"ref"} and message["ref"] in seen:
+                    messages[i] = seen[message["ref"]]
+                elif "hash" in message:
+                    ref = message.pop("hash")
+                    seen[ref] = message
+        return entries
