@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from cairn.input_files import read_named_file
+from cairn.adapters.input_files import read_named_file
 from cairn.replay.limits import MAX_SCENARIO_BYTES
 from cairn.replay.scenario_document import ScenarioDocument
 from cairn.replay.scenario_models import (

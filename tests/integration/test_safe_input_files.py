@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from cairn import input_files
+from cairn.adapters import input_files
 from cairn.adapters.game.story_file import check_story_file
 from cairn.adapters.storage import transfer
 from cairn.adapters.storage.markdown_store import MarkdownMemoryStore

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.adapters.input_files import MAX_STORY_BYTES, read_named_file
 from cairn.errors import GameError
-from cairn.input_files import MAX_STORY_BYTES, read_named_file
 
 _Z_HEADER = 64
 _LENGTH_SCALE = {1: 2, 2: 2, 3: 2, 4: 4, 5: 4, 6: 8, 7: 8, 8: 8}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.adapters.files import file_mode
+from cairn.adapters.input_files import read_memory_file
 from cairn.adapters.storage.file_swap import (
     Signature,
     exchange,
@@ -32,7 +33,6 @@ from cairn.adapters.storage.torn_units import AppendedUnits
 from cairn.adapters.storage.unit_remnants import landed
 from cairn.adapters.storage.watched_files import WatchedFiles, looks_complete, read_open
 from cairn.errors import MemoryFileEncodingError, StoreError
-from cairn.input_files import read_memory_file
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from cairn.adapters.input_files import read_memory_file
 from cairn.adapters.storage.archive_journal import read_journal, read_journal_tail, record_part
 from cairn.adapters.storage.file_swap import fsync_dir, modified_time
 from cairn.adapters.storage.markdown_append import AppendedPart
@@ -17,7 +18,6 @@ from cairn.adapters.storage.markdown_render import ordered
 from cairn.adapters.storage.memory_cache import MemoryCache
 from cairn.errors import StoreError
 from cairn.file_names import archive_name
-from cairn.input_files import read_memory_file
 from cairn.models.memory import MemoryEntry
 
 log = logging.getLogger(__name__)

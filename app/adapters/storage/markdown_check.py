@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.adapters.input_files import read_memory_file
 from cairn.adapters.storage.gc_pause import gc_paused
 from cairn.adapters.storage.markdown_parse import parse
-from cairn.input_files import read_memory_file
 from cairn.models.memory import ParseProblem
 
 

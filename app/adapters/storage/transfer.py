@@ -17,9 +17,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from cairn.adapters.input_files import MAX_IMPORT_BYTES, read_named_file
 from cairn.adapters.storage.memory_index import section_key
 from cairn.errors import StoreError
-from cairn.input_files import MAX_IMPORT_BYTES, read_named_file
 from cairn.interfaces.store import IMemoryStore
 from cairn.models.memory import LocationRecord, MemoryEntry, MemoryStatus
 
