@@ -238,12 +238,14 @@ def test_what_changed_the_room_comes_before_the_procedures_remembered_there() ->
     assert decision.action == "turn on light"
 
 
-def test_a_dark_room_that_killed_is_headed_for_only_with_a_light_at_hand() -> None:
-    """What the dark hid there is unexplored: with a light to light (or lit), the room where
-    the dark killed is a room to head for; without one it is not."""
+def test_a_dark_room_is_headed_for_only_with_a_light_at_hand() -> None:
+    """What the dark hid there is unexplored: with a light to light (or lit), a room a
+    darkness lesson names is a room to head for; without one it is not (Zork I, seed 2: the
+    route to the attic, whose last step the dark held back, sent the player to and fro
+    between the kitchen and the living room for 150 turns)."""
     from cairn.agents.explorer.frontier import Atlas
 
-    atlas = Atlas(ways={1: {"up": 2}}, deadly_dark={2})
+    atlas = Atlas(ways={1: {"up": 2}}, dark={2})
     atlas.visit(1)
     assert atlas.unentered() == set()
     atlas.light_at_hand = True

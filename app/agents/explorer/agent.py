@@ -163,7 +163,7 @@ class ExplorerAgent(IAgent):
             unlit = light.into_dark(view, lessons) - dangers
         traps = trap_rooms([*view.memories, *view.nearby])
         self._atlas.shunned |= traps.keys()
-        self._atlas.deadly_dark |= deadly.keys()
+        self._atlas.dark |= lessons.keys() | deadly.keys()
         self._atlas.light_at_hand = bool(to_light) or light.lit is not None
         self._traps.seen(traps, here)
         dangers = kept_out(view, dangers, traps)

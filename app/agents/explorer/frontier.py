@@ -65,8 +65,10 @@ class Atlas:
     shunned: set[int] = field(default_factory=set)
     """Rooms lessons keep the player out of (a trap with no way out): never a room to head
     for."""
-    deadly_dark: set[int] = field(default_factory=set)
-    """Rooms where the dark killed: a room to head for only with a light at hand."""
+    dark: set[int] = field(default_factory=set)
+    """Rooms a darkness lesson names (seen dark, or where the dark killed): a room to head for
+    only with a light at hand (else the last step into it is held back, and a route there
+    would only lead the player to and fro below it)."""
     light_at_hand: bool = False
     """A light is lit, or one is carried to light (then the dark rooms are worth a visit:
     what the dark hid is unexplored)."""
@@ -97,7 +99,7 @@ class Atlas:
     def unentered(self) -> set[int]:
         """Rooms known to exist that the player has not been in this episode."""
         known = {r for ways in self.ways.values() for r in ways.values()}
-        dark = set() if self.light_at_hand else self.deadly_dark
+        dark = set() if self.light_at_hand else self.dark
         return known - self.entered - self.shunned - dark
 
     def route(self, here: int, episode: Episode) -> tuple[str, ...] | None:
