@@ -177,18 +177,11 @@ class ExplorerAgent(IAgent):
             note = self._traps.way_out()
         nouns = nouns_here(view, episode)
         move = choose(view, episode, limits, nouns, self._rng, self._atlas)
-        untested = sorted(c for c in unlit if (here, c) not in episode.dark_tests)
-        if (move is None or move.wander) and untested:
-            # nothing else left here (or only a way out to wander by): the room only seen dark
-            # is tried, its lesson tested (once an episode from here)
-            test = untested[0]
-            episode.dark_tests.add((here, test))
-            move = Move(
-                test,
-                f"Trying {test!r}: everything else here has been tried; memory says it leads"
-                " into a dark room, never seen lit (a test of that lesson).",
-            )
-            episode.into_dark_test = test
+        if move is None and unlit:  # nothing else left: the room only seen dark is tried
+            limits = bounds(view, episode, staleness, failures, dangers, unknown)
+            move = choose(view, episode, limits, nouns, self._rng, self._atlas)
+            if move is not None and move.command in unlit:
+                episode.into_dark_test = move.command
         if move is None:
             move, note = when_stuck(view, episode, self._traps, limits, nouns, note)
         return self._decision(view, move, note)

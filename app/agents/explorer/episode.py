@@ -58,8 +58,6 @@ class Move(NamedTuple):
     command: str
     reasoning: str
     route: tuple[str, ...] | None = None
-    wander: bool = False
-    """Nothing here is left to try: a way out taken only because it was the least used."""
 
 
 @dataclass
@@ -104,9 +102,6 @@ class Episode:
     testing_dark: set[int] = field(default_factory=set)
     """Rooms only seen dark that the player went into to test their lesson (nothing else
     was left): it stays and looks round instead of leaving."""
-    dark_tests: set[Here] = field(default_factory=set)
-    """Moves into a room only seen dark taken this episode to test its lesson, by the room
-    they were taken in: each once."""
     into_dark_test: str | None = None
     """The command sent last turn to test a room only seen dark, if any."""
     came: dict[int | None, str] = field(default_factory=dict)

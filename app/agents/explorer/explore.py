@@ -136,9 +136,7 @@ def choose(
             worked, key=lambda d: (episode.used.get((here, d), 0), directions.index(d))
         )
         episode.used[(here, command)] = episode.used.get((here, command), 0) + 1
-        return Move(
-            command, "Everything here has been tried; the least-used way out.", wander=True
-        )
+        return Move(command, "Everything here has been tried; the least-used way out.")
     return None
 
 
