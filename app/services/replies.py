@@ -68,7 +68,8 @@ ABSENCE = re.compile(
 )
 """What is not there: a refusal of the command only as a whole first sentence (see above)."""
 OVERLOADED = re.compile(
-    r"\b(?:your load is too heavy|(?:you'?re|you are) (?:already )?carrying too (?:many|much)|"
+    r"\b(?:your load is too heavy|"
+    r"(?:you'?re|you are) (?:already )?(?:carrying|holding) too (?:many|much)|"
     r"your hands are (?:too )?full|(?:you|you'?ve|you have) (?:got )?(?:your )?hands full|"
     r"you can'?t carry (?:any ?more|anything (?:else|more))|too (?:much|many things) to carry|"
     r"(?:more|any more) than you can carry|you'?re (?:already )?carrying as much as)\b",

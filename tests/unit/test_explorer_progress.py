@@ -250,3 +250,23 @@ def test_a_dark_room_is_headed_for_only_with_a_light_at_hand() -> None:
     assert atlas.unentered() == set()
     atlas.light_at_hand = True
     assert atlas.unentered() == {2}
+
+
+def test_a_take_refused_for_the_load_then_is_no_failure_of_the_thing() -> None:
+    """Zork I: 'take lantern' answered "You're holding too many things already!" in episode 1;
+    remembered as a failure, the lantern was never taken again (nor the dark attic entered)."""
+    from cairn.agents.explorer.words import remembered_failures
+    from cairn.models.memory import Ledger
+
+    def failure(answer: str) -> MemoryEntry:
+        return MemoryEntry(
+            scope=MemoryScope.LOCATION,
+            location_id=7,
+            category=MemoryCategory.FAILURE,
+            title="Take lantern",
+            text="Tried here, did not work: 'take lantern'.",
+            ledger=Ledger(commands=["take lantern"], answer=answer),
+        )
+
+    assert remembered_failures([failure("You're holding too many things already!")]) == set()
+    assert remembered_failures([failure("The lantern is fixed in place.")]) == {"take lantern"}

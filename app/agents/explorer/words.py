@@ -20,6 +20,7 @@ from cairn.services.outcomes import (
     later_notes,
     quoted_commands,
 )
+from cairn.services.replies import overloaded
 
 DIRECTIONS = tuple(d for d in MAP_DIRECTIONS if d not in ("in", "out"))
 _Check = Callable[[str], bool]
@@ -185,7 +186,8 @@ def remembered_failures(memories: list[MemoryEntry]) -> set[str]:
     failed: set[str] = set()
     for memory in memories:
         if memory.category is MemoryCategory.FAILURE and memory.ledger is not None:
-            failed.update(memory.ledger.commands)  # the ledger's fields
+            if not overloaded(memory.ledger.answer):  # (too much held then: not the thing's)
+                failed.update(memory.ledger.commands)  # the ledger's fields
         elif memory.category is MemoryCategory.FAILURE:  # a person's own, a model's
             failed.update(_player_commands(f"{memory.title}\n{memory.text}"))
         elif memory.source is MemorySource.NOTE and "does not work" in memory.text:
