@@ -86,6 +86,14 @@ class LLMBadResponseError(LLMError):
     input that still breaks its schema after the one repair attempt."""
 
 
+class LLMUnusableAnswerError(LLMBadResponseError):
+    """Raised above the client when the model answered but its answer cannot be used: a tool
+    input that still breaks its schema after the one repair attempt, no known memory id, an
+    empty summary. The client counted those calls as answered, so the caller counts the
+    unusable answer (`record_unusable`); a malformed body is `LLMBadResponseError` itself,
+    counted by the client as a failed call."""
+
+
 class LLMRequestError(LLMError):
     """Raised when the LLM API rejects the request itself (a 4xx other than 429: bad request,
     authentication, permission, not found, too large); retrying the same request will not help."""

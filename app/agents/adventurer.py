@@ -17,10 +17,10 @@ from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
 from cairn.agents.prompt_files import render
 from cairn.agents.prompt_order import stable_first
 from cairn.agents.structured import complete_structured
-from cairn.errors import LLMBadResponseError, LLMError
+from cairn.errors import LLMBadResponseError, LLMError, LLMUnusableAnswerError
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
-from cairn.interfaces.metrics import FailureRecorder
+from cairn.interfaces.metrics import BAD_RESPONSE, FailureRecorder
 from cairn.models.kinds import Role
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,9 @@ class AdventurerAgent(IAgent):
             self.failures += 1
             kind = _failure_kind(exc)
             if self._recorder is not None:
-                if isinstance(exc, LLMBadResponseError):  # the call itself was counted as answered
+                # answered calls whose answer was unusable; a malformed body (a failed call)
+                # was counted by the client already
+                if isinstance(exc, LLMUnusableAnswerError):
                     self._recorder.record_unusable(Role.ADVENTURER, kind)
                 self._recorder.record_fallback(kind)
             log.warning("adventurer call failed (%s); the offline explorer plays this turn", exc)
@@ -93,5 +95,7 @@ class AdventurerAgent(IAgent):
 
 def _failure_kind(exc: LLMError) -> str:
     """A short name for the kind of failure ("bad_response", "timeout", "rate_limited")."""
+    if isinstance(exc, LLMBadResponseError):  # malformed or unusable: one kind
+        return BAD_RESPONSE
     name = type(exc).__name__.removeprefix("LLM").removesuffix("Error")
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_") or "error"

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cairn.agents.prompt_files import render
 from cairn.agents.structured import complete_structured
-from cairn.errors import LLMBadResponseError
+from cairn.errors import LLMUnusableAnswerError
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.models.memory import MemoryEntry
 from cairn.services.memory_query import IMemoryRetriever, RankedAnswer
@@ -55,8 +55,8 @@ class LLMMemoryRetriever(IMemoryRetriever):
     `rank` sends the candidates with short ids and asks, through one forced tool
     (`MemoryRanking`, validated with one repair attempt), for the ids in order plus a one-line
     answer. Unknown ids are logged and ignored; an answer with no known id raises
-    LLMBadResponseError. `summarize_location` asks for 2-3 plain sentences; an empty answer
-    raises LLMBadResponseError. Every LLMError reaches MemoryQueryTools, which falls back.
+    LLMUnusableAnswerError. `summarize_location` asks for 2-3 plain sentences; an empty answer
+    raises LLMUnusableAnswerError. Every LLMError reaches MemoryQueryTools, which falls back.
     """
 
     def __init__(
@@ -99,7 +99,7 @@ class LLMMemoryRetriever(IMemoryRetriever):
         if unknown:
             log.warning("query model named unknown memory ids %s; ignored", unknown)
         if not chosen:
-            raise LLMBadResponseError(
+            raise LLMUnusableAnswerError(
                 f"MemoryRanking (role {self._role!r}): no known memory id in {ranking.ids!r}"
             )
         return RankedAnswer(memories=chosen[:limit], answer=ranking.answer.strip())
@@ -121,7 +121,7 @@ class LLMMemoryRetriever(IMemoryRetriever):
         )
         text = self._client.complete(request).text.strip()
         if not text:
-            raise LLMBadResponseError(f"location summary (role {self._role!r}): empty answer")
+            raise LLMUnusableAnswerError(f"location summary (role {self._role!r}): empty answer")
         return text
 
 

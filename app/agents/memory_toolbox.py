@@ -19,7 +19,7 @@ from cairn.agents.structured import (
     repair_result,
     structured_spec,
 )
-from cairn.errors import CairnError, LLMBadResponseError
+from cairn.errors import CairnError, LLMUnusableAnswerError
 from cairn.interfaces.llm import (
     ILLMClient,
     LLMMessage,
@@ -128,7 +128,7 @@ def decide_with_research(
     forces the answer's tool; it still carries the whole conversation, so the answer is
     chosen from what research found. An answer that does not validate is sent back once as
     an error `tool_result`; a second one (or no answer under the forced tool) raises
-    LLMBadResponseError. Returns the validated instance and the response that carried it.
+    LLMUnusableAnswerError. Returns the validated instance and the response that carried it.
     """
     spec = structured_spec(model_cls)
     tools = [*toolbox.specs, spec]
@@ -144,7 +144,7 @@ def decide_with_research(
         if answer is not None:
             return answer, response
         if (call is not None and repaired) or (call is None and choice["type"] == "tool"):
-            raise LLMBadResponseError(
+            raise LLMUnusableAnswerError(
                 f"{model_cls.__name__}: no valid answer from the tool conversation "
                 f"(role {request.role!r}): {problem.splitlines()[0]}"
             )

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from cairn.errors import LLMBadResponseError
+from cairn.errors import LLMUnusableAnswerError
 from cairn.interfaces.llm import (
     ILLMClient,
     LLMMessage,
@@ -124,7 +124,7 @@ def complete_structured(
     The request's tools are replaced by a single tool whose input schema is
     `model_cls.model_json_schema()`, and `tool_choice` forces it. An answer that does not
     validate is sent back once as an error `tool_result` listing the validation errors;
-    a second invalid answer raises LLMBadResponseError naming the class and the first error.
+    a second invalid answer raises LLMUnusableAnswerError naming the class and the first error.
     Returns the validated instance and the response that carried it.
     """
     spec = structured_spec(model_cls)
@@ -143,7 +143,7 @@ def complete_structured(
     answer, _, problem = parse_answer(response, name, model_cls)
     if answer is not None:
         return answer, response
-    raise LLMBadResponseError(
+    raise LLMUnusableAnswerError(
         f"{model_cls.__name__}: invalid structured answer after one repair attempt "
         f"(role {request.role!r}): {problem.splitlines()[0]}"
     )

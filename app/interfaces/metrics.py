@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+BAD_RESPONSE = "bad_response"
+"""The failure kind of an answer that cannot be used (malformed, wrong schema, empty), in
+`failures_by_kind` whether the client or the agent counted it."""
+
 
 class UsageReader(Protocol):
     """LLM usage so far: `snapshot()` gives calls, failures, tokens and `by_role`."""

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from cairn.adapters.llm.anthropic_client import AnthropicClient
+from cairn.adapters.llm.usage import UsageMeter
 from cairn.agents.adventurer import AdventurerAgent
 from cairn.agents.scripted import ScriptedAgent
 from cairn.fiction.interpreter import fiction_memory_service
@@ -74,6 +75,48 @@ def test_an_llm_failure_falls_back_to_the_offline_player_and_is_counted(
     agent = AdventurerAgent(client(server), fallback=ScriptedAgent(["north"]))
     assert agent.decide(view()).action == "north"
     assert agent.failures == 1
+
+
+def metered(server: FakeMessagesServer, meter: UsageMeter) -> AnthropicClient:
+    return AnthropicClient(
+        api_key="sk-ant-test",
+        models=MODELS,
+        base_url=server.base_url,
+        timeout=5.0,
+        max_retries=0,
+        meter=meter,
+    )
+
+
+@pytest.mark.parametrize("shape", ["not json", "wrong"])
+def test_a_malformed_answer_is_one_failure_not_two(server: FakeMessagesServer, shape: str) -> None:
+    """The client counts the failed call (under bad_response); the agent does not again."""
+    server.queue_fault("malformed", shape=shape)
+    meter = UsageMeter()
+    agent = AdventurerAgent(
+        metered(server, meter), fallback=ScriptedAgent(["north"]), failures=meter
+    )
+    assert agent.decide(view()).action == "north"
+    usage = meter.snapshot()
+    assert (usage["calls"], usage["failures"]) == (1, 1)
+    assert usage["by_role"]["adventurer"]["failures"] == 1
+    assert usage["failures_by_kind"] == {"bad_response": 1, "fallback:bad_response": 1}
+
+
+def test_an_answer_against_the_schema_is_one_failure_of_two_answered_calls(
+    server: FakeMessagesServer,
+) -> None:
+    """Answered twice (the repair included), never usable: two calls, one failure."""
+    server.queue_text("north, I think")
+    server.queue_text("still north")
+    meter = UsageMeter()
+    agent = AdventurerAgent(
+        metered(server, meter), fallback=ScriptedAgent(["north"]), failures=meter
+    )
+    assert agent.decide(view()).action == "north"
+    usage = meter.snapshot()
+    assert (usage["calls"], usage["failures"]) == (2, 1)
+    assert usage["failures_by_kind"] == {"bad_response": 1, "fallback:bad_response": 1}
 
 
 def play_against(

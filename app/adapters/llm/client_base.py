@@ -24,6 +24,7 @@ from cairn.adapters.llm.retry_after import cap_note, refuse_long_waits
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.errors import (
     ConfigError,
+    LLMBadResponseError,
     LLMError,
     LLMRateLimitedError,
     LLMRequestError,
@@ -31,6 +32,7 @@ from cairn.errors import (
     LLMUnavailableError,
 )
 from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, Usage
+from cairn.interfaces.metrics import BAD_RESPONSE
 
 _DETAIL_LIMIT = 300
 
@@ -142,7 +144,9 @@ class SDKClient(ILLMClient):
             latency_ms = (time.perf_counter() - start) * 1000.0
             self.logger.warning("llm call failed: %s", e)
             if self.meter is not None:
-                self.meter.record_failure(request.role, latency_ms)
+                # a malformed answer is a failed call, counted here once under its kind
+                kind = BAD_RESPONSE if isinstance(e, LLMBadResponseError) else None
+                self.meter.record_failure(request.role, latency_ms, kind)
             if self.log is not None:
                 self.log.record(
                     request=request, model=model, response=None, latency_ms=latency_ms, error=e

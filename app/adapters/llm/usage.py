@@ -118,9 +118,13 @@ class UsageMeter:
         dollars = self.prices.cost(model, usage) if model else None
         self._add(role, usage, latency_ms, failed=False, cost=Cost(model or "?", dollars))
 
-    def record_failure(self, role: str, latency_ms: float) -> None:
-        """Count one call that raised (no tokens are known for it)."""
+    def record_failure(self, role: str, latency_ms: float, kind: str | None = None) -> None:
+        """Count one call that raised (no tokens are known for it); a `kind` (e.g.
+        bad_response for a malformed answer) is counted in `failures_by_kind` too."""
         self._add(role, None, latency_ms, failed=True, cost=Cost("?", 0.0))
+        if kind is not None:
+            with self._lock:
+                self._by_kind[kind] = self._by_kind.get(kind, 0) + 1
 
     def record_unusable(self, role: str, kind: str) -> None:
         """Count an answered call whose answer could not be used (no content, text where a
