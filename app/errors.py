@@ -89,14 +89,19 @@ class LLMBadResponseError(LLMError):
 class LLMUnusableAnswerError(LLMBadResponseError):
     """Raised above the client when the model answered but its answer cannot be used: a tool
     input that still breaks its schema after the one repair attempt, no known memory id, an
-    empty summary. The client counted those calls as answered, so the caller counts the
-    unusable answer (`record_unusable`); a malformed body is `LLMBadResponseError` itself,
-    counted by the client as a failed call."""
+    empty summary. Each such answer was reported to the client (`report_unusable`: counted
+    once as a failure, by the meter and the circuit breaker); a malformed body is
+    `LLMBadResponseError` itself, a call the client counted as failed."""
 
 
 class LLMRequestError(LLMError):
     """Raised when the LLM API rejects the request itself (a 4xx other than 429: bad request,
     authentication, permission, not found, too large); retrying the same request will not help."""
+
+
+class LLMAuthError(LLMRequestError):
+    """Raised when the LLM API refuses the key itself (401 authentication, 403 permission): a
+    bad key will not fix itself, so the circuit breaker opens at once."""
 
 
 class CassetteMissError(LLMError):

@@ -17,7 +17,7 @@ from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
 from cairn.agents.prompt_files import render
 from cairn.agents.prompt_order import stable_first
 from cairn.agents.structured import complete_structured
-from cairn.errors import LLMBadResponseError, LLMError, LLMUnusableAnswerError
+from cairn.errors import LLMBadResponseError, LLMError
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.interfaces.metrics import BAD_RESPONSE, FailureRecorder
@@ -82,11 +82,7 @@ class AdventurerAgent(IAgent):
         except LLMError as exc:
             self.failures += 1
             kind = _failure_kind(exc)
-            if self._recorder is not None:
-                # answered calls whose answer was unusable; a malformed body (a failed call)
-                # was counted by the client already
-                if isinstance(exc, LLMUnusableAnswerError):
-                    self._recorder.record_unusable(Role.ADVENTURER, kind)
+            if self._recorder is not None:  # the failed calls were counted by the client
                 self._recorder.record_fallback(kind)
             log.warning("adventurer call failed (%s); the offline explorer plays this turn", exc)
             return self._fallback.decide(view)

@@ -121,6 +121,7 @@ class LLMMemoryRetriever(IMemoryRetriever):
         )
         text = self._client.complete(request).text.strip()
         if not text:
+            self._client.report_unusable(request)
             raise LLMUnusableAnswerError(f"location summary (role {self._role!r}): empty answer")
         return text
 

@@ -128,7 +128,9 @@ def decide_with_research(
     forces the answer's tool; it still carries the whole conversation, so the answer is
     chosen from what research found. An answer that does not validate is sent back once as
     an error `tool_result`; a second one (or no answer under the forced tool) raises
-    LLMUnusableAnswerError. Returns the validated instance and the response that carried it.
+    LLMUnusableAnswerError. Each invalid answer, and each in words only, is reported to the
+    client (`report_unusable`). Returns the validated instance and the response that carried
+    it.
     """
     spec = structured_spec(model_cls)
     tools = [*toolbox.specs, spec]
@@ -137,12 +139,15 @@ def decide_with_research(
     rounds = 0
     repaired = False
     while True:
-        response = client.complete(
-            request.model_copy(update={"messages": messages, "tools": tools, "tool_choice": choice})
+        sent = request.model_copy(
+            update={"messages": messages, "tools": tools, "tool_choice": choice}
         )
+        response = client.complete(sent)
         answer, call, problem = parse_answer(response, spec.name, model_cls)
         if answer is not None:
             return answer, response
+        if call is not None or not response.tool_calls:  # an invalid answer, or words only
+            client.report_unusable(sent)
         if (call is not None and repaired) or (call is None and choice["type"] == "tool"):
             raise LLMUnusableAnswerError(
                 f"{model_cls.__name__}: no valid answer from the tool conversation "

@@ -125,6 +125,8 @@ def complete_structured(
     `model_cls.model_json_schema()`, and `tool_choice` forces it. An answer that does not
     validate is sent back once as an error `tool_result` listing the validation errors;
     a second invalid answer raises LLMUnusableAnswerError naming the class and the first error.
+    Each invalid answer is reported to the client (`report_unusable`: the circuit breaker
+    counts it as a failed call).
     Returns the validated instance and the response that carried it.
     """
     spec = structured_spec(model_cls)
@@ -136,6 +138,7 @@ def complete_structured(
     answer, call, problem = parse_answer(response, name, model_cls)
     if answer is not None:
         return answer, response
+    client.report_unusable(forced)
     repair = forced.model_copy(
         update={"messages": _repair_messages(forced, response, call, name, problem)}
     )
@@ -143,6 +146,7 @@ def complete_structured(
     answer, _, problem = parse_answer(response, name, model_cls)
     if answer is not None:
         return answer, response
+    client.report_unusable(repair)
     raise LLMUnusableAnswerError(
         f"{model_cls.__name__}: invalid structured answer after one repair attempt "
         f"(role {request.role!r}): {problem.splitlines()[0]}"

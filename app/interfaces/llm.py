@@ -128,3 +128,8 @@ class ILLMClient(ABC):
     @abstractmethod
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Send `request` and return the model's whole answer."""
+
+    def report_unusable(self, request: LLMRequest) -> None:  # noqa: B027 (optional hook)
+        """Told by the caller that the answer `complete(request)` returned could not be used
+        (the wrong schema, no tool call, empty): a client that watches the model's health
+        (the circuit breaker) counts it as a failed call. Nothing by default."""

@@ -41,11 +41,8 @@ class SummarizerCounts(Protocol):
 
 
 class FailureRecorder(Protocol):
-    """Where an agent reports an LLM answer it could not use, and each fallback it took."""
-
-    def record_unusable(self, role: str, kind: str) -> None:
-        """An answered call whose answer could not be used."""
-        ...
+    """Where an agent reports each fallback it took (the failed calls themselves are counted
+    by the client, unusable answers once each through `ILLMClient.report_unusable`)."""
 
     def record_fallback(self, kind: str) -> None:
         """A turn played on the offline stand-in after a failure of `kind`."""

@@ -101,7 +101,7 @@ def test_play_zork_with_openai_through_injected_faults(
             2: ["429"],  # retried by the SDK: answered, no failure
             4: ["500", "500"],  # still failing after the one retry: unavailable
             6: ["malformed"],  # a 200 that is not a completion: bad_response
-            8: ["invalid"],  # repaired once: answered
+            8: ["invalid"],  # repaired once: answered, the invalid answer a bad_response
             10: ["503"],  # retried: answered
             14: ["timeout", "timeout"],  # hangs twice: the circuit opens for the rest
         }
@@ -129,7 +129,8 @@ def test_play_zork_with_openai_through_injected_faults(
     assert report["llm"] == "openai" and report["episodes"][0]["turns"] == TURNS
     kinds = report["llm_usage"]["failures_by_kind"]
     assert kinds["fallback:unavailable"] == 1
-    assert kinds["fallback:bad_response"] == 1 and kinds["bad_response"] == 1
+    assert kinds["fallback:bad_response"] == 1  # the malformed body; the invalid was repaired
+    assert kinds["bad_response"] == 2  # each unusable answer once: malformed, invalid
     assert kinds["fallback:timeout"] == 1
     assert kinds["fallback:circuit_open"] == TURNS - 14  # every turn after the hang
     assert "fallback:rate_limited" not in kinds  # the 429 and the 503 were retried and answered

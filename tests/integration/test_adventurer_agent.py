@@ -103,10 +103,10 @@ def test_a_malformed_answer_is_one_failure_not_two(server: FakeMessagesServer, s
     assert usage["failures_by_kind"] == {"bad_response": 1, "fallback:bad_response": 1}
 
 
-def test_an_answer_against_the_schema_is_one_failure_of_two_answered_calls(
+def test_answers_against_the_schema_are_each_one_failure(
     server: FakeMessagesServer,
 ) -> None:
-    """Answered twice (the repair included), never usable: two calls, one failure."""
+    """Answered twice (the repair included), never usable: two calls, each failed once."""
     server.queue_text("north, I think")
     server.queue_text("still north")
     meter = UsageMeter()
@@ -115,8 +115,8 @@ def test_an_answer_against_the_schema_is_one_failure_of_two_answered_calls(
     )
     assert agent.decide(view()).action == "north"
     usage = meter.snapshot()
-    assert (usage["calls"], usage["failures"]) == (2, 1)
-    assert usage["failures_by_kind"] == {"bad_response": 1, "fallback:bad_response": 1}
+    assert (usage["calls"], usage["failures"]) == (2, 2)
+    assert usage["failures_by_kind"] == {"bad_response": 2, "fallback:bad_response": 1}
 
 
 def play_against(
@@ -207,14 +207,18 @@ def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(
 def test_answers_that_cannot_be_used_are_counted_failures_by_kind(
     server: FakeMessagesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A 200 with text where a tool call was required: the agent falls back, and it counts."""
+    """A 200 with text where a tool call was required: the agent falls back, it counts, and
+    unusable answers open the circuit like any other failures (not 38 of 38 asked)."""
     for _ in range(300):
         server.queue_text("I think I would go north, probably.")
-    report = play_against(server, tmp_path, monkeypatch, turns=4)
+    report = play_against(server, tmp_path, monkeypatch, turns=6)
     kinds = report["llm_usage"]["failures_by_kind"]
-    assert kinds["fallback:bad_response"] == 4
-    assert kinds["bad_response"] >= 4
-    assert report["total"]["llm_failures"] >= 4
+    assert kinds.get("fallback:bad_response", 0) + kinds["fallback:circuit_open"] == 6
+    assert kinds["bad_response"] == 3  # each unusable answer counted once, whatever its role
+    assert report["llm_usage"]["failures"] == 3
+    circuit = report["llm_usage"]["circuit"]
+    assert circuit["opened"] >= 1 and circuit["rejected"] >= 5
+    assert len(server.requests) <= 6  # three unusable answers opened it
 
 
 def test_a_hanging_api_opens_the_circuit_and_play_goes_on_offline(

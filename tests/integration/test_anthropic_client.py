@@ -14,6 +14,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from cairn.adapters.llm.anthropic_client import AnthropicClient
+from cairn.adapters.llm.breaker import CircuitBreaker
 from cairn.adapters.llm.cassette import CassetteClient
 from cairn.adapters.llm.deadline import DeadlineExceeded
 from cairn.adapters.llm.exchange_log import ExchangeLog, request_hash
@@ -22,7 +23,9 @@ from cairn.agents.structured import complete_structured
 from cairn.errors import (
     CassetteMissError,
     ConfigError,
+    LLMAuthError,
     LLMBadResponseError,
+    LLMCircuitOpenError,
     LLMRateLimitedError,
     LLMRequestError,
     LLMTimeoutError,
@@ -237,6 +240,36 @@ def test_rejected_request_is_not_retried(server: FakeMessagesServer) -> None:
     with pytest.raises(LLMRequestError, match="400 invalid_request_error"):
         client.complete(ask())
     assert server.request_count == 1
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_key_opens_the_circuit_at_once(server: FakeMessagesServer, status: int) -> None:
+    """A bad key will not fix itself: no second request goes out (38 of 38 went before)."""
+    breaker = CircuitBreaker(make_client(server, max_retries=2))
+    for _ in range(38):
+        server.queue_fault("status", status=status, message="invalid x-api-key")
+    with pytest.raises(LLMAuthError, match=f"HTTP {status}"):
+        breaker.complete(ask())
+    for _ in range(37):
+        with pytest.raises(LLMCircuitOpenError):
+            breaker.complete(ask())
+    assert server.request_count == 1 and breaker.snapshot()["opened"] == 1
+
+
+def test_unusable_structured_answers_open_the_circuit(server: FakeMessagesServer) -> None:
+    """200s in words where the tool was forced: each answer counts as a failed call."""
+    meter = UsageMeter()
+    breaker = CircuitBreaker(make_client(server, meter=meter))
+    for _ in range(38):
+        server.queue_text("I would go north.")
+    with pytest.raises(LLMBadResponseError):
+        complete_structured(breaker, ask(), Decision)
+    assert breaker.state == "closed"
+    with pytest.raises(LLMCircuitOpenError):  # the third unusable answer opened it
+        complete_structured(breaker, ask(), Decision)  # and its repair was not sent
+    assert breaker.state == "open" and server.request_count == 3
+    assert meter.snapshot()["failures_by_kind"] == {"bad_response": 3}
+    assert meter.snapshot()["failures"] == 3
 
 
 def test_connection_refused_raises_unavailable() -> None:

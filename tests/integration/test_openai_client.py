@@ -487,6 +487,14 @@ def test_failures_are_counted_by_kind_in_the_report(server: FakeChatServer, tmp_
             if kind != "timeout-free":
                 s.queue_fault(kind)
                 return
+        usable = {  # the other roles answer usably (words would count as failures)
+            "ObjectivesAnswer": {"objectives": ["Find the lamp"]},
+            "SynthesisDecision": {"should_remember": False},
+        }
+        for tool, arguments in usable.items():
+            if tool in offered:
+                s.queue_tool_call(tool, arguments)
+                return
         s.queue_text("nothing to add")
 
     server.responder = respond
@@ -497,7 +505,7 @@ def test_failures_are_counted_by_kind_in_the_report(server: FakeChatServer, tmp_
     assert kinds["fallback:bad_response"] == 1 and kinds["bad_response"] == 1
     assert report["episodes"][0]["turns"] == 4
     assert report["llm"] == "openai" and report["llm_usage"]["failures"] >= 4
-    assert report["llm_usage"]["circuit"]["opened"] == 0  # never three transport faults in a row
+    assert report["llm_usage"]["circuit"]["opened"] == 0  # never three failures in a row
 
 
 def test_a_hanging_server_opens_the_circuit_and_play_goes_on_offline(

@@ -82,6 +82,11 @@ class CassetteClient(ILLMClient):
                 ) from e
             self._recorded.setdefault(key, []).append(response)
 
+    def report_unusable(self, request: LLMRequest) -> None:
+        """Passed on to the client a recording cassette records (its circuit breaker)."""
+        if self._inner is not None:
+            self._inner.report_unusable(request)
+
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Record the inner client's answer, or replay the recorded one."""
         model = model_for_role(self.models, request.role)

@@ -24,6 +24,7 @@ from cairn.adapters.llm.retry_after import cap_note, refuse_long_waits
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.errors import (
     ConfigError,
+    LLMAuthError,
     LLMBadResponseError,
     LLMError,
     LLMRateLimitedError,
@@ -35,6 +36,8 @@ from cairn.interfaces.llm import ILLMClient, LLMRequest, LLMResponse, Usage
 from cairn.interfaces.metrics import BAD_RESPONSE
 
 _DETAIL_LIMIT = 300
+AUTH_STATUSES = (401, 403)
+"""The answers that refuse the key (authentication, permission): LLMAuthError."""
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,11 @@ class SDKClient(ILLMClient):
             )
         return response
 
+    def report_unusable(self, request: LLMRequest) -> None:
+        """Count the answer to `request` (an answered call) as a failure of kind bad_response."""
+        if self.meter is not None:
+            self.meter.record_unusable(request.role, BAD_RESPONSE)
+
     def _bounded(self, request: LLMRequest, model: str, start: float) -> LLMResponse:
         """`_call` within `timeout` seconds in all; LLMTimeoutError (the call cancelled, its
         connection closed) when they pass."""
@@ -228,5 +236,7 @@ class SDKClient(ILLMClient):
                 return LLMUnavailableError(detail)
             if answer.status == 408:
                 return LLMTimeoutError(detail)
+            if answer.status in AUTH_STATUSES:
+                return LLMAuthError(detail)
             return LLMRequestError(detail)
         return LLMError(self._redact(f"{where}: {type(e).__name__}: {e}"))

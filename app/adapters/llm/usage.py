@@ -86,7 +86,8 @@ class Cost:
 class UsageMeter:
     """Counts every logical LLM call of a run (SDK retries inside one call count once).
 
-    `calls` includes failed calls; `failures` counts those that raised. Tokens are the figures
+    `calls` includes failed calls; `failures` counts those that raised or whose answer could
+    not be used (`record_unusable`, once per answer, a repaired one too). Tokens are the figures
     the API reported (`input_tokens` every prompt token, `cached_input_tokens` and
     `cache_write_input_tokens` the cache's part of them, appearing once an API reported some).
     The snapshot's `cost` gives `tokens` and `cost_usd` (from `prices`, the default list
@@ -127,8 +128,9 @@ class UsageMeter:
                 self._by_kind[kind] = self._by_kind.get(kind, 0) + 1
 
     def record_unusable(self, role: str, kind: str) -> None:
-        """Count an answered call whose answer could not be used (no content, text where a
-        tool call was required, the wrong tool): a failure of kind `kind`, e.g. bad_response."""
+        """Count an answered call (counted already) whose answer could not be used (no content,
+        text where a tool call was required, the wrong tool): a failure of kind `kind`, e.g.
+        bad_response, once per answer."""
         with self._lock:
             self._total.failures += 1
             self._by_role.setdefault(role, _Totals()).failures += 1
