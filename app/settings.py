@@ -35,9 +35,10 @@ log = logging.getLogger(__name__)
 
 class ModelPrice(BaseModel):
     """One model's prices in US dollars per million tokens: plain input, input read from the
-    prompt cache, input written to it, and output (the `llm_prices` setting's entries)."""
+    prompt cache, input written to it, and output (the `llm_prices` setting's entries); each a
+    finite number (a price of inf would make every cost infinite)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     input: float = Field(ge=0)
     cache_read: float = Field(ge=0)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import itertools
-import json
 import logging
 import signal
 import threading
@@ -243,8 +242,10 @@ def _play_locked(
             "query_tool_failures": container.memory_query_tools().failures,
         }
         report_path = workdir / settings.report_file
-        atomic_write_text(report_path, json.dumps(report, indent=2) + "\n")
+        from cairn.report.json_text import report_json
         from cairn.report.writer import write_report
+
+        atomic_write_text(report_path, report_json(report))
 
         # from the run's store, still open: it has read its memories already
         html_path = write_report(settings, store=store)

@@ -3,6 +3,7 @@ per role and per episode, from report.json's `llm_usage.cost` and its episodes."
 
 from __future__ import annotations
 
+import math
 from html import escape
 from typing import Any
 
@@ -11,8 +12,9 @@ UNKNOWN = "unknown"
 
 
 def dollars(value: object) -> str:
-    """`$0.0123`, or "unknown" when there is no price (a model missing from the table)."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    """`$0.0123`, or "unknown" when there is no price (a model missing from the table) or
+    the figure is not finite (an older report.json's Infinity)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
         return f"${value:,.4f}"
     return UNKNOWN
 
@@ -38,13 +40,16 @@ def cost_table(report: dict[str, Any]) -> str:
     rows = cost_rows(report)
     if not rows:
         return ""
-    unpriced = (report.get("llm_usage") or {}).get("cost", {}).get("unpriced_models") or []
+    cost = (report.get("llm_usage") or {}).get("cost", {})
+    unpriced = cost.get("unpriced_models") or []
     note = (
         f'<p class="empty">No price for {escape(", ".join(map(str, unpriced)))}: cost unknown '
         "(set llm_prices).</p>"
         if unpriced
         else ""
     )
+    if cost.get("cost_overflow"):
+        note += '<p class="empty">A call\'s cost was too large to count: cost unknown.</p>'
     header = "".join(f"<th>{escape(h)}</th>" for h in HEAD)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows

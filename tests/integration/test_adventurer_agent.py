@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -155,6 +157,25 @@ def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert b"sk-ant-test" not in path.read_bytes(), path
+
+
+def test_report_json_is_strict_json_whatever_token_counts_the_server_reports(
+    server: FakeMessagesServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server reporting 10**308 prompt tokens made `cost_usd` Infinity in report.json."""
+    huge = {"input_tokens": 10**308, "output_tokens": 1}
+
+    def respond(s: FakeMessagesServer, body: dict[str, Any]) -> None:
+        s.queue_text("I would go north.", usage=huge)
+
+    server.responder = respond
+    play_against(server, tmp_path, monkeypatch, turns=2)
+    text = (tmp_path / "report.json").read_text()
+    assert "Infinity" not in text and "NaN" not in text
+    report = json.loads(text, parse_constant=lambda name: pytest.fail(f"not JSON: {name}"))
+    assert report["llm_usage"]["cost"]["cost_usd"] is None or math.isfinite(
+        report["llm_usage"]["cost"]["cost_usd"]
+    )
 
 
 def test_the_knowledge_base_is_rewritten_by_the_model_and_falls_back_on_failure(

@@ -7,6 +7,7 @@ similar name. Only a dated snapshot of a named model (`claude-sonnet-4-5-2025092
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -22,13 +23,17 @@ _SNAPSHOT = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 
 
 def call_cost(price: ModelPrice, usage: Usage) -> float:
-    """Dollars for one call's `usage` at `price`."""
-    return (
-        usage.uncached_input_tokens * price.input
-        + (usage.cached_input_tokens or 0) * price.cache_read
-        + (usage.cache_write_input_tokens or 0) * price.cache_write
-        + usage.output_tokens * price.output
-    ) / PER
+    """Dollars for one call's `usage` at `price`; inf when the figures are too large for a
+    float (the meter counts such a cost as unknown, never as Infinity)."""
+    try:
+        return (
+            usage.uncached_input_tokens * price.input
+            + (usage.cached_input_tokens or 0) * price.cache_read
+            + (usage.cache_write_input_tokens or 0) * price.cache_write
+            + usage.output_tokens * price.output
+        ) / PER
+    except OverflowError:  # an int too large to convert to float
+        return math.inf
 
 
 def _anthropic(input: float, output: float) -> ModelPrice:

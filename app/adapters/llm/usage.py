@@ -3,6 +3,7 @@ role and per episode."""
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,8 @@ class _Totals:
     cost_usd: float = 0.0
     unpriced: set[str] = field(default_factory=set)
     """Models answered calls here that the price table does not name: the cost is unknown."""
+    overflow: bool = False
+    """A cost here was too large for a float (absurd token counts or prices): unknown too."""
 
     def add(self, usage: Usage | None, latency_ms: float, failed: bool, cost: Cost) -> None:
         self.calls += 1
@@ -37,8 +40,10 @@ class _Totals:
             self.cache_write_input_tokens += usage.cache_write_input_tokens or 0
             if cost.dollars is None:
                 self.unpriced.add(cost.model)
+            elif math.isfinite(total := self.cost_usd + cost.dollars):
+                self.cost_usd = total
             else:
-                self.cost_usd += cost.dollars
+                self.overflow = True
         self.latency_ms += latency_ms
 
     def tokens(self) -> dict[str, int]:
@@ -51,13 +56,17 @@ class _Totals:
         }
 
     def cost(self) -> dict[str, Any]:
-        """`tokens`, `cost_usd` (None when a model had no price) and the unpriced models."""
+        """`tokens`, `cost_usd` (None when a model had no price or a cost was too large for a
+        float: `cost_overflow` then says so) and the unpriced models. Always finite or None."""
+        unknown = bool(self.unpriced) or self.overflow
         result: dict[str, Any] = {
             "tokens": self.tokens(),
-            "cost_usd": None if self.unpriced else round(self.cost_usd, COST_DIGITS),
+            "cost_usd": None if unknown else round(self.cost_usd, COST_DIGITS),
         }
         if self.unpriced:
             result["unpriced_models"] = sorted(self.unpriced)
+        if self.overflow:
+            result["cost_overflow"] = True
         return result
 
     def as_dict(self) -> dict[str, Any]:
