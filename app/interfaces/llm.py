@@ -7,7 +7,7 @@ How a typed answer is asked for (one forced tool, one repair) is the agents' own
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -21,6 +21,14 @@ from cairn.models.kinds import Role
 
 ROLES: tuple[str, ...] = tuple(Role)
 """The roles an LLM call is made for; each role is configured with its own model."""
+
+MAX_CALL_TOKENS = 10**9
+"""More tokens than any one call can bill (context windows hold a few million): a larger count
+from a server is not believed."""
+
+TokenCount = Annotated[int, Field(strict=True, ge=0, le=MAX_CALL_TOKENS)]
+"""A token count from a server's usage block: an integer (not 5.0, "5" or true), 0 to
+MAX_CALL_TOKENS; anything else makes the answer unusable (never added to the totals)."""
 
 class ToolSpec(BaseModel):
     """A tool the model may call: its name, what it does, and the JSON schema of its input."""
@@ -75,14 +83,14 @@ class Usage(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    input_tokens: int
-    output_tokens: int
-    cached_input_tokens: int | None = None
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cached_input_tokens: int | None = Field(default=None, ge=0)
     """Of `input_tokens`, those served from the API's prompt cache, when it says (OpenAI's
     `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens`); left out
     of dumps when unknown, so recorded exchanges and logs without it stay byte for byte the
     same."""
-    cache_write_input_tokens: int | None = None
+    cache_write_input_tokens: int | None = Field(default=None, ge=0)
     """Of `input_tokens`, those written to the prompt cache by this call (Anthropic's
     `cache_creation_input_tokens`, billed above the plain input price); OpenAI has no such
     figure. Left out of dumps when unknown, as `cached_input_tokens` is."""

@@ -214,6 +214,49 @@ def test_malformed_body_raises_bad_response(
     assert server.request_count == 1
 
 
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"input_tokens": -5, "output_tokens": 3},
+        {"input_tokens": 5, "output_tokens": -1},
+        {"input_tokens": 5, "output_tokens": 3, "cache_read_input_tokens": -100},
+        {"input_tokens": 5, "output_tokens": 3, "cache_creation_input_tokens": -1},
+        {"input_tokens": 5.0, "output_tokens": 3},
+        {"input_tokens": "5", "output_tokens": 3},
+        {"input_tokens": True, "output_tokens": 3},
+        {"input_tokens": 10**12, "output_tokens": 3},
+    ],
+    ids=[
+        "negative-in",
+        "negative-out",
+        "negative-read",
+        "negative-write",
+        "float",
+        "text",
+        "bool",
+        "absurd",
+    ],
+)
+def test_token_counts_that_are_not_plain_counts_make_the_answer_unusable(
+    server: FakeMessagesServer, usage: dict[str, Any]
+) -> None:
+    """Checked at the door: counted once as a bad_response failure, no tokens added."""
+    meter = UsageMeter()
+    client = make_client(server, meter=meter)
+    server.queue_text("north", usage=usage)
+    with pytest.raises(LLMBadResponseError, match=r"malformed answer body \(usage\."):
+        client.complete(ask())
+    snapshot = meter.snapshot()
+    assert (snapshot["calls"], snapshot["failures"]) == (1, 1)
+    assert snapshot["failures_by_kind"] == {"bad_response": 1}
+    assert snapshot["cost"]["tokens"] == {
+        "input": 0,
+        "cache_read": 0,
+        "cache_write": 0,
+        "output": 0,
+    }
+
+
 def test_persistent_529_raises_unavailable(server: FakeMessagesServer) -> None:
     client = make_client(server, max_retries=2)
     for _ in range(3):

@@ -408,6 +408,37 @@ def test_malformed_body_raises_bad_response(server: FakeChatServer, queue: Any) 
     assert server.request_count == 1 and meter.snapshot()["failures"] == 1
 
 
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": -5, "completion_tokens": 3},
+        {"prompt_tokens": 5, "completion_tokens": -3},
+        {
+            "prompt_tokens": 5,
+            "completion_tokens": 3,
+            "prompt_tokens_details": {"cached_tokens": -1},
+        },
+        {"prompt_tokens": 5.0, "completion_tokens": 3},
+        {"prompt_tokens": "5", "completion_tokens": 3},
+        {"prompt_tokens": 10**12, "completion_tokens": 3},
+    ],
+    ids=["negative-in", "negative-out", "negative-cached", "float", "text", "absurd"],
+)
+def test_token_counts_that_are_not_plain_counts_make_the_answer_unusable(
+    server: FakeChatServer, usage: dict[str, Any]
+) -> None:
+    """Checked at the door: counted once as a bad_response failure, no tokens added."""
+    meter = UsageMeter()
+    client = make_client(server, meter=meter)
+    server.queue_text("north", usage=usage)
+    with pytest.raises(LLMBadResponseError, match=r"malformed answer body \(usage\."):
+        client.complete(ask())
+    snapshot = meter.snapshot()
+    assert (snapshot["calls"], snapshot["failures"]) == (1, 1)
+    assert snapshot["failures_by_kind"] == {"bad_response": 1}
+    assert snapshot["input_tokens"] == 0 and snapshot["output_tokens"] == 0
+
+
 def test_a_wrong_key_is_a_request_error_and_not_retried() -> None:
     with FakeChatServer(api_key="sk-the-right-one") as server:
         with pytest.raises(LLMRequestError, match="401 invalid_request_error invalid_api_key"):

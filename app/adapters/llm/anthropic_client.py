@@ -15,7 +15,7 @@ from cairn.adapters.llm.exchange_log import ExchangeLog
 from cairn.adapters.llm.prompt_cache import PromptCachePlanner
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.errors import ConfigError, LLMBadResponseError
-from cairn.interfaces.llm import LLMRequest, LLMResponse, ToolCall, Usage
+from cairn.interfaces.llm import LLMRequest, LLMResponse, TokenCount, ToolCall, Usage
 
 logger = logging.getLogger(__name__)
 
@@ -35,10 +35,10 @@ class _WireBlock(BaseModel):
 class _WireUsage(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    input_tokens: int
-    output_tokens: int
-    cache_creation_input_tokens: int | None = None
-    cache_read_input_tokens: int | None = None
+    input_tokens: TokenCount
+    output_tokens: TokenCount
+    cache_creation_input_tokens: TokenCount | None = None
+    cache_read_input_tokens: TokenCount | None = None
 
     def usage(self) -> Usage:
         """Our Usage: every prompt token in `input_tokens`, the cache's share apart (the API

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cairn.errors import LLMBadResponseError, LLMRequestError
-from cairn.interfaces.llm import LLMRequest, LLMResponse, ToolCall, ToolSpec, Usage
+from cairn.interfaces.llm import LLMRequest, LLMResponse, TokenCount, ToolCall, ToolSpec, Usage
 
 STOP_REASONS = {
     "stop": "end_turn",
@@ -180,14 +180,14 @@ class _WireChoice(BaseModel):
 class _WireTokenDetails(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    cached_tokens: int | None = None
+    cached_tokens: TokenCount | None = None
 
 
 class _WireUsage(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    prompt_tokens: TokenCount = 0
+    completion_tokens: TokenCount = 0
     prompt_tokens_details: _WireTokenDetails | None = None
 
 
