@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 from cairn.errors import StoreError
@@ -47,3 +48,23 @@ def file_mode(path: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+STALE_TEMP_SECONDS = 60.0
+"""A temp file of `atomic_write_text` older than this is a killed writer's (a write takes
+milliseconds): removed by `remove_stale_temps`."""
+
+
+def remove_stale_temps(folder: Path, *, older_than: float = STALE_TEMP_SECONDS) -> list[Path]:
+    """Remove the temp files (`.NAME.*.tmp`) a killed `atomic_write_text` left in `folder`,
+    those older than `older_than` seconds (a live writer's is younger); return them."""
+    removed: list[Path] = []
+    now = time.time()
+    for temp in folder.glob(".*.tmp"):
+        try:
+            if temp.is_file() and now - temp.stat().st_mtime > older_than:
+                temp.unlink()
+                removed.append(temp)
+        except OSError:
+            continue  # (gone meanwhile, or not ours to remove)
+    return removed

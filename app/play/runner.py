@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.adapters.files import atomic_write_text, ensure_folder
+from cairn.adapters.files import atomic_write_text, ensure_folder, remove_stale_temps
 from cairn.adapters.game.story_file import check_story_file
 from cairn.errors import StoreError
 from cairn.interfaces.agent import IAgent
@@ -114,6 +114,7 @@ def run_play(
     folder = settings.workdir
     # claimed before anything is written; one play at a time in it; none left by a failed start
     with held_for_play(folder, lambda: claim_workdir(folder, identity, settings)):
+        remove_stale_temps(folder)  # a killed run's half-written report.json, map.json, ...
         return _play_locked(
             settings,
             game_path=game_path,
