@@ -147,19 +147,26 @@ class DraftStore(IMemoryStore):
         )
         if not self._changed:
             return found
+        # a changed memory the base listed keeps its place (or leaves, if it no longer
+        # matches); one the base did not list (added, or now matching) comes at the end, as
+        # the store's order puts a new memory
         changed = self._changed
-        shown = [e for e in found if e.id not in changed]
-        # a changed memory the base listed keeps its place; one the base did not (added, or
-        # now matching) comes at the end, as the store's order puts a new memory
+        shown: list[MemoryEntry] = []
+        for entry in found:
+            if entry.id in changed:
+                now = changed[entry.id]
+                if now is None or not _matches(now, scope, location_id, npc_id, statuses):
+                    continue
+                entry = now
+            shown.append(entry)
         listed = {e.id for e in found}
-        for entry_id, entry in changed.items():
-            if entry is None or not _matches(entry, scope, location_id, npc_id, statuses):
-                continue
-            if entry_id in listed:
-                at = next(i for i, e in enumerate(found) if e.id == entry_id)
-                shown.insert(min(at, len(shown)), entry)
-            else:
-                shown.append(entry)
+        shown += [
+            e
+            for i, e in changed.items()
+            if i not in listed
+            and e is not None
+            and _matches(e, scope, location_id, npc_id, statuses)
+        ]
         return shown
 
     def locations(self) -> dict[int, LocationRecord]:

@@ -90,6 +90,14 @@ class LiveFile:
         """The live file's bytes as this store last read or wrote them (a read, a fold, then
         each append): a save that is their start, cut at a line end, is a save cut short."""
 
+    def took(self, data: bytes) -> bool:
+        """`data` (someone's save, read) is the live file from now on; returns whether that
+        save was cut short: its bytes end mid-line, or are the start of the file this store
+        last saw, cut at a line end (`cut_of_known`)."""
+        cut = (bool(data) and not data.endswith(b"\n")) or self.cut_of_known(data)
+        self.known = [data]
+        return cut
+
     def cut_of_known(self, data: bytes) -> bool:
         """Whether `data` is the start of the file this store last saw, cut at a line end
         (a save that stopped partway: `live_edit` rule 4), not the whole of it."""

@@ -80,8 +80,8 @@ class ParsedFile:
     """The file's last block, when it is a cairn block that did not parse (with its problem):
     where a save cut short stopped, inside a block."""
     start_of_known: bool = False
-    """Set by a store: the file is the start of the one the store last saw, cut at a line end
-    (`LiveFile.cut_of_known`)."""
+    """Set by a store: the save as read was cut short (`LiveFile.took`: its bytes end
+    mid-line, or are the start of the file the store last saw)."""
     notes: list[int] = field(default_factory=list)
     """Where a person's notes start (line numbers): blocks of prose, and sections of their
     own holding only prose (`## Dungeon notes`), which README invites. They are content,

@@ -171,9 +171,7 @@ class MarkdownMemoryStore(CachedStore):
             return None
         data, signature = got
         parsed = self._parse(data, signature[2])
-        parsed.start_of_known = self._file.cut_of_known(data)
-        parsed.ends_mid_line |= not data.endswith(b"\n") and bool(data)  # (before any cut)
-        self._file.known = [data]
+        parsed.start_of_known = self._file.took(data)  # (its bytes, before any remnant cut)
         return parsed, signature
 
     def _load(self) -> None:
@@ -362,9 +360,8 @@ class MarkdownMemoryStore(CachedStore):
             data, signature = got
             cut = self._remnants.cut(data, written) if written is not None else None
             parsed = self._parse(data[:cut], signature[2])
-            parsed.start_of_known = self._file.cut_of_known(data[:cut])
-            parsed.ends_mid_line |= not data[:cut].endswith(b"\n") and bool(data[:cut])
-            self._file.known = [data]
+            parsed.start_of_known = self._file.took(data[:cut])
+            self._file.known = [data]  # (the file still holds the remnant)
         self._merge(parsed, source)
         if unit is not None:
             self._history.held_too(wrote, unit)
