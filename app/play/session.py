@@ -221,6 +221,8 @@ class PlaySession:
             self.failed_pairs.add(pair)
         if raw.location_id is not None:
             self._update_maps(ep, before, after, action, failed)
+            if not after.died and after.location_id is not None:
+                self._visit(ep, after.location_id)  # alive where a death had put the player
             here = after.location_id
             if here is not None and here == before.location_id:
                 # what the player has seen here this visit: objects revealed stay visible
@@ -298,13 +300,18 @@ class PlaySession:
         ep = self._episode
         if ep is None or obs.location_id is None:
             return
-        ep.visited.add(obs.location_id)
+        if not obs.died:  # a room a death put the player in is no room reached
+            self._visit(ep, obs.location_id)
         ep.room_text[obs.location_id] = obs.text
-        self.visited_ids.add(obs.location_id)
         for graph in (self._map, ep.local_map):
             graph.set_name(obs.location_id, obs.location_name)
             graph.record_visit(obs.location_id)
             graph.note_exits(obs.location_id, exits_in_text(obs.text))
+
+    def _visit(self, ep: _Episode, room: int) -> None:
+        """The player is alive in `room`: it counts as reached (the episode's and the run's)."""
+        ep.visited.add(room)
+        self.visited_ids.add(room)
 
     def _update_maps(
         self,
