@@ -3,7 +3,8 @@
 Every part of the run comes from the container's providers (the game opener, the map files,
 the circuit breaker, the agent, the memory...): the runner builds none itself. It is the play
 command's entry below the command line, so it may import the composition root (the one
-exception `tests/unit/test_layers.py` allows the application layer, with the reason).
+exception the layer contracts allow the application layer: `[tool.importlinter]` in
+pyproject.toml).
 
 Files written into the workdir: the memory store, `map.json` and `map.mmd`, `knowledgebase.md`,
 `report.json`, `report.html`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`. The
