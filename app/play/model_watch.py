@@ -46,7 +46,8 @@ class ModelWatch:
         calls = self.calls()
         last = " ".join((self.last_failure() or "none recorded").split())
         if calls and not self.answered():
-            what = f"never gave a usable answer ({calls} calls; the last failure: {last})"
+            plural = "" if calls == 1 else "s"
+            what = f"never gave a usable answer ({calls} call{plural}; the last failure: {last})"
         elif self.stopped:
             what = f"failed repeatedly, so its circuit opened (the last failure: {last})"
         else:
