@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cairn.errors import ModelNotAnsweringError  # noqa: E402
 from cairn.play.runner import run_play  # noqa: E402
 from cairn.settings import load_settings  # noqa: E402
 from cairn.testing import FakeMessagesServer  # noqa: E402
@@ -58,9 +59,14 @@ def main() -> None:
                 "openai_base_url": server.base_url,
                 "openai_models": {role: "bench-model" for role in roles},
             }
-        settings = load_settings(workdir=Path(work), llm=args.api, **where)
+        # the offline player plays every turn the API hangs (`--llm-fallback offline`)
+        settings = load_settings(workdir=Path(work), llm=args.api, llm_fallback="offline", **where)
         started = time.perf_counter()
-        report = run_play(settings, game=FakeGame(), episodes=1, max_turns=args.turns).report
+        try:
+            report = run_play(settings, game=FakeGame(), episodes=1, max_turns=args.turns).report
+        except ModelNotAnsweringError as exc:  # it never answered: the run fails, as it should
+            report = exc.result.report
+            print(f"the run failed, as it should: {exc}")
         seconds = time.perf_counter() - started
     hang = args.delay if args.mode == "slow" else args.interval * args.tail
     print(

@@ -23,7 +23,6 @@ from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import PromptKind
 from cairn.models.memory import MemoryScope
 from cairn.play.objectives import ObjectiveInput, ObjectiveTracker
-from cairn.play.reasoning import extract_reasoning
 from cairn.play.saves import NOTHING_SAVED_TEXT, SAVE, SaveSlot, save_command
 from cairn.play.translator import StepTranslator, turn_outcome
 from cairn.services.context.builders import ContextRequest
@@ -188,12 +187,13 @@ class PlaySession:
     def _turn(self, ep: _Episode, obs: GameObservation, turn: int) -> GameObservation:
         before = obs
         prompt = self._prompt(ep, before)
-        ep.stats.context_tokens.append(prompt.total_tokens)
         location_tokens = dict(prompt.sections).get(LOCATION_SECTION, 0)
         ep.stats.location_memory_tokens_max = max(
             ep.stats.location_memory_tokens_max, location_tokens
         )
         decision = self._agent.decide(self._view(ep, before, prompt, turn))
+        ep.stats.context_tokens.append(context_tokens(decision, prompt))
+        ep.stats.stand_in_turns += int(decision.stand_in)
         action = (
             ""
             if decision.action == EMPTY_COMMAND
@@ -208,9 +208,8 @@ class PlaySession:
         raw = self._game.step(action)
         if raw.died:
             ep.stats.died = True
-        reasoning, _ = extract_reasoning(decision.reasoning)
         after, outcome = self._translator.step(
-            ep.state, turn, action, before, raw, reasoning or decision.reasoning
+            ep.state, turn, action, before, raw, decision.reasoning
         )
         failed = self._is_failed(outcome)
         if retried:
@@ -442,7 +441,8 @@ class PlaySession:
             "inventory": after.inventory,
             "died": after.died,
             "won": after.won,
-            "context_tokens": prompt.total_tokens,
+            "context_tokens": context_tokens(decision, prompt),
+            "stand_in": decision.stand_in,
             "context_sections": prompt.sections,
             "objectives": self._objectives.texts(),
         }
@@ -454,6 +454,12 @@ class PlaySession:
 
     def _llm_failures(self) -> int:
         return int(self._meter.snapshot()["failures"]) if self._meter is not None else 0
+
+
+def context_tokens(decision: AgentDecision, prompt: AssembledPrompt) -> int:
+    """A turn's context size: the whole model request the decision was asked with (system
+    prompt, tools, messages), or the prompt when no model was asked (the offline player)."""
+    return prompt.total_tokens if decision.request_tokens is None else decision.request_tokens
 
 
 def transcript_path(workdir: Path, run_id: str) -> Path:

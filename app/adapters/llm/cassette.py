@@ -92,6 +92,12 @@ class CassetteClient(ILLMClient):
                 ) from e
             self._recorded.setdefault(key, []).append(response)
 
+    def server(self) -> str:
+        """The server a recording cassette records from, or the cassette replayed."""
+        if self._inner is not None and self.mode == "record":
+            return f"{self._inner.server()} (recorded to {self.path})"
+        return f"the cassette {self.path}"
+
     def report_unusable(self, request: LLMRequest) -> None:
         """Passed on to the client a recording cassette records (its circuit breaker)."""
         if self._inner is not None:
