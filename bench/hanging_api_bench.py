@@ -50,7 +50,7 @@ def main() -> None:
     with server_type() as server, tempfile.TemporaryDirectory() as work:
         for _ in range(200):
             if args.mode == "slow":
-                server.queue_fault("slow", delay=args.delay)
+                server.queue_fault(server.SLOW_FAULT, delay=args.delay)
             else:
                 server.queue_fault("drip", interval=args.interval, tail=args.tail)
         where = {"llm_base_url": server.base_url}
