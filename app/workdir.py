@@ -55,7 +55,7 @@ class GameIdentity:
 
 
 def story_identity(path: Path) -> GameIdentity:
-    """A story file's: its stem and the start of its SHA-256 (`zork1-0123456789abcdef`)."""
+    """A story file's: its stem and the start of its SHA-256 (`mygame-0123456789abcdef`)."""
     digest = hashlib.sha256(read_story_file(path)).hexdigest()[:16]
     return GameIdentity(f"{path.stem}-{digest}", path.stem, f"{path.name} (sha256 {digest}...)")
 
