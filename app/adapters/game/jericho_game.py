@@ -8,9 +8,11 @@
   what holds the player is `location_context` ("in the magic boat"). Rooms that all sit in one
   top-level object stay distinct rooms once that object is known to hold them (`rooms`: the
   game's location variable names its child, or a compass move, tried on the second interpreter,
-  walks between two of its children). None when the game cannot say where the player is, and
-  always for games Jericho does not fully support (it knows no player object for them). An id
-  is never invented.
+  walks or drives between two of its children) and the played game has not shown otherwise
+  (`room_evidence`: a room the player stood in holds no rooms; a vehicle boarded from beside
+  is no room; a guess they contradict is dropped). None when the game cannot say where the
+  player is, and always for games Jericho does not fully support (it knows no player object
+  for them). An id is never invented.
 - Names (`room_names`): the header that `look` prints in the room, read once per room id on a
   saved state that is restored (no move is spent), vehicle suffix removed; dark rooms fall back
   to the cleaned object-tree name until a real header is read; a room with neither (a game
@@ -69,16 +71,15 @@ from cairn.adapters.game.names import (
 )
 from cairn.adapters.game.npcs import match_npcs
 from cairn.adapters.game.probes import asked, ending, run_probe, waiting_diff, world_diff
+from cairn.adapters.game.room_evidence import RoomEvidence
 from cairn.adapters.game.room_names import RoomNames
 from cairn.adapters.game.rooms import (
-    PROBE_MOVES,
     Placement,
     find_rooms_root,
     named_inside,
     place_player,
     room_state,
     root_from_location,
-    root_from_move,
     visible_things,
 )
 from cairn.adapters.game.story_file import check_story_file, read_story_file
@@ -139,9 +140,8 @@ class JerichoGame(IGame):
         self._npcs = list(npc_names or [])
         self._names = RoomNames()
         self._player: int | None = None
-        self._rooms_root: int | None = None
-        self._probed: set[tuple[int, int]] = set()
-        """(top's child, top) pairs whose moves were tried (see `_find_rooms_root`)."""
+        self._rooms = RoomEvidence()
+        """The rooms-root guess and what the played game showed about it (`room_evidence`)."""
         self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
         self._named: set[tuple[object, ...]] = set()
         """(room, holder, the holder's attributes, thing) for each thing inside another that a
@@ -178,6 +178,7 @@ class JerichoGame(IGame):
             raise GameError(f"{self.name}: the interpreter failed to reset: {exc}") from exc
         self._steps = 0
         self._before.clear()
+        self._rooms.forget_last()
         return self._observe(text, done=False)
 
     def step(self, action: str) -> GameObservation:
@@ -207,6 +208,7 @@ class JerichoGame(IGame):
             raise GameError(f"{self.name}: not a state saved by this game: {exc}") from exc
         self._steps = saved.steps
         self._before.clear()
+        self._rooms.forget_last()
         return self._observe("", done=False)
 
     def walkthrough(self) -> list[str]:
@@ -237,7 +239,7 @@ class JerichoGame(IGame):
         assert self._story is not None and self._player is not None
         tree = self._story.tree(bytes(shadow.get_state()[0]))
         status = tree.global_variable(0) if self._story.version == 3 else 0
-        room = place_player(tree, self._player, self._rooms_root, status).room
+        room = place_player(tree, self._player, self._rooms.root, status, self._rooms.rooms).room
         items = list(tree.children(self._player))
         raw_names = [tree.name(i) for i in items]
         if items and not any(n.strip() for n in raw_names):
@@ -327,41 +329,45 @@ class JerichoGame(IGame):
             tree = self._story.tree(self._ram())
         except Exception:  # the interpreter's memory could not be read
             return None
-        if self._player is None:
-            self._player = int(getattr(self._env, "player_obj_num", 0) or 0)
-            self._rooms_root = find_rooms_root(tree, self._player)
-        if not 0 < self._player <= tree.count:
+        first = self._player is None
+        player = self._player = (
+            int(getattr(self._env, "player_obj_num", 0) or 0) if first else self._player or 0
+        )
+        if not 0 < player <= tree.count:
             return None
-        if self._rooms_root is None:
-            self._rooms_root = self._find_rooms_root(self._story, tree, self._player, done)
+        chain = tree.ancestors(player)
+        self._rooms.observe(chain)
+        if first:
+            self._rooms.propose(find_rooms_root(tree, player), *chain[-2:-1])
+        if self._rooms.root is None:
+            self._find_rooms_root(self._story, tree, chain, done)
         status = tree.global_variable(0) if self._story.version == 3 else 0
-        return _View(tree, place_player(tree, self._player, self._rooms_root, status))
+        placement = place_player(tree, player, self._rooms.root, status, self._rooms.rooms)
+        return _View(tree, placement)
 
     def _find_rooms_root(
-        self, story: ZStory, tree: ObjectTree, player: int, done: bool
-    ) -> int | None:
-        """The top of the player's chain when it turns out to hold rooms (`rooms` module rules 2
-        and 3): the game's location variable names the object under it, or a compass move,
-        tried on the second interpreter once per (top's child, top), takes the player from
-        one of its children straight into another. Kept for the game once found."""
-        chain = tree.ancestors(player)
+        self, story: ZStory, tree: ObjectTree, chain: list[int], done: bool
+    ) -> None:
+        """Propose the top of the player's `chain` as the rooms' container when the game's
+        location variable names the object under it, or when compass moves tried on the
+        second interpreter show it (`RoomEvidence.probe`); the played game's evidence may
+        refuse it, or drop it later."""
         found = root_from_location(chain, tree.global_variable(0))
-        if found is not None or done or len(chain) < 2 or (chain[-2], chain[-1]) in self._probed:
-            return found
-        self._probed.add((chain[-2], chain[-1]))
+        if self._rooms.propose(found, *chain[-2:-1]) is not None or done:
+            return
+        player = self._player or 0
         try:
             state = self._env.get_state()
             second = self._second()
-            for move in PROBE_MOVES:
+
+            def moved(move: str) -> list[int]:
                 second.set_state(state)
                 second.step(move)
-                after = story.tree(bytes(second.get_state()[0])).ancestors(player)
-                found = root_from_move(chain, after)
-                if found is not None:
-                    return found
+                return story.tree(bytes(second.get_state()[0])).ancestors(player)
+
+            self._rooms.probe(chain, moved)
         except Exception:  # a second interpreter that cannot follow: no evidence
-            return None
-        return None
+            return
 
     def _second(self) -> Any:
         """The second interpreter (loaded once, never the one played; see `world_changed`)."""
