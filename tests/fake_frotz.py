@@ -13,6 +13,7 @@ Hearts' "it"). `JerichoGame` plays it once `load_interpreter` is patched to retu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +82,11 @@ class FakeStory:
     """Compass moves from inside a holder straight into another holder in the same room."""
     location_names_holder: bool = False
     """Whether global 0 names what the player is directly in (a vehicle, not its room)."""
+    attributes: dict[int, frozenset[int]] = field(default_factory=dict)
+    """Attribute flags (0 to 31) set on objects at the start."""
+    speech: dict[str, str] = field(default_factory=dict)
+    """What a character answers when talked to, asked or greeted, by its name; any other thing
+    in the room is refused ("You can't talk to the door.")."""
     opening: str = ""
     """The title and welcome text printed before the first room."""
     location_global: bool = True
@@ -120,6 +126,9 @@ class FakeStory:
             address += 1 + len(encoded) + 1
         for number in sorted(self.objects):
             _move(data, number, self.objects[number][1])
+        for number, flags in self.attributes.items():
+            for flag in flags:
+                data[_entry(number) + flag // 8] |= 0x80 >> flag % 8
         if self.location_global:
             _set_global(data, globals_at, self.location_of(bytes(data)))
         return bytes(data)
@@ -202,6 +211,8 @@ class FakeFrotz:
         holder = _link(self._memory, self.story.player, 0)
         if command.lower() == "look":
             text = self._look()
+        elif (spoken := self._spoken(command)) is not None:
+            text = spoken
         elif words[:2] == ["get", "in"] and words[-1] in self.story.furniture:
             self._put_player(self.story.furniture[words[-1]])
             text = f"You get into the {words[-1]}."
@@ -227,6 +238,32 @@ class FakeFrotz:
             text = "You can't go that way." if move in _MOVES.values() else "Nothing happens."
         self.moves += 1
         return text, 0, False, {}
+
+    def _spoken(self, command: str) -> str | None:
+        """The answer to examining, talking to, asking or greeting a thing; None for another
+        command."""
+        lowered = command.lower().strip()
+        found = (
+            re.fullmatch(r"examine (.+)", lowered)
+            or re.fullmatch(r"talk to (.+)", lowered)
+            or re.fullmatch(r"ask (.+) about .+", lowered)
+            or re.fullmatch(r"(.+), hello", lowered)
+        )
+        if found is None:
+            return None
+        here = self.story.room_of(bytes(self._memory))
+        names = [
+            name
+            for number, (name, _parent) in self.story.objects.items()
+            if name and _link(self._memory, number, 0) == here and number != self.story.player
+        ]
+        word = found.group(1).split()[-1]
+        name = next((n for n in names if n.split()[-1] == word), None)
+        if name is None:
+            return "You can't see any such thing."
+        if lowered.startswith("examine"):
+            return f"You see nothing special about the {name}."
+        return self.story.speech.get(name, f"You can't talk to the {name}.")
 
     def _put_player(self, destination: int) -> None:
         self._carry(self.story.player, destination)
