@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 from cairn.adapters.game.characters import CONTROL, PROBES, Characters, flags, template
-from cairn.adapters.game.npcs import npcs_in_text
 from cairn.adapters.game.ztree import ObjectTree
 
 Asker = Callable[[Sequence[str]], Sequence[str] | None]
@@ -83,6 +82,7 @@ class Cast:
         self._characters: Characters | None = None
         self._names: dict[int, str] = {}
         """The name each object asked would have as a character."""
+        self._patterns: dict[str, re.Pattern[str]] = {}
         self._probes: list[int] | None = None
         """The `PROBES` this game's parser knows the verb of (None: not tried yet)."""
 
@@ -123,7 +123,17 @@ class Cast:
         if self._characters is None:
             return []
         names = dict.fromkeys(self._names.get(n, "") for n in self._characters.known())
-        return [n for n in names if n and npcs_in_text([n, *head_words(n)], text)]
+        return [n for n in names if n and self._pattern(n).search(text)]
+
+    def _pattern(self, name: str) -> re.Pattern[str]:
+        """The name or one of its head words as whole words, any case (compiled once)."""
+        found = self._patterns.get(name)
+        if found is None:
+            phrases = [r"\s+".join(map(re.escape, p.split())) for p in (name, *head_words(name))]
+            found = self._patterns[name] = re.compile(
+                rf"(?<!\w)(?:{'|'.join(phrases)})(?!\w)", re.IGNORECASE
+            )
+        return found
 
     def _hear(
         self,
