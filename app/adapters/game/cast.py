@@ -1,13 +1,16 @@
 """The characters in the player's room and in the game's text, for the NPC scope.
 
 `Cast` asks each thing in sight what `characters.Characters` needs (its words typed as the
-parser knows them, on a second interpreter, never the game played) and names the characters
-found: the thing's cleaned name without what follows a comma and without quotes
-("madame sosostris, famous clairvoyante" -> "madame sosostris"). A character is mentioned when
-the text holds its name or one of its head words as whole words: the name's last word and the
-last word before "of"/"with" ("number of ghosts" -> "ghosts", "number"; "huge troll with a club"
--> "club", "troll"). A game with a per-game list (`game_npcs`, a scenario's `npcs`) is matched
-by that list instead (`npcs.match_npcs`).
+parser knows them, on a second interpreter, never the game played): a probe whose verb the
+parser does not know at all (Inform's "talk to": "That's not a verb I recognise.", the answer
+to an unknown verb) is dropped for the game after one try, and the control is asked only when
+a reply is one no two objects gave before. It names the characters found: the thing's cleaned
+name without what follows a comma and without quotes ("madame sosostris, famous clairvoyante"
+-> "madame sosostris"). A character is mentioned when the text holds its name or one of its
+head words as whole words: the name's last word and the last word before "of"/"with" ("number
+of ghosts" -> "ghosts", "number"; "huge troll with a club" -> "club", "troll"). A game with a
+per-game list (`game_npcs`, a scenario's `npcs`) is matched by that list instead
+(`npcs.match_npcs`).
 """
 
 from __future__ import annotations
@@ -67,11 +70,9 @@ Words = tuple[Collection[str], Collection[str], int]
 
 
 def _unknown_word(vocabulary: Collection[str], resolution: int) -> str:
-    """A word the game's dictionary does not hold."""
-    word = "zqxv"
-    while word[:resolution] in vocabulary or word in vocabulary:
-        word += "q"
-    return word
+    """A word the game's dictionary does not hold (the first of a few no language uses)."""
+    words = ("zqxv", "qzjx", "xjqz", "jxzq", "vzqj")
+    return next((w for w in words if w[:resolution] not in vocabulary), words[0])
 
 
 class Cast:
