@@ -159,13 +159,10 @@ class CairnSettings(BaseSettings):
     play_max_turns: int = Field(defaults.PLAY_MAX_TURNS, ge=1)
     objective_every: int = Field(20, ge=1)
     demo_seed: int = 1
-    game_npcs: dict[str, list[str]] = Field(
-        default_factory=lambda: {
-            "zork1": ["troll", "thief", "cyclops", "bat", "spirits"],
-            "ztuu": ["guard", "guards", "flathead"],
-        }
-    )
-    """Per-game NPC names (keyed by story file stem), matched against room objects and text."""
+    game_npcs: dict[str, list[str]] = Field(default_factory=dict)
+    """An optional override, by story file stem: these NPC names, matched against the room's
+    objects and the text, replace the characters cairn finds from the game itself (the object
+    tree and the parser's answers; an empty list means no NPCs for that game)."""
 
     @field_validator(
         "memory_file", "sqlite_file", "llm_log_file", "map_file", "knowledge_file", "report_file"

@@ -2,16 +2,18 @@
 
 `FakeStory` lays out a Z-machine object tree (Z-machine standard §12, the short names Z-encoded
 as in §3) and a globals table in the bytes of a story file; `FakeFrotz` plays it: compass moves
-along each room's exits, `look`, getting into and out of furniture, with the player object moved
-in the interpreter's memory as a real game moves it. Global 0 follows the player's room when the
-story says so (every version 3 game does; many later ones do not). The trees are whatever a test
-needs: rooms at the top (Inform), or all inside one container, named or not (Infocom's `rooms`,
-Plundered Hearts' "it"). `JerichoGame` plays it once `load_interpreter` is patched to return a
+along each room's exits, `look`, getting into and out of furniture, vehicles that carry the
+player, with the player object moved in the interpreter's memory as a real game moves it.
+Global 0 follows the player's room when the story says so (every version 3 game does; many
+later ones do not), or what the player is in. The trees are whatever a test needs: rooms at
+the top (Inform), or all inside one container, named or not (Infocom's `rooms`, Plundered
+Hearts' "it"). `JerichoGame` plays it once `load_interpreter` is patched to return a
 `FakeFrotz`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,6 +73,20 @@ class FakeStory:
     places: dict[int, FakePlace]
     furniture: dict[str, int] = field(default_factory=dict)
     """What the player can get into ("bed" -> its object): `get in bed`, `get up`."""
+    vehicles: frozenset[int] = frozenset()
+    """Furniture that carries the player: a compass move made in it moves it (with the player)
+    along the room's exits."""
+    rides: dict[str, int] = field(default_factory=dict)
+    """Commands that carry the vehicle the player is in to a room ("city" -> its object)."""
+    holder_exits: dict[int, dict[str, int]] = field(default_factory=dict)
+    """Compass moves from inside a holder straight into another holder in the same room."""
+    location_names_holder: bool = False
+    """Whether global 0 names what the player is directly in (a vehicle, not its room)."""
+    attributes: dict[int, frozenset[int]] = field(default_factory=dict)
+    """Attribute flags (0 to 31) set on objects at the start."""
+    speech: dict[str, str] = field(default_factory=dict)
+    """What a character answers when talked to, asked or greeted, by its name; any other thing
+    in the room is refused ("You can't talk to the door.")."""
     opening: str = ""
     """The title and welcome text printed before the first room."""
     location_global: bool = True
@@ -110,9 +126,18 @@ class FakeStory:
             address += 1 + len(encoded) + 1
         for number in sorted(self.objects):
             _move(data, number, self.objects[number][1])
+        for number, flags in self.attributes.items():
+            for flag in flags:
+                data[_entry(number) + flag // 8] |= 0x80 >> flag % 8
         if self.location_global:
-            _set_global(data, globals_at, self.room_of(bytes(data)))
+            _set_global(data, globals_at, self.location_of(bytes(data)))
         return bytes(data)
+
+    def location_of(self, memory: bytes) -> int:
+        """What global 0 holds: the room, or what the player is in (`location_names_holder`)."""
+        if self.location_names_holder:
+            return _link(memory, self.player, 0)
+        return self.room_of(memory)
 
     def room_of(self, memory: bytes) -> int:
         """The place around the player in `memory` (0 when they are in none)."""
@@ -186,14 +211,25 @@ class FakeFrotz:
         holder = _link(self._memory, self.story.player, 0)
         if command.lower() == "look":
             text = self._look()
+        elif (spoken := self._spoken(command)) is not None:
+            text = spoken
         elif words[:2] == ["get", "in"] and words[-1] in self.story.furniture:
             self._put_player(self.story.furniture[words[-1]])
             text = f"You get into the {words[-1]}."
         elif command.lower() in ("get up", "stand up", "get out"):
             self._put_player(here)
             text = "You are on your feet again."
+        elif command.lower() in self.story.rides and holder in self.story.vehicles:
+            self._carry(holder, self.story.rides[command.lower()])
+            text = self._look()
+        elif move in self.story.holder_exits.get(holder, {}):
+            self._put_player(self.story.holder_exits[holder][move])
+            text = "You clamber across."
         elif move in self.story.places.get(here, FakePlace("")).exits:
-            if holder != here:
+            if holder in self.story.vehicles:
+                self._carry(holder, self.story.places[here].exits[move])
+                text = self._look()
+            elif holder != here:
                 text = "You'll have to get up first."
             else:
                 self._put_player(self.story.places[here].exits[move])
@@ -203,11 +239,41 @@ class FakeFrotz:
         self.moves += 1
         return text, 0, False, {}
 
+    def _spoken(self, command: str) -> str | None:
+        """The answer to examining, talking to, asking or greeting a thing; None for another
+        command."""
+        lowered = command.lower().strip()
+        found = (
+            re.fullmatch(r"examine (.+)", lowered)
+            or re.fullmatch(r"talk to (.+)", lowered)
+            or re.fullmatch(r"ask (.+) about .+", lowered)
+            or re.fullmatch(r"(.+), hello", lowered)
+        )
+        if found is None:
+            return None
+        here = self.story.room_of(bytes(self._memory))
+        names = [
+            name
+            for number, (name, _parent) in self.story.objects.items()
+            if name and _link(self._memory, number, 0) == here and number != self.story.player
+        ]
+        word = found.group(1).split()[-1]
+        name = next((n for n in names if n.split()[-1] == word), None)
+        if name is None:
+            return "You can't see any such thing."
+        if lowered.startswith("examine"):
+            return f"You see nothing special about the {name}."
+        return self.story.speech.get(name, f"You can't talk to the {name}.")
+
     def _put_player(self, destination: int) -> None:
-        _move(self._memory, self.story.player, destination)
+        self._carry(self.story.player, destination)
+
+    def _carry(self, thing: int, destination: int) -> None:
+        """Move `thing` (the player, or the vehicle they are in) and update global 0."""
+        _move(self._memory, thing, destination)
         if self.story.location_global:
-            room = self.story.room_of(bytes(self._memory))
-            _set_global(self._memory, self.story.globals_address, room)
+            where = self.story.location_of(bytes(self._memory))
+            _set_global(self._memory, self.story.globals_address, where)
 
     def _look(self) -> str:
         place = self.story.places[self.story.room_of(bytes(self._memory))]

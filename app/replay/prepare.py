@@ -118,7 +118,8 @@ def open_story(
     game_npcs: dict[str, list[str]] | None = None,
 ) -> IGame:
     """The scenario's story file in Jericho, with the NPC names to detect (the scenario's
-    `npcs`, else `game_npcs` for the story's stem). `story: demo:SEED` is the built-in demo
+    `npcs`, else `game_npcs` for the story's stem; with neither, the characters are found from
+    the game itself). `story: demo:SEED` is the built-in demo
     world, compiled on first use into cairn's cache folder (the same one `cairn play` uses)."""
     if spec.story.startswith("demo:"):
         return open_game(None, demo_seed=int(spec.story.removeprefix("demo:") or 1))
@@ -133,5 +134,5 @@ def open_story(
         raise document.error(("story",), f"{spec.story} is {where}")
 
     known = game_npcs if game_npcs is not None else ReplaySettings().game_npcs
-    names = spec.npcs if spec.npcs is not None else known.get(path.stem, [])
+    names = spec.npcs if spec.npcs is not None else known.get(path.stem)
     return open_game(path, npc_names=names)

@@ -330,7 +330,8 @@ class JerichoScenario(_Scenario):
     """Relative to the scenario file, else looked up in the roms folder; `demo:SEED` is the
     built-in demo world."""
     npcs: list[str] | None = None
-    """NPC names to detect (default: the `game_npcs` setting for the story's stem)."""
+    """NPC names to detect, overriding the characters found from the game (default: the
+    `game_npcs` setting for the story's stem, else the characters found)."""
 
     @field_validator("story")
     @classmethod

@@ -345,10 +345,10 @@ def test_the_tree_is_read_from_the_dynamic_memory_as_jericho_states_it(
     env = zork._env
     actions = ["open mailbox", "take leaflet", "north", "east", "open window", "enter"]
     fast = [zork.step(action) for action in actions]
-    assert zork._ram() == bytes(env.get_state()[0])
+    assert zork._ram.read() == bytes(env.get_state()[0])
     zork.reset()
-    assert zork._direct_ram
-    zork._direct_ram = False  # as for an interpreter library without getRAM
+    assert zork._ram._direct
+    zork._ram._direct = False  # as for an interpreter library without getRAM
     slow = [zork.step(action) for action in actions]
     assert [(o.location_id, o.location_name, o.objects, o.inventory) for o in fast] == [
         (o.location_id, o.location_name, o.objects, o.inventory) for o in slow

@@ -1,9 +1,12 @@
-"""Real compiled games with unusual object trees: rooms inside one container, no room headings.
+"""Real compiled games with unusual object trees: rooms inside one container, no room headings,
+a vehicle.
 
-Both are the demo world's Inform 7 source (TextWorld, compiled offline with the compiler in its
+All are the demo world's Inform 7 source (TextWorld, compiled offline with the compiler in its
 wheel) with a few lines added: in `tw-nested` every room is moved into one region object when
 play begins (the game's own visibility stops at a room, so it plays as before); `tw-nameless`
-prints no room heading. Neither line names a room or an id the adapter could know.
+prints no room heading; `tw-cart` has a cart (an Inform vehicle) in the first room, and
+`tw-nested-cart` is `tw-nested` with the player starting in that cart. No line names a room or
+an id the adapter could know.
 """
 
 from __future__ import annotations
@@ -38,6 +41,12 @@ Include (-
 NAMELESS = """
 The room description heading rule is not listed in the carry out looking rules.
 """
+CART = """
+The cart is a vehicle in r_0. The cart is open. The cart is not openable.
+"""
+IN_CART = """
+When play begins: now the player is in the cart.
+"""
 ROUTE = ["go north", "go east", "open oak chest", "take iron key", "go west", "go south"]
 ROUTE += ["go east", "go south"]
 HEADERS = ["Entrance Hall", "Library", "Study", "Study", "Study", "Library", "Entrance Hall"]
@@ -54,9 +63,15 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
     folder = tmp_path_factory.mktemp("unusual")
     source = demo_inform_source(1)
-    paths = {"nested": folder / "tw-nested.z8", "nameless": folder / "tw-nameless.z8"}
-    compile_inform7_game(source + NESTED, str(paths["nested"]))
-    compile_inform7_game(source + NAMELESS, str(paths["nameless"]))
+    sources = {
+        "nested": source + NESTED,
+        "nameless": source + NAMELESS,
+        "cart": source + CART,
+        "nested-cart": source + NESTED + CART + IN_CART,
+    }
+    paths = {kind: folder / f"tw-{kind}.z8" for kind in sources}
+    for kind, text in sources.items():
+        compile_inform7_game(text, str(paths[kind]))
     return paths
 
 
@@ -82,6 +97,48 @@ def test_rooms_moved_into_one_region_object_stay_distinct_rooms(games: dict[str,
     # the moves tried aside on the second interpreter never reached the game played
     assert [o.moves - seen[0].moves for o in seen] == list(range(len(seen)))
     assert seen[4].score == 1 and "iron key" in seen[4].inventory
+    game.close()
+
+
+def test_a_cart_driven_between_rooms_keeps_them_rooms_named_from_their_headers(
+    games: dict[str, Path],
+) -> None:
+    game = JerichoGame(games["cart"])
+    seen = [game.reset()]
+    seen += [game.step(c) for c in ["enter cart", "go north", "go south", "go west", "get out"]]
+    seen += [game.step("go east")]
+    places = [(o.location_name, o.location_context) for o in seen]
+    assert places == [
+        ("Entrance Hall", ""),
+        ("Entrance Hall", "in the cart"),
+        ("Library", "in the cart"),  # "-= Library =- (in the cart)": the header's suffix
+        ("Entrance Hall", "in the cart"),
+        ("Garden", "in the cart"),
+        ("Garden", ""),
+        ("Entrance Hall", ""),
+    ]
+    by_name = {o.location_name: o.location_id for o in seen}
+    assert len(set(by_name.values())) == 3 and None not in by_name.values()
+    assert all(by_name[o.location_name] == o.location_id for o in seen)
+    assert "library" not in seen[2].objects  # the room's own name is no thing in it
+    game.close()
+
+
+def test_rooms_in_one_region_from_a_start_in_a_cart_to_the_win(games: dict[str, Path]) -> None:
+    # before: no move from the cart walked the player between two rooms, so the region was
+    # the one location of the whole game, its start and its win, with no name
+    from cairn.adapters.game.demo_world import demo_walkthrough
+
+    game = JerichoGame(games["nested-cart"])
+    seen = [game.reset()] + [game.step(c) for c in demo_walkthrough(1)]
+    assert seen[0].location_name == "Entrance Hall"
+    assert seen[0].location_context == "in the cart"
+    assert seen[-1].won and seen[-1].location_name == "Treasury"
+    names = [o.location_name for o in seen]
+    assert names[:3] == ["Entrance Hall", "Library", "Study"]
+    assert names[-3:] == ["Gallery", "Treasury", "Treasury"]
+    by_name = {o.location_name: o.location_id for o in seen}
+    assert len(set(by_name.values())) == len(by_name) == 5
     game.close()
 
 

@@ -69,6 +69,20 @@ def test_the_winning_move_that_scores_keeps_both_memories(
 
 
 @needs_roms
+@pytest.mark.parametrize(
+    ("story", "character"), [("night.z5", "little grey mouse"), ("zork1.z5", "troll")]
+)
+def test_the_npc_scope_fills_with_no_list_of_names(
+    story: str, character: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # the characters are found from the game itself (issue 38, item 8): Night at the Computer
+    # Center was never on a list, and Zork I's list is gone from the settings
+    npc = [e for e in entries(replay(story, tmp_path_factory)) if e.scope is MemoryScope.NPC]
+    assert character in {i for e in npc for i in e.npc_ids}
+    assert all(e.location_id is not None for e in npc)
+
+
+@needs_roms
 @pytest.mark.parametrize("story", ["905.z5", "night.z5", "snacktime.z8", "zork1.z5"])
 def test_no_title_or_text_holds_an_internal_id(
     story: str, tmp_path_factory: pytest.TempPathFactory

@@ -17,6 +17,7 @@ import pytest
 from cairn.adapters.game import interpreter, jericho_game
 from cairn.adapters.game.jericho_game import JerichoGame
 from cairn.adapters.game.names import described_name, read_look
+from cairn.adapters.game.room_evidence import RoomEvidence
 from cairn.adapters.game.rooms import root_from_location, root_from_move
 from tests.fake_frotz import FakeFrotz, FakePlace, FakeStory
 
@@ -90,6 +91,123 @@ def test_a_named_container_without_a_location_variable_is_found_by_walking(
 ) -> None:
     game = open_game(ship("Ship", ("Cabin", "Deck", "Galley"), False), tmp_path, monkeypatch)
     assert walk(game, ROUND_TRIP) == ROUND_TRIP_PLACES
+
+
+def station_story(names_holder: bool = False, clamber: bool = False) -> FakeStory:
+    """An Inform-like game, rooms at the top: a carriage (4) and a bench (5) stand on the
+    platform (1) with the player (6); in the carriage, "city" carries it to the city (2),
+    whose square (3) is north. `names_holder`: the location variable names what the player
+    is in; `clamber`: from the carriage a compass move lands on the bench. Either made the
+    platform look like the container of all rooms, and the carriage like a room."""
+    return FakeStory(
+        objects={
+            1: ("Platform", 0),
+            2: ("City", 0),
+            3: ("Square", 0),
+            4: ("carriage", 1),
+            5: ("bench", 1),
+            6: ("you", 1),
+        },
+        player=6,
+        places={
+            1: FakePlace("Rails run east into the hills.", "Platform"),
+            2: FakePlace("Towers rise all around.", "City", {"north": 3}),
+            3: FakePlace("Pigeons strut over the flagstones.", "Square", {"south": 2}),
+        },
+        furniture={"carriage": 4, "bench": 5},
+        vehicles=frozenset({4}),
+        rides={"city": 2},
+        holder_exits={4: {"west": 5}} if clamber else {},
+        location_names_holder=names_holder,
+        opening=OPENING,
+    )
+
+
+STATION_WALK = ["get in carriage", "city", "get out", "north", "south"]
+STATION_PLACES = [
+    (1, "Platform"),
+    (1, "Platform"),
+    (2, "City"),
+    (2, "City"),
+    (3, "Square"),
+    (2, "City"),
+]
+
+
+@pytest.mark.parametrize(
+    ("names_holder", "clamber"), [(True, False), (False, True), (True, True)]
+)
+def test_a_vehicle_that_carries_the_player_never_makes_its_room_the_rooms_container(
+    names_holder: bool, clamber: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: the platform was taken for the container of all rooms once the player boarded,
+    # the carriage became the location, and after the ride there was no location at all
+    game = open_game(station_story(names_holder, clamber), tmp_path, monkeypatch)
+    seen = [game.reset()] + [game.step(c) for c in STATION_WALK]
+    assert [(o.location_id, o.location_name) for o in seen] == STATION_PLACES
+    assert [o.location_context for o in seen[1:3]] == ["in the carriage", "in the carriage"]
+
+
+def grounds_story() -> FakeStory:
+    """Three rooms inside one named container (1, "Grounds"), no location variable: the lawn
+    (2) south of the orchard (3), the pond (4) east of the orchard; the player (6) starts in
+    a cart (5) standing on the lawn, and the cart carries them along the paths."""
+    return FakeStory(
+        objects={
+            1: ("Grounds", 0),
+            2: ("Lawn", 1),
+            3: ("Orchard", 1),
+            4: ("Pond", 1),
+            5: ("cart", 2),
+            6: ("you", 5),
+        },
+        player=6,
+        places={
+            2: FakePlace("Clipped grass.", "Lawn", {"north": 3}),
+            3: FakePlace("Apple trees in rows.", "Orchard", {"south": 2, "east": 4}),
+            4: FakePlace("Reeds and still water.", "Pond", {"west": 3}),
+        },
+        furniture={"cart": 5},
+        vehicles=frozenset({5}),
+        opening=OPENING,
+        location_global=False,
+    )
+
+
+def test_a_player_who_starts_in_a_vehicle_is_placed_in_its_room_not_the_rooms_container(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: no move from the cart walked the player between two rooms, so the named
+    # container was taken for the one room of the whole game, from the start to the end
+    game = open_game(grounds_story(), tmp_path, monkeypatch)
+    seen = [game.reset()] + [game.step(c) for c in ["north", "east", "get out", "west"]]
+    assert [(o.location_id, o.location_name) for o in seen] == [
+        (2, "Lawn"),
+        (3, "Orchard"),
+        (4, "Pond"),
+        (4, "Pond"),
+        (3, "Orchard"),
+    ]
+
+
+def test_room_evidence_refuses_and_drops_a_guess_the_played_game_contradicts() -> None:
+    boarded = RoomEvidence()
+    boarded.observe([1])  # standing on the platform: a room
+    boarded.observe([4, 1])  # into the carriage from beside it: a holder
+    assert (boarded.rooms, boarded.holders) == ({1}, {4})
+    assert boarded.propose(1, 4) is None  # a room holds no rooms
+    assert boarded.propose(7, 4) is None  # a holder is no witness
+    assert boarded.propose(7, 3) == 7
+    started_inside = RoomEvidence()
+    started_inside.observe([4, 1])  # the game began with the player in the carriage
+    assert started_inside.propose(1, 4) == 1  # nothing known yet: the guess is taken
+    started_inside.observe([4, 2])  # carried elsewhere: nothing new
+    assert started_inside.root == 1
+    started_inside.observe([2])  # out of the carriage: it was a holder, the guess goes
+    assert (started_inside.root, started_inside.holders, started_inside.rooms) == (None, {4}, {2})
+    started_inside.forget_last()
+    started_inside.observe([5, 9])  # after a restore: no move, so no holder
+    assert started_inside.holders == {4}
 
 
 def bedroom_story() -> FakeStory:
@@ -199,4 +317,7 @@ def test_a_root_is_the_top_that_holds_the_location_or_a_walk_between_its_childre
     assert root_from_move([27, 25], [26]) is None  # out of bed into another top-level room
     assert root_from_move([27, 25], [27, 25]) is None  # the move failed
     assert root_from_move([25], [26]) is None  # Inform rooms at the top
-    assert root_from_move([156, 33, 82], [156, 34, 82]) is None  # a boat's move proves nothing
+    # the boat carried the player from one of the top's children into another
+    assert root_from_move([156, 33, 82], [156, 34, 82]) == 82
+    assert root_from_move([156, 33, 82], [33, 82]) is None  # out of the boat: the same room
+    assert root_from_move([7, 33, 82], [156, 34, 82]) is None  # not the same vehicle

@@ -32,27 +32,26 @@ def open_game(
 ) -> IGame:
     """The story file in Jericho, or (`story` None) the demo world built with `demo_seed`.
 
-    `seed` None is the walkthrough's seed (replays); NPC names default to the demo's own; a
-    story file whose load takes over `load_timeout` seconds is refused (GameError).
+    `seed` None is the walkthrough's seed (replays); `npc_names` None: the characters are found
+    from the game itself, else these names are matched; a story file whose load takes over
+    `load_timeout` seconds is refused (GameError).
     """
     require("jericho", "jericho", for_what="playing a Z-machine game")
     from cairn.adapters.game.jericho_game import JerichoGame
 
     if story is None:
         require("textworld", "jericho", for_what="the built-in demo world")
-        from cairn.adapters.game.demo_world import DEMO_NPCS, build_demo_world
+        from cairn.adapters.game.demo_world import build_demo_world
 
-        path = build_demo_world(cache_dir(), seed=demo_seed)
-        names = DEMO_NPCS if npc_names is None else npc_names
-        return JerichoGame(path, npc_names=names, seed=seed, load_timeout=load_timeout)
-    return JerichoGame(story, npc_names=npc_names or [], seed=seed, load_timeout=load_timeout)
+        story = build_demo_world(cache_dir(), seed=demo_seed)
+    return JerichoGame(story, npc_names=npc_names, seed=seed, load_timeout=load_timeout)
 
 
 class GameOpener:
-    """The game a play run plays, as the container configures it: the story file with its NPC
-    names from the settings (`game_npcs`, by the story's stem), else the demo world built with
-    `demo_seed`; `seed` is the player's (`play_seed`); `load_timeout` bounds a story's load
-    (`story_load_timeout`)."""
+    """The game a play run plays, as the container configures it: the story file (its NPCs found
+    from the game, unless the settings' `game_npcs` override names them for the story's stem),
+    else the demo world built with `demo_seed`; `seed` is the player's (`play_seed`);
+    `load_timeout` bounds a story's load (`story_load_timeout`)."""
 
     def __init__(
         self,

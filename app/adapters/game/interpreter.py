@@ -3,6 +3,7 @@ shares the first one's preprocessing."""
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from pathlib import Path
 from typing import Any
@@ -49,3 +50,26 @@ def load_second(first: Any, path: Path, seed: int | None) -> Any:
     except Exception:  # another Jericho's insides: the plain way
         return load_interpreter(path, seed)
     return env
+
+
+class MemoryReader:
+    """An interpreter's dynamic memory, read as often as every turn: copied into a buffer kept
+    for it (Jericho's `get_state` copies the stack and more too, through numpy); `get_state`
+    when the interpreter library has no `getRAM`."""
+
+    def __init__(self, env: Any) -> None:
+        """Read `env`'s memory."""
+        self._env = env
+        lib = getattr(env, "frotz_lib", None)
+        self._direct = hasattr(lib, "getRAM") and hasattr(lib, "getRAMSize")
+        self._buffer: ctypes.Array[ctypes.c_uint8] | None = None
+
+    def read(self) -> bytes:
+        """The dynamic memory as it is now."""
+        if not self._direct:
+            return bytes(self._env.get_state()[0])
+        lib = self._env.frotz_lib
+        if self._buffer is None:
+            self._buffer = (ctypes.c_uint8 * int(lib.getRAMSize()))()
+        lib.getRAM(self._buffer)
+        return bytes(self._buffer)

@@ -8,9 +8,11 @@
   what holds the player is `location_context` ("in the magic boat"). Rooms that all sit in one
   top-level object stay distinct rooms once that object is known to hold them (`rooms`: the
   game's location variable names its child, or a compass move, tried on the second interpreter,
-  walks between two of its children). None when the game cannot say where the player is, and
-  always for games Jericho does not fully support (it knows no player object for them). An id
-  is never invented.
+  walks or drives between two of its children) and the played game has not shown otherwise
+  (`room_evidence`: a room the player stood in holds no rooms; a vehicle boarded from beside
+  is no room; a guess they contradict is dropped). None when the game cannot say where the
+  player is, and always for games Jericho does not fully support (it knows no player object
+  for them). An id is never invented.
 - Names (`room_names`): the header that `look` prints in the room, read once per room id on a
   saved state that is restored (no move is spent), vehicle suffix removed; dark rooms fall back
   to the cleaned object-tree name until a real header is read; a room with neither (a game
@@ -30,17 +32,17 @@
   when the tree's objects have no names (TextWorld) is the `inventory` command sent, on a saved
   state that is then restored, so it costs no move.
 - `world_changed`: whether the command changed the world, from Jericho's cleaned object-tree
-  diff (objects moved, attributes set or cleared, the game's special memory), read right after
-  the step (the `look` asked for a name is a step of its own), with the player's own attribute
-  flags left out (parsers set them while reading a command, even one that is refused or
-  only looks) and without what time alone changes that turn: when the diff is not empty, a
-  second interpreter (loaded once, never the one played) steps `wait` from the state before the
-  command, and the changes it makes too are the world's, not the command's (a timed
-  event that happens whatever the player types). The played interpreter never goes back
-  in time for this: Jericho keeps some of a game's figures outside its saved state (the demo
-  world's score lagged a turn when it did). Jericho's world-state hash is not used: it changes
-  with the player's flags. None after a reset or a restore, and for games Jericho does not
+  diff read right after the step, the player's own attribute flags left out (parsers set them
+  while reading any command), minus what `wait` changes from the state before the command on
+  a second interpreter (loaded once, never the one played: a timed event is the world's, not
+  the command's; `probes.command_changed`). The played interpreter never goes back in time:
+  Jericho keeps some of a game's figures outside its saved state (the demo world's score
+  lagged a turn when it did). None after a reset or a restore, and for games Jericho does not
   fully support.
+- NPCs: the characters in sight and those the text names, found from the game itself
+  (`cast`, `characters`: what the parser answers when the things in sight are talked to on
+  the second interpreter, and the attribute that marks them); a per-game list of names
+  (`game_npcs`, a scenario's `npcs`) overrides it.
 - `get_valid_actions()` is never used (it needs a spaCy model that cannot be downloaded).
 - Frotz ends the whole process on a malformed story file, so the file's Z-machine header is
   checked before Jericho sees it.
@@ -48,7 +50,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import pickle
 import warnings
 from collections import deque
@@ -57,7 +58,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.adapters.game.interpreter import load_interpreter, load_second
+from cairn.adapters.game.cast import Cast
+from cairn.adapters.game.interpreter import MemoryReader, load_interpreter, load_second
 from cairn.adapters.game.names import (
     clean_item_name,
     nouns_in_text,
@@ -68,17 +70,22 @@ from cairn.adapters.game.names import (
     strip_status_line,
 )
 from cairn.adapters.game.npcs import match_npcs
-from cairn.adapters.game.probes import asked, ending, run_probe, waiting_diff, world_diff
+from cairn.adapters.game.probes import (
+    answers_aside,
+    asked,
+    command_changed,
+    ending,
+    run_probe,
+)
+from cairn.adapters.game.room_evidence import RoomEvidence
 from cairn.adapters.game.room_names import RoomNames
 from cairn.adapters.game.rooms import (
-    PROBE_MOVES,
     Placement,
     find_rooms_root,
     named_inside,
     place_player,
     room_state,
     root_from_location,
-    root_from_move,
     visible_things,
 )
 from cairn.adapters.game.story_file import check_story_file, read_story_file
@@ -127,7 +134,8 @@ class JerichoGame(IGame):
     ) -> None:
         """Load `path`; `seed` None means the walkthrough's seed (so walkthroughs replay); a
         load that takes over `load_timeout` seconds (default `load_probe.LOAD_TIMEOUT`) is a
-        GameError."""
+        GameError. `npc_names` None: the characters are found from the game (`cast`); a list
+        (a per-game override) is matched by name instead, and an empty one means none."""
         self._path = Path(path)
         check_story_file(self._path)
         self._seed = seed
@@ -136,12 +144,12 @@ class JerichoGame(IGame):
         """A second interpreter for what `wait` alone changes (see `world_changed`)."""
         self._supported = bool(getattr(self._env, "is_fully_supported", False))
         self._story = _story(self._path)
-        self._npcs = list(npc_names or [])
+        self._npcs = list(npc_names) if npc_names is not None else None
+        self._cast = Cast()
         self._names = RoomNames()
         self._player: int | None = None
-        self._rooms_root: int | None = None
-        self._probed: set[tuple[int, int]] = set()
-        """(top's child, top) pairs whose moves were tried (see `_find_rooms_root`)."""
+        self._rooms = RoomEvidence()
+        """The rooms-root guess and what the played game showed about it (`room_evidence`)."""
         self._vocabulary: tuple[frozenset[str], frozenset[str]] | None = None
         self._named: set[tuple[object, ...]] = set()
         """(room, holder, the holder's attributes, thing) for each thing inside another that a
@@ -149,9 +157,7 @@ class JerichoGame(IGame):
         self._known: tuple[Vocabulary | None] | None = None
         """`vocabulary()`'s answer, once read."""
         self._text_objects: dict[tuple[object, ...], list[str]] = {}
-        self._ram_buffer: ctypes.Array[ctypes.c_uint8] | None = None
-        lib = getattr(self._env, "frotz_lib", None)
-        self._direct_ram = hasattr(lib, "getRAM") and hasattr(lib, "getRAMSize")
+        self._ram = MemoryReader(self._env)
         self._item_names: dict[str, str] = {}
         """Cleaned names by the tree's raw names (a turn reads the same few again)."""
         self._object_names: dict[str, str] = {}
@@ -178,6 +184,7 @@ class JerichoGame(IGame):
             raise GameError(f"{self.name}: the interpreter failed to reset: {exc}") from exc
         self._steps = 0
         self._before.clear()
+        self._rooms.forget_last()
         return self._observe(text, done=False)
 
     def step(self, action: str) -> GameObservation:
@@ -190,7 +197,8 @@ class JerichoGame(IGame):
         self._steps += 1
         if before is not None:
             self._before.append(before)
-        return self._observe(text, done=bool(done), world_changed=self._world_changed(before))
+        changed = command_changed(self._env, self._second, before)
+        return self._observe(text, done=bool(done), world_changed=changed)
 
     def save(self) -> bytes:
         """The interpreter's full state, pickled."""
@@ -207,6 +215,7 @@ class JerichoGame(IGame):
             raise GameError(f"{self.name}: not a state saved by this game: {exc}") from exc
         self._steps = saved.steps
         self._before.clear()
+        self._rooms.forget_last()
         return self._observe("", done=False)
 
     def walkthrough(self) -> list[str]:
@@ -237,7 +246,7 @@ class JerichoGame(IGame):
         assert self._story is not None and self._player is not None
         tree = self._story.tree(bytes(shadow.get_state()[0]))
         status = tree.global_variable(0) if self._story.version == 3 else 0
-        room = place_player(tree, self._player, self._rooms_root, status).room
+        room = place_player(tree, self._player, self._rooms.root, status, self._rooms.rooms).room
         items = list(tree.children(self._player))
         raw_names = [tree.name(i) for i in items]
         if items and not any(n.strip() for n in raw_names):
@@ -276,20 +285,6 @@ class JerichoGame(IGame):
 
     # -- observation -------------------------------------------------------------------------
 
-    def _world_changed(self, before: tuple[Any, ...] | None) -> bool | None:
-        """Whether the command just sent changed the world (see the module docstring); `before`
-        is the interpreter's state before it."""
-        if before is None:
-            return None
-        try:
-            own = world_diff(self._env)
-            if not own:
-                return False
-            passing = waiting_diff(self._second(), before)
-        except Exception:  # an interpreter without the diff: the game cannot say
-            return None
-        return bool(own - passing)
-
     def _observe(self, raw: str, done: bool, world_changed: bool | None = None) -> GameObservation:
         """Read everything the observation reports from the interpreter, after `raw` text."""
         text = strip_status_line(raw)
@@ -299,8 +294,8 @@ class JerichoGame(IGame):
         name, context = self._room_name(view, text, done)
         objects = self._objects(view, name, done, text)
         score, max_score = self._scores()
-        won, died = self._outcome(text, done, score, max_score)
-        present, mentioned = match_npcs(self._npcs, objects, text)
+        won, died = ending(self._env, text, done, self._supported, score, max_score)
+        present, mentioned = self._characters(view, objects, text, done)
         return GameObservation(
             text=text,
             location_id=room,
@@ -324,44 +319,69 @@ class JerichoGame(IGame):
         if not self._supported or self._story is None:
             return None
         try:
-            tree = self._story.tree(self._ram())
+            tree = self._story.tree(self._ram.read())
         except Exception:  # the interpreter's memory could not be read
             return None
-        if self._player is None:
-            self._player = int(getattr(self._env, "player_obj_num", 0) or 0)
-            self._rooms_root = find_rooms_root(tree, self._player)
-        if not 0 < self._player <= tree.count:
+        first = self._player is None
+        player = self._player = (
+            int(getattr(self._env, "player_obj_num", 0) or 0) if first else self._player or 0
+        )
+        if not 0 < player <= tree.count:
             return None
-        if self._rooms_root is None:
-            self._rooms_root = self._find_rooms_root(self._story, tree, self._player, done)
+        chain = tree.ancestors(player)
+        self._rooms.observe(chain)
+        if first:
+            self._rooms.propose(find_rooms_root(tree, player), *chain[-2:-1])
+            self._cast.start(tree.attributes(player))
+        if self._rooms.root is None:
+            self._find_rooms_root(self._story, tree, chain, done)
         status = tree.global_variable(0) if self._story.version == 3 else 0
-        return _View(tree, place_player(tree, self._player, self._rooms_root, status))
+        placement = place_player(tree, player, self._rooms.root, status, self._rooms.rooms)
+        return _View(tree, placement)
 
     def _find_rooms_root(
-        self, story: ZStory, tree: ObjectTree, player: int, done: bool
-    ) -> int | None:
-        """The top of the player's chain when it turns out to hold rooms (`rooms` module rules 2
-        and 3): the game's location variable names the object under it, or a compass move,
-        tried on the second interpreter once per (top's child, top), takes the player from
-        one of its children straight into another. Kept for the game once found."""
-        chain = tree.ancestors(player)
+        self, story: ZStory, tree: ObjectTree, chain: list[int], done: bool
+    ) -> None:
+        """Propose the top of the player's `chain` as the rooms' container when the game's
+        location variable names the object under it, or when compass moves tried on the
+        second interpreter show it (`RoomEvidence.probe`); the played game's evidence may
+        refuse it, or drop it later."""
         found = root_from_location(chain, tree.global_variable(0))
-        if found is not None or done or len(chain) < 2 or (chain[-2], chain[-1]) in self._probed:
-            return found
-        self._probed.add((chain[-2], chain[-1]))
+        if self._rooms.propose(found, *chain[-2:-1]) is not None or done:
+            return
+        player = self._player or 0
         try:
             state = self._env.get_state()
             second = self._second()
-            for move in PROBE_MOVES:
+
+            def moved(move: str) -> list[int]:
                 second.set_state(state)
                 second.step(move)
-                after = story.tree(bytes(second.get_state()[0])).ancestors(player)
-                found = root_from_move(chain, after)
-                if found is not None:
-                    return found
+                return story.tree(bytes(second.get_state()[0])).ancestors(player)
+
+            self._rooms.probe(chain, moved)
         except Exception:  # a second interpreter that cannot follow: no evidence
-            return None
-        return None
+            return
+
+    def _characters(
+        self, view: _View | None, objects: list[str], text: str, done: bool
+    ) -> tuple[list[str], list[str]]:
+        """(present, mentioned) NPC names: the characters found from the game (`cast`: the
+        things in sight are asked aside, never once the game has ended), or the per-game
+        list's names among the room's objects and in the text."""
+        if self._npcs is not None:
+            return match_npcs(self._npcs, objects, text)
+        if view is None or view.placement.room is None or self._player is None:
+            return [], self._cast.mentioned(text)
+        tree = view.tree
+        return self._cast.read(
+            tree,
+            visible_things(tree, view.placement, self._player),
+            text,
+            lambda number: self._clean_one(tree.name(number)),
+            self._words(),
+            None if done else lambda commands: answers_aside(self._second, self._env, commands),
+        )
 
     def _second(self) -> Any:
         """The second interpreter (loaded once, never the one played; see `world_changed`)."""
@@ -369,18 +389,6 @@ class JerichoGame(IGame):
             self._shadow = load_second(self._env, self._path, self._seed)
             self._shadow.reset()
         return self._shadow
-
-    def _ram(self) -> bytes:
-        """The interpreter's dynamic memory: copied into a buffer kept for it (Jericho's
-        `get_state` copies the stack and more too, through numpy); `get_state` when the
-        interpreter library has no `getRAM`."""
-        if not self._direct_ram:
-            return bytes(self._env.get_state()[0])
-        lib = self._env.frotz_lib
-        if self._ram_buffer is None:
-            self._ram_buffer = (ctypes.c_uint8 * int(lib.getRAMSize()))()
-        lib.getRAM(self._ram_buffer)
-        return bytes(self._ram_buffer)
 
     def _look(self) -> str:
         """The answer to `look`, on a saved state that is restored (at most once a turn)."""
@@ -446,12 +454,6 @@ class JerichoGame(IGame):
         if not self._supported:
             return None, None
         return int(self._env.get_score()), int(self._env.get_max_score())
-
-    def _outcome(
-        self, text: str, done: bool, score: int | None, max_score: int | None
-    ) -> tuple[bool, bool]:
-        """(won, died). A death banner without `done` (a resurrection) is still a death."""
-        return ending(self._env, text, done, self._supported, score, max_score)
 
     def _inventory(self, view: _View | None, done: bool) -> list[str]:
         """Names of what the player carries, from the object tree (see the module docstring)."""

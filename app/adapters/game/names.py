@@ -19,7 +19,8 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-_TW_HEADER = re.compile(r"^-= (.+?) =-\s*$", re.MULTILINE)
+_TW_HEADER = re.compile(r"^-= (.+?) =-(?:[ \t]*\(([^()\n]+)\))?[ \t]*$", re.MULTILINE)
+"""TextWorld's header, with what holds the player after it: "-= Library =- (in the cart)"."""
 _MAX_TITLE = 60
 _MAX_WORDS = 9
 _TITLE_CHARS = re.compile("^[\\w\"'\u2019\\-,&() .!]+$")
@@ -155,10 +156,10 @@ def _is_banner(lines: list[str], index: int) -> bool:
 def room_header(text: str, anywhere: bool = True) -> str | None:
     """The room header a game printed in `text`, if any (suffix included).
 
-    TextWorld's `-= Name =-` is taken wherever it is. Otherwise the header must be followed by
-    a description line. With `anywhere` the first such line counts (after an intro, "You have
-    moved into a dark place.", a death...) unless it is a title banner; without it only the
-    first line of the text can be the header.
+    TextWorld's `-= Name =-` is taken wherever it is (its suffix left out). Otherwise the
+    header must be followed by a description line. With `anywhere` the first such line counts
+    (after an intro, "You have moved into a dark place.", a death...) unless it is a title
+    banner; without it only the first line of the text can be the header.
     """
     found = _TW_HEADER.search(text)
     if found:
@@ -229,11 +230,12 @@ def read_look(text: str, tree_name: str, in_something: bool) -> LookReading:
     A first line equal to the room's object-tree name is its name; otherwise it must be a title
     followed by a description, and no darkness header. `found` is False when no name was read
     (a dark room, a question, an echo): the caller falls back to the tree name. TextWorld's
-    `-= Name =-` is always the name (its tree has none).
+    `-= Name =-` is always the name (its tree has none); a suffix in parentheses after it is
+    the context ("in the cart").
     """
     tw = _TW_HEADER.search(text)
     if tw:
-        return LookReading(tw.group(1).strip(), "", True, confirmed=True)
+        return LookReading(tw.group(1).strip(), (tw.group(2) or "").strip(), True, confirmed=True)
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     while lines and lines[0].strip()[:1] in "([" and lines[0].strip()[-1:] in ")]":
         lines.pop(0)

@@ -58,6 +58,41 @@ def waiting_diff(env: Any, start: tuple[Any, ...]) -> set[tuple[int, int, int]]:
     return world_diff(env)
 
 
+def command_changed(
+    env: Any, second: Callable[[], Any], before: tuple[Any, ...] | None
+) -> bool | None:
+    """Whether the command `env` just played from the state `before` changed the world beyond
+    what `wait` changes from there (tried on `second()`, never on `env`); None with no state
+    before (an unsupported game) or an interpreter without the diff."""
+    if before is None:
+        return None
+    try:
+        own = world_diff(env)
+        if not own:
+            return False
+        passing = waiting_diff(second(), before)
+    except Exception:  # an interpreter without the diff: the game cannot say
+        return None
+    return bool(own - passing)
+
+
+def answers_aside(
+    second: Callable[[], Any], env: Any, commands: Sequence[str]
+) -> list[str] | None:
+    """The answers to `commands`, each sent to `second()` from `env`'s current state (`env`
+    never moves); None when the second interpreter cannot follow."""
+    try:
+        state = env.get_state()
+        shadow = second()
+        answers = []
+        for command in commands:
+            shadow.set_state(state)
+            answers.append(str(shadow.step(command)[0]))
+    except Exception:  # an interpreter that cannot follow: the game cannot be asked
+        return None
+    return answers
+
+
 def asked(env: Any, command: str) -> str:
     """`env`'s answer to `command`, undone: it costs no move and changes nothing."""
     state = env.get_state()

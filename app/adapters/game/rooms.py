@@ -18,10 +18,14 @@ and on games whose rooms sit in one container (`tests/integration/test_unusual_t
   2. the game's own location variable (global 0: the status line's location in version 3,
      Z-machine standard §8.2.2, and the first global of the Inform and ZIL libraries) names the
      object just under it (a rooms object may have a name of its own);
-  3. one compass move takes the player from one of its children straight into another
-     (`root_from_move`): a room holds furniture, never a room one walks into. The adapter
-     tries the moves on a second interpreter, so the played game never moves.
-  Until one of these holds the top is the room.
+  3. one compass move takes the player from one of its children straight into another, or
+     carries them in a vehicle from one into another (`root_from_move`): a room holds
+     furniture, never a room one walks into. The adapter tries the moves on a second
+     interpreter, so the played game never moves.
+  Until one of these holds the top is the room. A vehicle or a bed has the shape of a room
+  in a container ([boat, river] against [room, rooms]): `room_evidence.RoomEvidence` keeps
+  what the played game showed (tops the player stood in are rooms; what the player got into
+  from beside it is a holder) and refuses, or later drops, a guess that contradicts it.
 - What lies between the player and the room (boat, bed, chair, dumbwaiter) is context, never a
   location.
 - Planetfall puts the player in a bed that lives in the unnamed `local-globals` object, outside
@@ -33,7 +37,7 @@ and on games whose rooms sit in one container (`tests/integration/test_unusual_t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from cairn.adapters.game.ztree import ObjectTree
@@ -83,9 +87,14 @@ def root_from_location(chain: Sequence[int], location: int) -> int | None:
 
 def root_from_move(before: Sequence[int], after: Sequence[int]) -> int | None:
     """The top of the tree when a compass move took the player from under one of its children
-    (`before`, the chain before the move) straight into another (`after` is [child, top]):
-    that top holds rooms. None otherwise."""
-    if len(before) < 2 or len(after) != 2:
+    (`before`, the chain before the move) straight into another (`after` is [child, top]), or
+    carried them, in the same vehicle, from one of its children into another (`after` is
+    [vehicle..., child, top] with the vehicle's part of `before`): that top holds rooms. None
+    otherwise. (A move that shows the same shape between two holders in one room is ruled
+    out by `RoomEvidence`, which knows the holders.)"""
+    if len(before) < 2 or len(after) < 2:
+        return None
+    if len(after) != 2 and tuple(after[:-2]) != tuple(before[:-2]):
         return None
     if before[-1] != after[-1] or before[-2] == after[-2]:
         return None
@@ -93,17 +102,23 @@ def root_from_move(before: Sequence[int], after: Sequence[int]) -> int | None:
 
 
 def place_player(
-    tree: ObjectTree, player: int, rooms_root: int | None, status_room: int = 0
+    tree: ObjectTree,
+    player: int,
+    rooms_root: int | None,
+    status_room: int = 0,
+    rooms: Collection[int] = (),
 ) -> Placement:
     """The room around `player` (see the module docstring for the rule).
 
     `status_room` is a version 3 game's location global (0 when there is none): it is only used
-    when the chain does not reach the rooms object and it names a room.
+    when the chain does not reach the rooms object and it names a room. `rooms` are top-level
+    objects known to be rooms (the player stood in them): a chain that ends in one outside the
+    rooms object is in that room.
     """
     chain = tree.ancestors(player)
     if not chain:
         return Placement(None)
-    if rooms_root is None:
+    if rooms_root is None or (chain[-1] != rooms_root and chain[-1] in rooms):
         return Placement(chain[-1], tuple(chain[:-1]))
     for index, ancestor in enumerate(chain):
         if tree.parent(ancestor) == rooms_root:
