@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 
+from cairn.agents.data_fence import GAME_TEXT, MEMORIES, as_data, fenced, with_data_rule
 from cairn.agents.prompt_files import render
 from cairn.agents.structured import complete_structured
 from cairn.errors import LLMError, SummarizerError
@@ -47,7 +48,7 @@ class SummarizerAgent(ISummarizer):
     def synthesize(self, request: SynthesisRequest) -> SynthesisDecision:
         llm_request = LLMRequest(
             role="synthesis",
-            system=render("synthesis"),
+            system=with_data_rule(render("synthesis")),
             messages=[LLMMessage(role="user", content=synthesis_prompt(request))],
             max_tokens=self._max_tokens,
         )
@@ -87,8 +88,8 @@ class SummarizerAgent(ISummarizer):
     def _summary(self, scope: str, system: str, messages: Sequence[Message]) -> str:
         request = LLMRequest(
             role="summary",
-            system=system,
-            messages=[LLMMessage(role="user", content=transcript(messages))],
+            system=with_data_rule(system),
+            messages=[LLMMessage(role="user", content=fenced(transcript(messages), GAME_TEXT))],
             max_tokens=self._max_tokens,
         )
         return retry_summary(scope, self._attempts, lambda: self._client.complete(request).text)
@@ -179,12 +180,12 @@ def synthesis_prompt(request: SynthesisRequest) -> str:
         location_name=o.location_before_name or "(unnamed)",
         location_id=o.location_before,
         action=o.action,
-        response=o.response.strip(),
+        response=as_data(o.response.strip(), GAME_TEXT),
         context=_context(o),
         triggers=triggers or ("none" if request.hint else ""),
         hint=hint_lines(request.hint),
-        existing=existing or "(none yet)",
-        history=history or "(none)",
+        existing=as_data(existing, MEMORIES) or "(none yet)",
+        history=as_data(history, GAME_TEXT) or "(none)",
     )
 
 
@@ -199,9 +200,11 @@ def hint_lines(hint: RulesVerdict | None) -> str:
     lines = [f"Rules' verdict (a hint; you decide): {verdict}{why}"]
     if hint.writes and hint.category is not None:
         replaces = ", ".join(f"'{t}'" for t in hint.replaces)
+        proposal = f"[{hint.category.value}] {hint.title}: {hint.text}"
         lines.append(
-            f"The rules alone would write: [{hint.category.value}] {hint.title}: {hint.text}"
+            "The rules alone would write"
             + (f" (in place of {replaces})" if replaces else "")
+            + f":\n{fenced(proposal, MEMORIES)}"
         )
     else:
         lines.append("The rules alone would write nothing themselves.")
