@@ -191,15 +191,16 @@ def synthesis_prompt(request: SynthesisRequest) -> str:
 
 def hint_lines(hint: RulesVerdict | None) -> str:
     """The rules' verdict as the synthesis prompt shows it, after the triggers line: the
-    outcome and why, then the memory the rules alone would write; '' without a hint (the
-    prompt is then exactly as it was before hints)."""
+    outcome and why, then the memory the rules alone would write and the ids of those it would
+    replace (the memories listed below show them); '' without a hint (the prompt is then
+    exactly as it was before hints)."""
     if hint is None:
         return ""
     verdict = hint.outcome.upper().replace("_", "-")
     why = f" ({hint.reason})" if hint.reason else ""
     lines = [f"Rules' verdict (a hint; you decide): {verdict}{why}"]
     if hint.writes and hint.category is not None:
-        replaces = ", ".join(f"'{t}'" for t in hint.replaces)
+        replaces = ", ".join(f"id={i}" for i in hint.replaces)
         proposal = f"[{hint.category.value}] {hint.title}: {hint.text}"
         lines.append(
             "The rules alone would write"

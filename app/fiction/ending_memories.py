@@ -225,7 +225,7 @@ def death_hint(
         category=MemoryCategory.DANGER,
         title=title,
         text=text,
-        replaces=[e.title for e in existing if e.status is MemoryStatus.TENTATIVE],
+        replaces=[e.id for e in existing if e.status is MemoryStatus.TENTATIVE],
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from cairn.fiction.synthesis_memories import store_decision, synthesize
+from cairn.fiction.synthesis_memories import level_of, store_decision, synthesize
 from cairn.interfaces.summarizer import RulesVerdict, SynthesisRequest
 from cairn.models.game import TurnOutcome
 from cairn.models.memory import MemoryEntry
@@ -28,9 +28,9 @@ def by_rules(
     a win). Offline, `write` does it. With a model
     (`ISummarizer.llm_first`), the summarizer decides, `hint` (what the rules make of the
     turn and the memory they would write) shown to it: an answer that repeats the rules'
-    memory word for word keeps `write`'s, plus what else it supersedes (a TENTATIVE guess
-    this turn contradicts); another answer is stored as synthesis stores it. When the model
-    fails, the rules decide alone (`write`)."""
+    memory word for word keeps `write`'s, with the persistence level the answer gives it,
+    plus what else it supersedes (a TENTATIVE guess this turn contradicts); another answer is
+    stored as synthesis stores it. When the model fails, the rules decide alone (`write`)."""
     if hint is None or not core.summarizer.llm_first:
         return write()
     fired = list(triggers) or detect_triggers(
@@ -47,6 +47,11 @@ def by_rules(
     entry = write()
     if entry is None:
         return None
+    level = level_of(decision)
+    if level is not None and level != entry.persistence:
+        entry = entry.model_copy(update={"persistence": level})
+        with core.draft() as tx:
+            tx.update(entry)
     resolution = resolve(decision, existing, core.policy.max_supersessions)
     assert outcome.location_before is not None
     visible = {e.id for e in core.location_memories(outcome.location_before)} - {entry.id}

@@ -78,7 +78,7 @@ def failure_hint(outcome: TurnOutcome, existing: Sequence[MemoryEntry]) -> Rules
             "category": MemoryCategory.FAILURE,
             "title": failure_title(commands),
             "text": failure_text(commands, outcome.response),
-            "replaces": [current.title] if current is not None else [],
+            "replaces": [current.id] if current is not None else [],
         }
     )
 
@@ -97,7 +97,7 @@ def qualify_hint(earlier: MemoryEntry, outcome: TurnOutcome) -> RulesVerdict | N
             "category": earlier.category,
             "title": earlier.title,
             "text": with_note(earlier.text, note),
-            "replaces": [earlier.title],
+            "replaces": [earlier.id],
         }
     )
 

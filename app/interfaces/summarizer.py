@@ -19,8 +19,8 @@ class RulesVerdict(BaseModel):
     (`services.outcomes.Verdict`: changed, neutral, no_op, failure) and `reason` says why in a
     few words ("locked", "already held", "location, inventory"). When the rules would write a
     memory themselves (a failure ledger, a success that later did nothing, a new way between
-    known rooms), `category`, `title` and `text` are that memory and `replaces` the titles of
-    the memories it would update or supersede. A decision that repeats that memory word for
+    known rooms), `category`, `title` and `text` are that memory and `replaces` the ids of the
+    memories it would update or supersede. A decision that repeats that memory word for
     word (`agrees`) keeps the rules' write as it is.
     """
 

@@ -233,7 +233,7 @@ def test_a_success_that_later_did_nothing_is_asked_about_and_one_truth_stands(
     assert server.request_count == 2
     asked = server.requests[1]["messages"][0]["content"]
     assert "Rules' verdict (a hint; you decide): NO-OP (already held)" in asked
-    assert "The rules alone would write (in place of 'Got leaflet'):\n<memories>\n" in asked
+    assert f"The rules alone would write (in place of id={got.id}):\n<memories>\n" in asked
     assert f"<memories>\n[SUCCESS] Got leaflet: {qualified}\n</memories>" in asked
     [truth] = svc.location_memories(CELLAR)
     assert truth.text == qualified and store.get(got.id).superseded_by == truth.id  # type: ignore[union-attr]
@@ -381,10 +381,9 @@ def test_a_death_reaches_the_model_with_the_rules_danger_and_supersedes_the_gift
     verdict = "Rules' verdict (a hint; you decide): DEATH (cause combat (an attacker: the troll)"
     assert verdict in asked
     rules = offline_lesson()
-    assert "The rules alone would write (in place of 'Troll accepts lunch gift'):" in asked
-    assert f"<memories>\\n[DANGER] {rules.title}: " in asked
-    assert "(in place of 'Troll accepts lunch gift')" in asked
     guess = by_title(troll_room(store), "Troll accepts lunch gift")
+    assert f"The rules alone would write (in place of id={guess.id}):" in asked
+    assert f"<memories>\\n[DANGER] {rules.title}: " in asked
     lesson = by_title(troll_room(store), "Lunch does not appease the troll")
     assert guess.status is MemoryStatus.SUPERSEDED and guess.superseded_by == lesson.id
     assert [e.title for e in svc.location_memories(TROLL_ROOM)] == [lesson.title]
