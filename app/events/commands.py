@@ -144,6 +144,8 @@ class UpdateMemory(EditCommand):
     importance: int | None = None
     category: MemoryCategory | None = None
     tags: tuple[str, ...] | None = None
+    persistence: str | None = None
+    """A persistence level (`models.memory.Persistence`); "" takes the level away."""
 
 
 @dataclass(frozen=True)

@@ -149,10 +149,13 @@ class IMemoryEditor(ABC):
         importance: int | None = None,
         category: MemoryCategory | None = None,
         tags: Iterable[str] | None = None,
+        persistence: str | None = None,
     ) -> MemoryEntry:
         """Change the given fields of a memory (the others stay) and return the new version;
-        nothing given changes nothing. MemoryNotFoundError for an unknown id; pydantic's
-        ValidationError when the changed memory would be invalid (nothing is staged)."""
+        nothing given changes nothing (`persistence=""` takes the level away).
+        MemoryNotFoundError for an unknown id; pydantic's ValidationError when the changed
+        memory would be invalid, InvalidMemoryError for an unknown persistence level (nothing
+        is staged)."""
 
     @abstractmethod
     def forget_memory(self, memory_id: str) -> None:
