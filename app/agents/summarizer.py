@@ -59,12 +59,16 @@ class SummarizerAgent(ISummarizer):
         return decision
 
     def summarize_location_session(
-        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+        self,
+        game_state: GameState,
+        location_id: int,
+        messages: Sequence[Message],
+        left_out: Sequence[int] = (),
     ) -> str:
         location = game_state.locations.get(location_id)
         name = location.name if location and location.name else f"location {location_id}"
         system = render("location_summary", location_name=name)
-        return self._summary("location", system, messages)
+        return self._summary("location", system, messages, left_out_line(left_out))
 
     def summarize_npc_interactions(
         self, game_state: GameState, npc: NPCInstance, messages: Sequence[Message]
@@ -85,11 +89,14 @@ class SummarizerAgent(ISummarizer):
         )
         return self._summary("world", system, messages)
 
-    def _summary(self, scope: str, system: str, messages: Sequence[Message]) -> str:
+    def _summary(
+        self, scope: str, system: str, messages: Sequence[Message], note: str = ""
+    ) -> str:
+        content = fenced(transcript(messages), GAME_TEXT)
         request = LLMRequest(
             role="summary",
             system=with_data_rule(system),
-            messages=[LLMMessage(role="user", content=fenced(transcript(messages), GAME_TEXT))],
+            messages=[LLMMessage(role="user", content=f"{note}\n\n{content}" if note else content)],
             max_tokens=self._max_tokens,
         )
         return retry_summary(scope, self._attempts, lambda: self._client.complete(request).text)
@@ -135,6 +142,25 @@ def related_text(
             text = location_name(game_state, int(text)) or text
         parts.append(f"{key.removesuffix('_id')} {text}")
     return "; ".join(parts) or "none"
+
+
+def left_out_line(turns: Sequence[int]) -> str:
+    """What a visit summary is told of the turns its transcript leaves out ('' for none)."""
+    if not turns:
+        return ""
+    spans: list[list[int]] = []
+    for turn in sorted(set(turns)):
+        if spans and turn == spans[-1][-1] + 1:
+            spans[-1].append(turn)
+        else:
+            spans.append([turn])
+    named = ", ".join(f"{s[0]}-{s[-1]}" if len(s) > 1 else f"{s[0]}" for s in spans)
+    plural = "s" if len(set(turns)) > 1 else ""
+    return (
+        f"Turn{plural} {named} of this visit {'are' if plural else 'is'} left out below: other"
+        " memories hold them. Summarize only what the lines below show, and say nothing of"
+        " what is not there (never that something was not done or not found)."
+    )
 
 
 def transcript(messages: Sequence[Message]) -> str:

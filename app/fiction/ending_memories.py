@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cairn.events import events
-from cairn.fiction.turn_writes import add_at_source
+from cairn.fiction.turn_writes import add_at_source, as_of
 from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.summarizer import RulesVerdict
 from cairn.lessons.build import lesson_of
@@ -80,7 +80,7 @@ def record_dark_room(
             update["category"] = MemoryCategory.DANGER  # a death happened: now a danger
             update["title"] = dark_lesson_title(died=True)
             update["lesson"] = _dark_death(outcome, core.claims)
-        entry = earlier.model_copy(update=update)
+        entry = as_of(earlier.model_copy(update=update), outcome)
         with core.draft() as tx:
             tx.update(entry)
             core.announce(tx, entry)

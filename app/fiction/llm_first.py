@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from cairn.fiction.synthesis_memories import level_of, store_decision, synthesize
+from cairn.fiction.turn_writes import as_of
 from cairn.interfaces.summarizer import RulesVerdict, SynthesisRequest
 from cairn.models.game import TurnOutcome
 from cairn.models.memory import MemoryEntry
@@ -59,6 +60,9 @@ def by_rules(
     invalidate = [i for i in resolution.invalidate if i in visible and i not in supersede]
     if supersede or invalidate:
         with core.draft() as tx:
+            if supersede and (now := as_of(entry, outcome)) is not entry:
+                entry = now  # (an older memory the rules updated supersedes as of this turn)
+                tx.update(entry)
             for old_id in supersede:
                 tx.supersede(old_id, entry.id)
                 tx.after_commit(core.superseded_callback(old_id, entry.id))

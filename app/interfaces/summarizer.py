@@ -86,9 +86,15 @@ class ISummarizer(ABC):
 
     @abstractmethod
     def summarize_location_session(
-        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+        self,
+        game_state: GameState,
+        location_id: int,
+        messages: Sequence[Message],
+        left_out: Sequence[int] = (),
     ) -> str:
-        """Summarize a visit to a location in 2-3 sentences ('' means nothing to keep)."""
+        """Summarize a visit to a location in 2-3 sentences ('' means nothing to keep).
+        `left_out`: the turns of the visit that `messages` leaves out (other memories hold
+        them): the summary is of what `messages` shows, and says nothing of those turns."""
 
     @abstractmethod
     def summarize_npc_interactions(
