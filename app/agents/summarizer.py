@@ -227,7 +227,9 @@ def hint_lines(hint: RulesVerdict | None) -> str:
     lines = [f"Rules' verdict (a hint; you decide): {verdict}{why}"]
     if hint.writes and hint.category is not None:
         replaces = ", ".join(f"id={i}" for i in hint.replaces)
-        proposal = f"[{hint.category.value}] {hint.title}: {hint.text}"
+        proposal = (  # (a line each: a title may hold a colon, and both are to be repeated)
+            f"category: {hint.category.value}\ntitle: {hint.title}\ntext: {hint.text}"
+        )
         lines.append(
             "The rules alone would write"
             + (f" (in place of {replaces})" if replaces else "")

@@ -8,9 +8,11 @@ from collections.abc import Callable, Sequence
 from cairn.fiction.synthesis_memories import level_of, store_decision, synthesize
 from cairn.fiction.turn_writes import as_of
 from cairn.interfaces.summarizer import RulesVerdict, SynthesisRequest
-from cairn.models.game import TurnOutcome
+from cairn.models.game import GameState, TurnOutcome
+from cairn.models.kinds import Trigger
 from cairn.models.memory import MemoryEntry
-from cairn.services.memory_core import MemoryCore
+from cairn.services.endings import ending_text
+from cairn.services.memory_core import MemoryCore, log
 from cairn.services.supersession import resolve
 from cairn.services.triggers import detect_triggers
 
@@ -69,3 +71,55 @@ def by_rules(
             for old_id in invalidate:
                 tx.supersede(old_id, None)
     return entry
+
+
+def ending_by_model(
+    core: MemoryCore, game_state: GameState, final: TurnOutcome, rules: MemoryEntry
+) -> MemoryEntry | None:
+    """The episode's ending with a model: the rules' world memory (`rules`: where, when, how,
+    in the game's words) is proposed as the hint, and the answer is the memory. One that
+    repeats it word for word, or a failed call, keeps the rules' (with the answer's level);
+    an answer not to remember keeps nothing (None); another answer is the memory, in the
+    model's words, with the rules' record of the ending (its scope, tags, turn and typed
+    lesson) and, for a death, the game's own words when it left them out."""
+    hint = RulesVerdict(
+        outcome="win" if final.won else "death",
+        reason=(
+            "the episode ended here; the rules keep its ending in the world scope, where every"
+            " later episode sees it"
+        ),
+        category=rules.category,
+        title=rules.title,
+        text=rules.text,
+    )
+    earlier = [t for t in game_state.turns if t.turn < final.turn]
+    window = core.policy.memory_history_window
+    request = SynthesisRequest(
+        outcome=final,
+        triggers=[Trigger.DEATH] if final.died else [],
+        history=earlier[-window:] if window else [],
+        hint=hint,
+    )
+    decision = synthesize(core, request)
+    if decision is None:
+        return rules
+    level = level_of(decision)
+    if hint.agrees(decision):
+        return rules.model_copy(update={"persistence": level}) if level else rules
+    if not decision.should_remember or not decision.memory_title.strip():
+        log.info("turn %s: the model keeps no memory of the ending", final.turn)
+        return None
+    text = decision.memory_text.strip()
+    words = ending_text(final.response) if final.died else ""
+    if words and words not in text:
+        text = f'{text} The game said: "{words}"'
+    return rules.model_copy(
+        update={
+            "title": decision.memory_title.strip(),
+            "text": text,
+            "category": decision.category,
+            "status": decision.status,
+            "importance": decision.importance,
+            "persistence": level,
+        }
+    )
