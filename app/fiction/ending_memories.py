@@ -196,7 +196,7 @@ def record_ending(
         category = MemoryCategory.DANGER
         kind = WorldEvent.PLAYER_DIED
     last = game_state.conversation_history[-1].index if game_state.conversation_history else -1
-    if any(e.title == title and e.text == words for e in core.world_memories()):
+    if any(_same_ending(e, title, words, kind, final) for e in core.world_memories()):
         game_state.scenario.last_world_message_index = last  # the same ending, merged
         return None
     entry = core.new_entry(
@@ -233,3 +233,20 @@ def record_ending(
         )
         core.announce(tx, entry)
     return entry
+
+
+def _same_ending(
+    memory: MemoryEntry, title: str, words: str, kind: WorldEvent, final: TurnOutcome
+) -> bool:
+    """Whether `memory` is this ending already: the rules' own (its title and words), or one a
+    model wrote of it (an ending of its kind at its room and turn that keeps its words)."""
+    if memory.title == title and memory.text == words:
+        return True
+    return (
+        "ending" in memory.tags
+        and f"world:{kind}" in memory.tags
+        and memory.location_id == final.location_before
+        and memory.turn_start == final.turn
+        and bool(words)
+        and words in memory.text
+    )

@@ -81,7 +81,7 @@ def ending_by_model(
     repeats it word for word, or a failed call, keeps the rules' (with the answer's level);
     an answer not to remember keeps nothing (None); another answer is the memory, in the
     model's words, with the rules' record of the ending (its scope, tags, turn and typed
-    lesson) and, for a death, the game's own words when it left them out."""
+    lesson) and the game's own words when it left them out."""
     hint = RulesVerdict(
         outcome="win" if final.won else "death",
         reason=(
@@ -110,7 +110,7 @@ def ending_by_model(
         log.info("turn %s: the model keeps no memory of the ending", final.turn)
         return None
     text = decision.memory_text.strip()
-    words = ending_text(final.response) if final.died else ""
+    words = ending_text(final.response) or final.response.strip()
     if words and words not in text:
         text = f'{text} The game said: "{words}"'
     return rules.model_copy(

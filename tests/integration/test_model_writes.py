@@ -272,3 +272,25 @@ def test_a_remembered_move_with_a_new_outcome_reaches_the_model(
     assert "is remembered already, but on arrival the game said 1 sentence" in sent
     titles = {e.title for e in svc.location_memories(HALL)}
     assert "Hooded figure on the landing" in titles
+
+
+def test_the_same_ending_in_a_later_episode_is_the_models_memory_again_not_a_new_one(
+    server: FakeMessagesServer,
+) -> None:
+    store = InMemoryStore()
+    svc = service(server, store)
+    server.queue_tool_use(
+        TOOL,
+        {
+            "should_remember": True,
+            "category": "DANGER",
+            "memory_title": "The Hall ledge kills",
+            "memory_text": "Jumping from the ledge in the Hall ends the game.",
+        },
+    )
+    svc.record_ending(GameState(), FALL)
+    asked = server.request_count
+    svc.record_ending(GameState(episode=2), FALL.model_copy(update={"episode": 2}))
+    assert server.request_count == asked  # the same ending (room, turn, words): not asked
+    [ending] = ending_world(store)
+    assert ending.title == "The Hall ledge kills"
