@@ -29,8 +29,9 @@ class InvalidLocationError(CairnError):
 
 class InvalidMemoryError(CairnError, ValueError):
     """Raised by the library API (`cairn.Memory`) when an argument cannot make a memory (empty
-    text, an importance outside 1..1000, an unknown category or scope); the message names the
-    method and the argument. A ValueError too, as the argument's value is what is wrong."""
+    text, an importance outside 1..1000, an unknown category, scope or persistence level; an
+    unknown level from `memories edit` too); the message names the method and the argument. A
+    ValueError too, as the argument's value is what is wrong."""
 
 
 class StoreError(CairnError):

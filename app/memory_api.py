@@ -18,7 +18,14 @@ from cairn.interfaces.memory_service import IMemoryService
 from cairn.interfaces.store import IMemoryStore, IStoreReader
 from cairn.models.checkpoint import MemoryCheckpoint, RestoreReport
 from cairn.models.game import GameState
-from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope, MemorySource
+from cairn.models.memory import (
+    MemoryCategory,
+    MemoryEntry,
+    MemoryScope,
+    MemorySource,
+    Persistence,
+    persistence_level,
+)
 from cairn.services.memory_core import VISIBLE
 from cairn.services.search_index import SearchHit, SearchIndex
 from cairn.services.similarity import short_title
@@ -60,6 +67,17 @@ def _source(source: MemorySource | str, method: str) -> MemorySource:
     except ValueError:
         known = ", ".join(s.value for s in MemorySource)
         raise InvalidMemoryError(f"{method}: source: {source!r} is not one of {known}") from None
+
+
+def _level(persistence: str, method: str) -> str | None:
+    """The persistence level as stored (None for ""); InvalidMemoryError for an unknown one."""
+    try:
+        return persistence_level(persistence)
+    except (ValueError, AttributeError):
+        raise InvalidMemoryError(
+            f"{method}: persistence: {persistence!r} is not one of"
+            f" {', '.join(p.value for p in Persistence)} ('' for none)"
+        ) from None
 
 
 def _invalid(method: str, exc: ValidationError) -> InvalidMemoryError:
@@ -147,13 +165,16 @@ class Memory:
         importance: int = 500,
         tags: Iterable[str] = (),
         source: MemorySource | str = MemorySource.NOTE,
+        persistence: Persistence | str | None = None,
     ) -> MemoryEntry:
         """Store a new memory and return it as stored.
 
         The scope, unless given, follows the keys: `location_id` makes a location memory,
         `npc_id` an NPC memory, neither a world memory. The title defaults to the first words
         of the text; a location's name defaults to the one the store already knows (the
-        service fills it in, inside the unit of work).
+        service fills it in, inside the unit of work). `persistence` is its level: `core` or
+        `permanent` (never retired by the caps on memories per place), `ephemeral` (out of
+        prompts and searches from the next episode on), or none.
         """
         if not isinstance(text, str) or not text.strip():
             raise InvalidMemoryError(f"Memory.add: text: must be a non-empty string, got {text!r}")
@@ -183,6 +204,7 @@ class Memory:
                 "location_name": location_name,
                 "npc_ids": [npc_id] if npc_id else [],
                 "source": _source(source, "Memory.add"),
+                "persistence": None if persistence is None else _level(persistence, "Memory.add"),
             },
         )
         staged: MemoryEntry = self._bus.handle(AddMemory(entry))
@@ -197,8 +219,12 @@ class Memory:
         importance: int | None = None,
         category: MemoryCategory | str | None = None,
         tags: Iterable[str] | None = None,
+        persistence: Persistence | str | None = None,
     ) -> MemoryEntry:
-        """Change the given fields of a memory (the others stay); return the stored version."""
+        """Change the given fields of a memory (the others stay); return the stored version.
+        `persistence=""` takes its level away."""
+        if persistence is not None:
+            persistence = _level(persistence, "Memory.update") or ""
         command = UpdateMemory(
             memory_id,
             text=None if text is None else text.strip(),
@@ -206,6 +232,7 @@ class Memory:
             importance=importance,
             category=None if category is None else _category(category, "Memory.update"),
             tags=None if tags is None else tuple(_tags(tags)),
+            persistence=persistence,
         )
         try:
             updated: MemoryEntry = self._bus.handle(command)

@@ -4,12 +4,12 @@ the editor and sends the commands).
 
 The text is the block format Memories.md uses (`markdown_render`), so every block keeps its
 `<!-- cairn {...} -->` comment and its id: a block whose id the editor was given is that
-memory; its text, title, importance, category and tags may change (an `UpdateMemory`), nothing
-else (the rest is cairn's record of what happened: a change there is a problem). A block
-deleted is a memory forgotten (`ForgetMemory`: SUPERSEDED, never deleted); a block with no id
-in a comment is a new memory (`AddMemory`) in the section it stands in. Lines starting with
-`#` before the first section header are this tool's comments (the problems, when the text is
-reopened), never read as memories.
+memory; its text, title, importance, category, tags and persistence level (`[NOTE - core]`)
+may change (an `UpdateMemory`), nothing else (the rest is cairn's record of what happened: a
+change there is a problem). A block deleted is a memory forgotten (`ForgetMemory`:
+SUPERSEDED, never deleted); a block with no id in a comment is a new memory (`AddMemory`) in
+the section it stands in. Lines starting with `#` before the first section header are this
+tool's comments (the problems, when the text is reopened), never read as memories.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from cairn.models.memory import (
     MemoryEntry,
     MemoryScope,
     MemorySource,
+    persistence_level,
 )
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from cairn.interfaces.clock import IClock
     from cairn.interfaces.store import IStoreReader
 
-EDITABLE = ("text", "title", "importance", "category", "tags")
+EDITABLE = ("text", "title", "importance", "category", "tags", "persistence")
 """The fields a block may change: what `UpdateMemory` sets."""
 _FIXED_EXCLUDED = set(EDITABLE) | {"location_name"}
 """Fields not compared for a memory kept: the editable ones, and the location's name (the
@@ -63,8 +64,9 @@ _COMMENT_ID = re.compile(r"^" + re.escape(COMMENT_START))
 
 GUIDE = (
     "Edit the memories below and save; quit without saving to change nothing.",
-    "A block's text, title, importance, category and tags may change; delete a block to forget",
-    "its memory (SUPERSEDED, kept); add a block (**[NOTE] Title**, then its text) without a",
+    "A block's text, title, importance, category, tags and persistence level (**[NOTE - core]",
+    "Title**: core, permanent or ephemeral) may change; delete a block to forget its memory",
+    "(SUPERSEDED, kept); add a block (**[NOTE] Title**, then its text) without a",
     "`<!-- cairn ... -->` line for a new memory. Lines starting with # up here are ignored.",
 )
 
@@ -205,6 +207,8 @@ def read_changes(
                 )
             elif not scope.holds(entry):
                 problems.append((None, f"new memory {entry.title!r}: outside {scope.describe()}"))
+            elif (wrong := _unknown_level(entry.persistence)) is not None:
+                problems.append((None, f"new memory {entry.title!r}: persistence: {wrong}"))
             else:
                 changes.added.append(entry)
             continue
@@ -222,10 +226,21 @@ def read_changes(
             for name in EDITABLE
             if getattr(entry, name) != getattr(shown, name)
         }
-        if fields:
+        if "persistence" in fields and (wrong := _unknown_level(entry.persistence)):
+            problems.append((None, f"memory {entry.id} ({entry.title!r}): persistence: {wrong}"))
+        elif fields:
             changes.updated[entry.id] = fields
     changes.forgotten = [i for i in given if i not in parsed.cache.memories]
     return problems or changes
+
+
+def _unknown_level(level: str | None) -> str | None:
+    """Why `level` is no persistence level a person may set (None: it is one, or none)."""
+    try:
+        persistence_level(level or "")
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def commands(changes: Changes, new_id: Any, now: Any) -> list[Command]:
@@ -235,6 +250,8 @@ def commands(changes: Changes, new_id: Any, now: Any) -> list[Command]:
     for memory_id, fields in changes.updated.items():
         if "tags" in fields:
             fields = {**fields, "tags": tuple(fields["tags"])}
+        if "persistence" in fields:  # (the command's None is "unchanged"; "" takes it away)
+            fields = {**fields, "persistence": (fields["persistence"] or "").lower()}
         out.append(UpdateMemory(memory_id, **fields))
     out += [ForgetMemory(memory_id) for memory_id in changes.forgotten]
     for entry in changes.added:

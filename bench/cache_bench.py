@@ -98,7 +98,7 @@ def _turn(body: dict[str, Any]) -> tuple[str, str]:
     """The action and the first line of the response a synthesis prompt shows."""
     text = _text(body)
     action = re.search(r"^Action: (.*)$", text, re.MULTILINE)
-    response = re.search(r"^Response: (.*)$", text, re.MULTILINE)
+    response = re.search(r"^Response:\n<game_text>\n(.*)$", text, re.MULTILINE)
     return (action.group(1) if action else ""), (response.group(1) if response else "")
 
 

@@ -53,9 +53,13 @@ class Counting(ISummarizer):
         return self._rules.synthesize(request)
 
     def summarize_location_session(
-        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+        self,
+        game_state: GameState,
+        location_id: int,
+        messages: Sequence[Message],
+        left_out: Sequence[int] = (),
     ) -> str:
-        return self._rules.summarize_location_session(game_state, location_id, messages)
+        return self._rules.summarize_location_session(game_state, location_id, messages, left_out)
 
     def summarize_npc_interactions(
         self, game_state: GameState, npc: NPCInstance, messages: Sequence[Message]

@@ -15,8 +15,8 @@ is the run's choice (`llm_fallback`). Each decision carries the size of the whol
 from __future__ import annotations
 
 import logging
-import re
 
+from cairn.agents.data_fence import as_data
 from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research, research_tools
 from cairn.agents.prompt_files import render
 from cairn.agents.prompt_order import stable_first
@@ -29,12 +29,6 @@ from cairn.models.kinds import Role
 from cairn.services.context.tokens import request_tokens
 
 log = logging.getLogger(__name__)
-
-
-def as_data(text: str, fence: str) -> str:
-    """`text` to stand inside `<fence>`...`</fence>` in a prompt: a closing tag in it (a
-    memory or a game text that writes one) cannot end the fence early."""
-    return re.sub(rf"</(\s*{fence}\s*)>", r"<\\/\1>", text, flags=re.IGNORECASE)
 
 
 class AdventurerAgent(IAgent):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 
+from cairn.agents.data_fence import MEMORIES, as_data, with_data_rule
 from cairn.agents.prompt_files import render
 from cairn.errors import LLMError
 from cairn.interfaces.knowledge import EPISODES_HEADER, IKnowledgeWriter
@@ -22,12 +23,19 @@ class KnowledgeWriter(IKnowledgeWriter):
         self.failures = 0
 
     def rewrite(self, old: str, digest: str, episode: str) -> str | None:
-        prompt = render("knowledge_update", old=old, digest=digest, episode=episode)
+        prompt = render(
+            "knowledge_update",
+            old=as_data(old, MEMORIES),
+            digest=as_data(digest, MEMORIES),
+            episode=episode,
+        )
         try:
             answer = self._client.complete(
                 LLMRequest(
                     role="summary",
-                    system="You maintain a text-adventure agent's strategic knowledge base.",
+                    system=with_data_rule(
+                        "You maintain a text-adventure agent's strategic knowledge base."
+                    ),
                     messages=[LLMMessage(role="user", content=prompt)],
                     max_tokens=1200,
                 )

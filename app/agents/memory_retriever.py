@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cairn.agents.data_fence import MEMORIES, as_data, with_data_rule
 from cairn.agents.prompt_files import render
 from cairn.agents.structured import complete_structured
 from cairn.errors import LLMUnusableAnswerError
@@ -77,12 +78,12 @@ class LLMMemoryRetriever(IMemoryRetriever):
         prompt = render(
             "memory_query_turn",
             question=question.strip(),
-            memories="\n".join(memory_line(tag, m) for tag, m in by_tag.items()),
+            memories=as_data("\n".join(memory_line(tag, m) for tag, m in by_tag.items()), MEMORIES),
             limit=limit,
         )
         request = LLMRequest(
             role=self._role,
-            system=render("memory_query", limit=limit),
+            system=with_data_rule(render("memory_query", limit=limit)),
             messages=[LLMMessage(role="user", content=prompt)],
             max_tokens=self._rank_max_tokens,
         )
@@ -108,12 +109,14 @@ class LLMMemoryRetriever(IMemoryRetriever):
         lines = [memory_line("-", m) for m in memories]
         request = LLMRequest(
             role=self._role,
-            system=render("memory_location"),
+            system=with_data_rule(render("memory_location")),
             messages=[
                 LLMMessage(
                     role="user",
                     content=render(
-                        "memory_location_turn", location=label, memories="\n".join(lines)
+                        "memory_location_turn",
+                        location=label,
+                        memories=as_data("\n".join(lines), MEMORIES),
                     ),
                 )
             ],

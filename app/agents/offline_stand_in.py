@@ -71,12 +71,20 @@ class StandInWhileDown(ISummarizer):
         )
 
     def summarize_location_session(
-        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+        self,
+        game_state: GameState,
+        location_id: int,
+        messages: Sequence[Message],
+        left_out: Sequence[int] = (),
     ) -> str:
         return self._call(
             "location",
-            lambda: self._primary.summarize_location_session(game_state, location_id, messages),
-            lambda: self._stand_in.summarize_location_session(game_state, location_id, messages),
+            lambda: self._primary.summarize_location_session(
+                game_state, location_id, messages, left_out
+            ),
+            lambda: self._stand_in.summarize_location_session(
+                game_state, location_id, messages, left_out
+            ),
         )
 
     def summarize_npc_interactions(

@@ -223,7 +223,11 @@ class RuleBasedSummarizer(ISummarizer):
         )
 
     def summarize_location_session(
-        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+        self,
+        game_state: GameState,
+        location_id: int,
+        messages: Sequence[Message],
+        left_out: Sequence[int] = (),
     ) -> str:
         said = [text for m in messages if m.role != "player" and (text := news(prose(m.text)))]
         if not said:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 
+from cairn.agents.data_fence import GAME_TEXT, MEMORIES, as_data, fenced, with_data_rule
 from cairn.agents.prompt_files import render
 from cairn.agents.structured import complete_structured
 from cairn.errors import LLMError, SummarizerError
@@ -47,7 +48,7 @@ class SummarizerAgent(ISummarizer):
     def synthesize(self, request: SynthesisRequest) -> SynthesisDecision:
         llm_request = LLMRequest(
             role="synthesis",
-            system=render("synthesis"),
+            system=with_data_rule(render("synthesis")),
             messages=[LLMMessage(role="user", content=synthesis_prompt(request))],
             max_tokens=self._max_tokens,
         )
@@ -58,12 +59,16 @@ class SummarizerAgent(ISummarizer):
         return decision
 
     def summarize_location_session(
-        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+        self,
+        game_state: GameState,
+        location_id: int,
+        messages: Sequence[Message],
+        left_out: Sequence[int] = (),
     ) -> str:
         location = game_state.locations.get(location_id)
         name = location.name if location and location.name else f"location {location_id}"
         system = render("location_summary", location_name=name)
-        return self._summary("location", system, messages)
+        return self._summary("location", system, messages, left_out_line(left_out))
 
     def summarize_npc_interactions(
         self, game_state: GameState, npc: NPCInstance, messages: Sequence[Message]
@@ -84,11 +89,14 @@ class SummarizerAgent(ISummarizer):
         )
         return self._summary("world", system, messages)
 
-    def _summary(self, scope: str, system: str, messages: Sequence[Message]) -> str:
+    def _summary(
+        self, scope: str, system: str, messages: Sequence[Message], note: str = ""
+    ) -> str:
+        content = fenced(transcript(messages), GAME_TEXT)
         request = LLMRequest(
             role="summary",
-            system=system,
-            messages=[LLMMessage(role="user", content=transcript(messages))],
+            system=with_data_rule(system),
+            messages=[LLMMessage(role="user", content=f"{note}\n\n{content}" if note else content)],
             max_tokens=self._max_tokens,
         )
         return retry_summary(scope, self._attempts, lambda: self._client.complete(request).text)
@@ -136,6 +144,25 @@ def related_text(
     return "; ".join(parts) or "none"
 
 
+def left_out_line(turns: Sequence[int]) -> str:
+    """What a visit summary is told of the turns its transcript leaves out ('' for none)."""
+    if not turns:
+        return ""
+    spans: list[list[int]] = []
+    for turn in sorted(set(turns)):
+        if spans and turn == spans[-1][-1] + 1:
+            spans[-1].append(turn)
+        else:
+            spans.append([turn])
+    named = ", ".join(f"{s[0]}-{s[-1]}" if len(s) > 1 else f"{s[0]}" for s in spans)
+    plural = "s" if len(set(turns)) > 1 else ""
+    return (
+        f"Turn{plural} {named} of this visit {'are' if plural else 'is'} left out below: other"
+        " memories hold them. Summarize only what the lines below show, and say nothing of"
+        " what is not there (never that something was not done or not found)."
+    )
+
+
 def transcript(messages: Sequence[Message]) -> str:
     """Messages as `[index] role @ location: text` lines."""
     return "\n".join(
@@ -179,29 +206,34 @@ def synthesis_prompt(request: SynthesisRequest) -> str:
         location_name=o.location_before_name or "(unnamed)",
         location_id=o.location_before,
         action=o.action,
-        response=o.response.strip(),
+        response=as_data(o.response.strip(), GAME_TEXT),
         context=_context(o),
         triggers=triggers or ("none" if request.hint else ""),
         hint=hint_lines(request.hint),
-        existing=existing or "(none yet)",
-        history=history or "(none)",
+        existing=as_data(existing, MEMORIES) or "(none yet)",
+        history=as_data(history, GAME_TEXT) or "(none)",
     )
 
 
 def hint_lines(hint: RulesVerdict | None) -> str:
     """The rules' verdict as the synthesis prompt shows it, after the triggers line: the
-    outcome and why, then the memory the rules alone would write; '' without a hint (the
-    prompt is then exactly as it was before hints)."""
+    outcome and why, then the memory the rules alone would write and the ids of those it would
+    replace (the memories listed below show them); '' without a hint (the prompt is then
+    exactly as it was before hints)."""
     if hint is None:
         return ""
     verdict = hint.outcome.upper().replace("_", "-")
     why = f" ({hint.reason})" if hint.reason else ""
     lines = [f"Rules' verdict (a hint; you decide): {verdict}{why}"]
     if hint.writes and hint.category is not None:
-        replaces = ", ".join(f"'{t}'" for t in hint.replaces)
+        replaces = ", ".join(f"id={i}" for i in hint.replaces)
+        proposal = (  # (a line each: a title may hold a colon, and both are to be repeated)
+            f"category: {hint.category.value}\ntitle: {hint.title}\ntext: {hint.text}"
+        )
         lines.append(
-            f"The rules alone would write: [{hint.category.value}] {hint.title}: {hint.text}"
+            "The rules alone would write"
             + (f" (in place of {replaces})" if replaces else "")
+            + f":\n{fenced(proposal, MEMORIES)}"
         )
     else:
         lines.append("The rules alone would write nothing themselves.")

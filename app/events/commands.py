@@ -46,6 +46,9 @@ class CompleteObjective(Command):
     tags: list[str] = field(default_factory=list)
     title: str = ""
     """How a player would name it ("Scored 10 in Kitchen by 'open window'"); made when empty."""
+    turn: int | None = None
+    """The turn it was completed at (its memory is tagged with it); None: the turns of the
+    messages its memory sums up."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,8 @@ class UpdateMemory(EditCommand):
     importance: int | None = None
     category: MemoryCategory | None = None
     tags: tuple[str, ...] | None = None
+    persistence: str | None = None
+    """A persistence level (`models.memory.Persistence`); "" takes the level away."""
 
 
 @dataclass(frozen=True)

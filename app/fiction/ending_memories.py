@@ -1,21 +1,18 @@
-"""Deaths and endings, stored where they lie: a dark room's lesson, an attacker's lesson, the
-winning command at its room, and the episode's ending as a world memory."""
+"""Deaths and endings, stored where they lie: an attacker's lesson, the winning command at its
+room, and the episode's ending as a world memory (a dark room's lesson: `dark_rooms.py`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from cairn.events import events
+from cairn.fiction.llm_first import ending_by_model
 from cairn.fiction.turn_writes import add_at_source
-from cairn.interfaces.claims import IClaimTester
 from cairn.interfaces.summarizer import RulesVerdict
 from cairn.lessons.build import lesson_of
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import WorldEvent
-from cairn.models.lesson import DeathBy, Effect, EffectKind, Evidence, Lesson
-from cairn.models.lesson import DeathCause as LessonCause
 from cairn.models.memory import (
     MemoryCategory,
     MemoryEntry,
@@ -25,126 +22,20 @@ from cairn.models.memory import (
     SynthesisDecision,
 )
 from cairn.services.causes import (
-    DARK_TAG,
     LESSON_TAG,
     Diagnosis,
-    as_fields,
     as_tested,
     attacker_lesson_text,
     attacker_lesson_title,
-    blamed_command,
-    dark_lesson_text,
-    dark_lesson_title,
-    dark_words,
     death_words,
     diagnose,
-    is_move,
-    ways_of,
-    with_death,
-    with_ways_in,
 )
 from cairn.services.endings import CAUSE_WORDS, DeathCause, ending_text
 from cairn.services.memory_core import MemoryCore
-from cairn.services.outcomes import first_sentences, normalize_command, verdict
+from cairn.services.outcomes import first_sentences, normalize_command
 from cairn.services.replies import is_stock, without_banners
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def record_dark_room(
-    core: MemoryCore, outcome: TurnOutcome, found: Diagnosis, *, died: bool = True
-) -> MemoryEntry | None:
-    """A room the game describes as dark: the lesson is the room's ("Vault (L7) is dark:
-    entering without a lit light ends in death (...). Ways in: 'down' from Hall (L3)."),
-    written when the player first finds it dark and told again when the dark kills, never
-    a danger of the move last taken there. The lesson already there gains the new ways in;
-    a danger here that blamed a move for the same death words is superseded by it."""
-    room = found.room
-    assert room is not None
-    here = core.location_memories(room)
-    words = death_words(outcome.response) if died else dark_words(outcome.response)
-    text = dark_lesson_text(found, outcome.episode, outcome.turn, words, died=died)
-    earlier = next((e for e in here if DARK_TAG in e.tags), None)
-    if earlier is not None:
-        ways = as_fields([*ways_of(earlier), *found.ways_in])
-        if died and earlier.category is not MemoryCategory.DANGER:
-            text = with_death(earlier.text, text)
-        else:
-            text = with_ways_in(earlier.text, found.ways_in)
-        if text == earlier.text and ways == earlier.ways_in:
-            return None
-        update: dict[str, Any] = {"text": text, "ways_in": ways}
-        if died:
-            update["importance"] = max(earlier.importance, 950)
-            update["source"] = MemorySource.ENDING
-            update["category"] = MemoryCategory.DANGER  # a death happened: now a danger
-            update["title"] = dark_lesson_title(died=True)
-            update["lesson"] = _dark_death(outcome, core.claims)
-        entry = earlier.model_copy(update=update)
-        with core.draft() as tx:
-            tx.update(entry)
-            core.announce(tx, entry)
-        return entry
-    entry = core.new_entry(
-        scope=MemoryScope.LOCATION,
-        category=MemoryCategory.DANGER if died else MemoryCategory.NOTE,
-        title=dark_lesson_title(died),
-        text=text,
-        lesson=_dark_death(outcome, core.claims) if died else None,
-        ways_in=as_fields(found.ways_in),
-        importance=950 if died else 800,
-        tags=[LESSON_TAG, DARK_TAG],
-        source=MemorySource.ENDING if died else MemorySource.ACTION,
-        episode=outcome.episode,
-        turn_start=outcome.turn,
-        turn_end=outcome.turn,
-        location_id=room,
-        location_name=found.room_name or None,
-    )
-    blamed = [
-        e
-        for e in here
-        if died
-        and e.category is MemoryCategory.DANGER
-        and LESSON_TAG not in e.tags
-        and (command := blamed_command(e.title)) is not None
-        and is_move(command)
-        and words
-        and words in e.text
-    ]
-    return core.add_replacing(entry, blamed)
-
-
-def _dark_death(outcome: TurnOutcome, claims: IClaimTester) -> Lesson:
-    """The lesson of a death in the dark: what the game said of the command taken there."""
-    tests = outcome.tests
-    by = tests.death_by if tests is not None else claims.blame(outcome)
-    return Lesson(
-        action=outcome.action,
-        effect=Effect(kind=EffectKind.DIED),
-        death_cause=LessonCause(
-            by=by or DeathBy.UNKNOWN,
-            action=outcome.action if by is DeathBy.ACTION else None,
-            reason="darkness",
-        ),
-        evidence=Evidence.TESTED if by is not None else Evidence.OBSERVED,
-        episode=outcome.episode,
-        turn=outcome.turn,
-    )
-
-
-def dark_hint(outcome: TurnOutcome, found: Diagnosis) -> RulesVerdict:
-    """The darkness lesson as the rules' hint to a model summarizer (`by_rules`)."""
-    return RulesVerdict(
-        outcome=verdict(outcome).value,
-        reason=(
-            "died in a room last described as dark, with no light lit: the room is the"
-            " cause, not the command taken there"
-        ),
-        category=MemoryCategory.DANGER,
-        title=dark_lesson_title(),
-        text=dark_lesson_text(found, outcome.episode, outcome.turn, death_words(outcome.response)),
-    )
 
 
 def as_attacker_lesson(
@@ -225,7 +116,7 @@ def death_hint(
         category=MemoryCategory.DANGER,
         title=title,
         text=text,
-        replaces=[e.title for e in existing if e.status is MemoryStatus.TENTATIVE],
+        replaces=[e.id for e in existing if e.status is MemoryStatus.TENTATIVE],
     )
 
 
@@ -305,7 +196,7 @@ def record_ending(
         category = MemoryCategory.DANGER
         kind = WorldEvent.PLAYER_DIED
     last = game_state.conversation_history[-1].index if game_state.conversation_history else -1
-    if any(e.title == title and e.text == words for e in core.world_memories()):
+    if any(_same_ending(e, title, words, kind, final) for e in core.world_memories()):
         game_state.scenario.last_world_message_index = last  # the same ending, merged
         return None
     entry = core.new_entry(
@@ -326,6 +217,12 @@ def record_ending(
             final, claims=core.claims, death_reason=None if final.won else cause.value
         ),
     )
+    if core.summarizer.llm_first:  # the rules propose; the model's answer is the memory
+        answer = ending_by_model(core, game_state, final, entry)
+        if answer is None:
+            game_state.scenario.last_world_message_index = last  # (the ending is read)
+            return None
+        entry = answer
     with core.draft() as tx:
         tx.add(entry)
         tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
@@ -336,3 +233,20 @@ def record_ending(
         )
         core.announce(tx, entry)
     return entry
+
+
+def _same_ending(
+    memory: MemoryEntry, title: str, words: str, kind: WorldEvent, final: TurnOutcome
+) -> bool:
+    """Whether `memory` is this ending already: the rules' own (its title and words), or one a
+    model wrote of it (an ending of its kind at its room and turn that keeps its words)."""
+    if memory.title == title and memory.text == words:
+        return True
+    return (
+        "ending" in memory.tags
+        and f"world:{kind}" in memory.tags
+        and memory.location_id == final.location_before
+        and memory.turn_start == final.turn
+        and bool(words)
+        and words in memory.text
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cairn.fiction.turn_writes import as_of
 from cairn.lessons.build import lesson_of
 from cairn.models.game import TurnOutcome
 from cairn.models.lesson import render
@@ -48,7 +49,7 @@ def qualify(core: MemoryCore, earlier: MemoryEntry, outcome: TurnOutcome) -> Mem
             "superseded_by": None,
         }
     )
-    return core.add_replacing(entry, [earlier])
+    return core.add_replacing(as_of(entry, outcome), [earlier])
 
 
 def retire_failure(

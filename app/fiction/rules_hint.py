@@ -78,7 +78,7 @@ def failure_hint(outcome: TurnOutcome, existing: Sequence[MemoryEntry]) -> Rules
             "category": MemoryCategory.FAILURE,
             "title": failure_title(commands),
             "text": failure_text(commands, outcome.response),
-            "replaces": [current.title] if current is not None else [],
+            "replaces": [current.id] if current is not None else [],
         }
     )
 
@@ -97,17 +97,30 @@ def qualify_hint(earlier: MemoryEntry, outcome: TurnOutcome) -> RulesVerdict | N
             "category": earlier.category,
             "title": earlier.title,
             "text": with_note(earlier.text, note),
-            "replaces": [earlier.title],
+            "replaces": [earlier.id],
         }
     )
 
 
-def move_hint(outcome: TurnOutcome, known_name: str = "") -> RulesVerdict:
+def move_hint(
+    outcome: TurnOutcome, known_name: str = "", news: Sequence[str] = ()
+) -> RulesVerdict:
     """A new way between rooms already seen: the map fact the rules write. Mirrors
-    `turn_writes.record_move` (`known_name`: the stored name of the room reached)."""
+    `turn_writes.record_move` (`known_name`: the stored name of the room reached). A move
+    remembered already whose answer said something new on arrival (`news`): the rules write
+    nothing (the way is known) and say what was new."""
     action = normalize_command(outcome.action)
     after = outcome.location_after
     where = outcome.location_after_name or known_name or f"location {after}"
+    if news:
+        base = turn_verdict(outcome)
+        count = f"{len(news)} sentence{'s' if len(news) > 1 else ''}"
+        return base.model_copy(
+            update={
+                "reason": f"{base.reason}; '{action}' to {where} is remembered already, but on"
+                f" arrival the game said {count} it never said there before (in the response)"
+            }
+        )
     return turn_verdict(outcome).model_copy(
         update={
             "category": MemoryCategory.NOTE,

@@ -94,6 +94,7 @@ def store_decision(
         title=decision.memory_title.strip(),
         text=text,
         importance=decision.importance,
+        persistence=level_of(decision),
         **move,  # triggers are logged, not stored
         episode=outcome.episode,
         turn_start=first_turn if decision.multi_step else outcome.turn,
@@ -116,6 +117,11 @@ def store_decision(
                 tx.supersede(old_id, None)
         core.announce(tx, entry)
     return entry
+
+
+def level_of(decision: SynthesisDecision) -> str | None:
+    """The persistence level the decision gives its memory (None: none)."""
+    return decision.persistence.value if decision.persistence is not None else None
 
 
 def _proposed_needs(

@@ -9,12 +9,12 @@ functions over the `MemoryCore`.
 
 from __future__ import annotations
 
+from cairn.fiction.arrivals import Arrivals
+from cairn.fiction.dark_rooms import dark_hint, dark_lesson, record_dark_room
 from cairn.fiction.ending_memories import (
     as_attacker_lesson,
-    dark_hint,
     death_decision,
     death_hint,
-    record_dark_room,
     record_win_here,
     win_hint,
     world_ending_hint,
@@ -49,6 +49,8 @@ class TurnRules:
         self._core = core
         """The store, summarizer, publisher, map and policy this shares with the rest of the
         memory service, and the queries over them."""
+        self._arrivals = Arrivals()
+        """What the game said on arriving in each room this run (a known move's news)."""
 
     # -- action outcomes ------------------------------------------------------------------
 
@@ -65,6 +67,7 @@ class TurnRules:
         )
         game_state.record_turn(outcome)
         self._cover(game_state, outcome)
+        news = self._arrivals.news(outcome)
         source = outcome.location_before
         if source is None:
             log.warning("turn %s: location before the action is unknown; not stored", outcome.turn)
@@ -79,9 +82,24 @@ class TurnRules:
                 lambda: record_win_here(self._core, outcome),
             )
         dark = dark_arrival(outcome)
-        if dark is not None:
+        if dark is not None and not self._core.summarizer.llm_first:
             # a room the game shows dark is remembered so at once: light before coming back
             record_dark_room(self._core, outcome, dark, died=False)
+        elif dark is not None and not outcome.died:
+            # with a model, the rules propose that lesson and the model's answer is the turn's
+            # memory (a death here is the death's lesson to propose)
+            lesson = dark_lesson(self._core, outcome, dark, died=False)
+            if lesson is not None:
+                existing = self._core.location_memories(source)
+                return by_rules(
+                    self._core,
+                    outcome,
+                    history,
+                    existing,
+                    dark_hint(outcome, lesson, died=False),
+                    lambda: record_dark_room(self._core, outcome, dark, died=False, planned=lesson),
+                    self._triggers(outcome, existing),
+                )
         why = diagnose(outcome, earlier) if outcome.died else None
         if why is not None:
             given = outcome.tests
@@ -90,13 +108,17 @@ class TurnRules:
             )
         if why is not None and why.cause in (DeathCause.DARKNESS, DeathCause.LIGHT):
             # the room is the cause, not the command taken there
+            death = why
+            planned = (
+                dark_lesson(self._core, outcome, why) if self._core.summarizer.llm_first else None
+            )
             return by_rules(
                 self._core,
                 outcome,
                 history,
                 self._core.location_memories(source),
-                dark_hint(outcome, why),
-                lambda: record_dark_room(self._core, outcome, why),
+                dark_hint(outcome, planned) if planned is not None else None,
+                lambda: record_dark_room(self._core, outcome, death, planned=planned),
             )
         existing = self._core.location_memories(source)
         if why is not None and why.cause is not DeathCause.COMBAT and not why.blames_command:
@@ -112,26 +134,33 @@ class TurnRules:
                 self._triggers(outcome, existing),
             )
         if why is not None and self._core.summarizer.llm_first:
-            # the command's or an attacker's death: the model sees the rules' danger as a hint
-            danger = by_rules(
-                self._core,
-                outcome,
-                history,
-                existing,
-                death_hint(outcome, why, existing),
-                lambda: store_decision(
+            # the command's or an attacker's death: the model sees the rules' danger as a hint;
+            # the attacker's lesson is the rules' own memory (what they propose), never a
+            # rewrite of the model's answer
+            death = why
+
+            def danger() -> MemoryEntry | None:
+                entry = store_decision(
                     self._core,
                     outcome,
                     history,
                     existing,
                     death_decision(outcome, existing),
-                    why.cause.value,
-                ),
+                    death.cause.value,
+                )
+                if death.cause is DeathCause.COMBAT:
+                    return as_attacker_lesson(self._core, entry, outcome, death)
+                return entry
+
+            return by_rules(
+                self._core,
+                outcome,
+                history,
+                existing,
+                death_hint(outcome, why, existing),
+                danger,
                 self._triggers(outcome, existing),
             )
-            if why.cause is DeathCause.COMBAT:
-                return as_attacker_lesson(self._core, danger, outcome, why)
-            return danger
         found = verdict(outcome)
         if not outcome.died and found in (Verdict.FAILURE, Verdict.NO_OP):
             # one truth per action: a success remembered here says when it did not work
@@ -157,7 +186,7 @@ class TurnRules:
             if found is Verdict.NO_OP and not self._core.summarizer.llm_first:
                 return None  # it already was so: nothing learned about the place
         reason = why.cause.value if why is not None else None
-        entry = self._record_progress(outcome, history, existing, reason)
+        entry = self._record_progress(outcome, history, existing, reason, news)
         if why is not None and why.cause is DeathCause.COMBAT:
             return as_attacker_lesson(self._core, entry, outcome, why)
         if found is Verdict.CHANGED and not outcome.died:
@@ -172,15 +201,18 @@ class TurnRules:
         history: list[TurnOutcome],
         existing: list[MemoryEntry],
         death_reason: str | None = None,
+        news: list[str] | None = None,
     ) -> MemoryEntry | None:
-        """A turn that was no plain failure: a move, a map fact or the summarizer's memory."""
+        """A turn that was no plain failure: a move, a map fact or the summarizer's memory.
+        `news`: what a move's answer said that no arrival in its room said before."""
         record = (
             self._core.store.location(outcome.location_after)
             if outcome.location_after is not None
             else None
         )
         first_visit = outcome.moved and (record is None or record.visits <= 1)
-        triggers = self._triggers(outcome, existing)
+        news = news if self._core.summarizer.llm_first else None
+        triggers = self._triggers(outcome, existing, news)
         if not triggers:
             return None
         move = move_of(outcome)
@@ -191,7 +223,7 @@ class TurnRules:
                 outcome,
                 history,
                 existing,
-                move_hint(outcome, record.name if record is not None else ""),
+                move_hint(outcome, record.name if record is not None else "", news or []),
                 lambda: record_move(self._core, outcome, move),
                 triggers,
             )
@@ -204,9 +236,12 @@ class TurnRules:
             return None
         return store_decision(self._core, outcome, history, existing, decision, death_reason)
 
-    def _triggers(self, outcome: TurnOutcome, existing: list[MemoryEntry]) -> list[Trigger]:
+    def _triggers(
+        self, outcome: TurnOutcome, existing: list[MemoryEntry], news: list[str] | None = None
+    ) -> list[Trigger]:
         """The triggers the turn fires; a move already remembered from here fires neither the
-        room's text nor a long response (old news)."""
+        room's text nor a long response (old news), unless its answer said something new
+        (`news`: with a model, a remembered move with a new outcome reaches it)."""
         record = (
             self._core.store.location(outcome.location_after)
             if outcome.location_after is not None
@@ -222,7 +257,7 @@ class TurnRules:
         known = any(
             e.via == move.get("via") and e.leads_to == move.get("leads_to") for e in existing
         )
-        if move and not first_visit and known:
+        if move and not first_visit and known and not news:
             triggers = [t for t in triggers if t not in (LOCATION_TRIGGER, LONG_RESPONSE_TRIGGER)]
         return triggers
 

@@ -33,6 +33,20 @@ def record_move(
     )
 
 
+def as_of(entry: MemoryEntry, outcome: TurnOutcome) -> MemoryEntry:
+    """`entry` told again at this turn (updated, or superseding others now): its last turn is
+    the outcome's, so a mark that names when it superseded another names this turn. Only in
+    the entry's own episode and never before its first turn (agents sharing a memory space
+    count their own turns); otherwise `entry` as it is."""
+    start = entry.turn_start
+    last = entry.turn_end if entry.turn_end is not None else start
+    if entry.episode != outcome.episode or start is None or outcome.turn < start:
+        return entry
+    if last is not None and outcome.turn <= last:
+        return entry
+    return entry.model_copy(update={"turn_end": outcome.turn})
+
+
 def add_at_source(core: MemoryCore, outcome: TurnOutcome, **fields: Any) -> MemoryEntry | None:
     """Store one memory of this turn at the room where it was taken, in its own unit. The
     same memory again (category, title and text) is merged into the one there: nothing is

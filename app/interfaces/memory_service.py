@@ -81,12 +81,17 @@ class IMemoryService(IMemoryReader):
         tags: list[str] | None = None,
         related: EventRelated | Mapping[str, str] | None = None,
         title: str | None = None,
+        turn: int | None = None,
     ) -> None:
         """Summarize story progress since the world cursor into one world memory.
 
         `title` names the event as a player would ("Scored 10 in Kitchen by 'open window'");
         without one a title is made from the kind and the related names. Every event is
-        remembered, also when it shares its messages with the event before it.
+        remembered, also when it shares its messages with the event before it; an event
+        with a title that a world memory of its kind already has (the same score, in a later
+        episode) is that memory's event again: it is confirmed (tagged with the episode), not
+        written twice. `turn` is the turn the event happened at: the memory's turn (without
+        one, the turns of the messages it sums up).
         """
 
     @abstractmethod
@@ -149,10 +154,13 @@ class IMemoryEditor(ABC):
         importance: int | None = None,
         category: MemoryCategory | None = None,
         tags: Iterable[str] | None = None,
+        persistence: str | None = None,
     ) -> MemoryEntry:
         """Change the given fields of a memory (the others stay) and return the new version;
-        nothing given changes nothing. MemoryNotFoundError for an unknown id; pydantic's
-        ValidationError when the changed memory would be invalid (nothing is staged)."""
+        nothing given changes nothing (`persistence=""` takes the level away).
+        MemoryNotFoundError for an unknown id; pydantic's ValidationError when the changed
+        memory would be invalid, InvalidMemoryError for an unknown persistence level (nothing
+        is staged)."""
 
     @abstractmethod
     def forget_memory(self, memory_id: str) -> None:

@@ -19,8 +19,8 @@ class RulesVerdict(BaseModel):
     (`services.outcomes.Verdict`: changed, neutral, no_op, failure) and `reason` says why in a
     few words ("locked", "already held", "location, inventory"). When the rules would write a
     memory themselves (a failure ledger, a success that later did nothing, a new way between
-    known rooms), `category`, `title` and `text` are that memory and `replaces` the titles of
-    the memories it would update or supersede. A decision that repeats that memory word for
+    known rooms), `category`, `title` and `text` are that memory and `replaces` the ids of the
+    memories it would update or supersede. A decision that repeats that memory word for
     word (`agrees`) keeps the rules' write as it is.
     """
 
@@ -86,9 +86,15 @@ class ISummarizer(ABC):
 
     @abstractmethod
     def summarize_location_session(
-        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+        self,
+        game_state: GameState,
+        location_id: int,
+        messages: Sequence[Message],
+        left_out: Sequence[int] = (),
     ) -> str:
-        """Summarize a visit to a location in 2-3 sentences ('' means nothing to keep)."""
+        """Summarize a visit to a location in 2-3 sentences ('' means nothing to keep).
+        `left_out`: the turns of the visit that `messages` leaves out (other memories hold
+        them): the summary is of what `messages` shows, and says nothing of those turns."""
 
     @abstractmethod
     def summarize_npc_interactions(

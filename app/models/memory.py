@@ -9,7 +9,16 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from cairn.models.lesson import Lesson
@@ -91,6 +100,27 @@ def cap_key(scope: MemoryScope, location_id: int | None, npc_ids: Sequence[str])
     if scope is MemoryScope.NPC:
         return scope, npc_ids[0] if npc_ids else ""
     return scope, ""
+
+
+class Persistence(StrEnum):
+    """How long a memory matters: core (or permanent) is never retired for being one memory too
+    many in its place; ephemeral lasts the episode it was written in."""
+
+    CORE = "core"
+    PERMANENT = "permanent"
+    EPHEMERAL = "ephemeral"
+
+
+def persistence_level(value: str) -> str | None:
+    """A level given by a person or a caller, as stored: one of `Persistence`'s, lower case,
+    or None for "" (no level). ValueError naming the levels for anything else."""
+    level = value.strip().lower()
+    if not level:
+        return None
+    if level not in Persistence.__members__.values():
+        known = ", ".join(p.value for p in Persistence)
+        raise ValueError(f"{value!r} is not one of {known} ('' for none)")
+    return level
 
 
 class MemorySource(StrEnum):
@@ -332,11 +362,23 @@ class SynthesisDecision(BaseModel):
     memory_title: str = ""
     memory_text: str = ""
     status: MemoryStatus = MemoryStatus.ACTIVE
-    supersedes_memory_titles: list[str] = Field(default_factory=list)
-    invalidate_memory_titles: list[str] = Field(default_factory=list)
+    persistence: Persistence | None = None
     supersedes_memory_ids: list[str] = Field(default_factory=list)
+    invalidate_memory_ids: list[str] = Field(default_factory=list)
     importance: Annotated[int, Field(ge=1, le=1000)] = 500
     multi_step: bool = False
     needs_held: list[str] = Field(default_factory=list)
     steps_first: list[str] = Field(default_factory=list)
     reasoning: str = ""
+    supersedes_memory_titles: SkipJsonSchema[list[str]] = Field(default_factory=list)
+    """Older answers named memories by title: still read, no longer offered (ids are)."""
+    invalidate_memory_titles: SkipJsonSchema[list[str]] = Field(default_factory=list)
+
+    @field_validator("persistence", mode="before")
+    @classmethod
+    def _level(cls, value: object) -> object:
+        """A level in any case; none given as "", "none" or "null" is none."""
+        if isinstance(value, str):
+            value = value.strip().lower()
+            return None if value in ("", "none", "null") else value
+        return value

@@ -41,6 +41,7 @@ from abc import ABC, abstractmethod
 
 from pydantic import BaseModel, Field
 
+from cairn.agents.data_fence import GAME_TEXT, MEMORIES, fenced, with_data_rule
 from cairn.agents.explorer import normalize, remembered_dangers
 from cairn.agents.explorer.trap_notes import trap_rooms
 from cairn.agents.explorer.words import dark_rooms, light_sources
@@ -341,7 +342,8 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
         request = data.request.model_copy(update={"extra_sections": extra})
         prompt = self._context.assemble(PromptKind.OBJECTIVE, request)
         user = (
-            f"{prompt.text}\n\n## Recent gameplay\n{data.recent_gameplay}\n\n"
+            f"{fenced(prompt.text, MEMORIES)}\n\n"
+            f"## Recent gameplay\n{fenced(data.recent_gameplay, GAME_TEXT)}\n\n"
             f"Score: {data.score}. Location: {here}. Inventory: {', '.join(data.inventory)}.\n"
             "Identify specific objectives that use location ids, leverage memories and"
             " knowledge, avoid known dangers and pursue unexplored exits."
@@ -351,7 +353,7 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
                 self._client,
                 LLMRequest(
                     role=Role.OBJECTIVE,
-                    system="You discover objectives for a text-adventure agent.",
+                    system=with_data_rule("You discover objectives for a text-adventure agent."),
                     messages=[LLMMessage(role="user", content=user)],
                     max_tokens=600,
                 ),

@@ -136,6 +136,7 @@ class StepTranslator:
                     objective_id=f"ep{gs.episode}-t{turn}",
                     tags=[f"score:+{outcome.score_delta}"],
                     title=score_title(outcome),
+                    turn=turn,
                 )
             )
         return after, outcome

@@ -7,12 +7,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cairn.errors import MemoryNotFoundError, StoreError
+from cairn.errors import InvalidMemoryError, MemoryNotFoundError, StoreError
 from cairn.events import events
 from cairn.events.publisher import EventPublisher
 from cairn.interfaces.memory_service import IMemoryEditor
 from cairn.interfaces.store import IMemoryStore
-from cairn.models.memory import LocationRecord, MemoryCategory, MemoryEntry, MemoryStatus
+from cairn.models.memory import (
+    LocationRecord,
+    MemoryCategory,
+    MemoryEntry,
+    MemoryStatus,
+    persistence_level,
+)
 
 
 class MemoryEdits(IMemoryEditor):
@@ -45,6 +51,7 @@ class MemoryEdits(IMemoryEditor):
         importance: int | None = None,
         category: MemoryCategory | None = None,
         tags: Iterable[str] | None = None,
+        persistence: str | None = None,
     ) -> MemoryEntry:
         given = {
             "text": text,
@@ -54,6 +61,11 @@ class MemoryEdits(IMemoryEditor):
             "tags": None if tags is None else list(tags),
         }
         changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        if persistence is not None:
+            try:
+                changes["persistence"] = persistence_level(persistence)
+            except ValueError as exc:
+                raise InvalidMemoryError(f"persistence: {exc}") from None
         with self._store.transaction() as tx:
             # read inside the unit: another writer's change to the other fields is kept
             current = self._existing(memory_id)

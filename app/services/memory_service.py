@@ -114,8 +114,9 @@ class MemoryService(IMemoryService, IMemoryCheckpoints):
         tags: list[str] | None = None,
         related: EventRelated | Mapping[str, str] | None = None,
         title: str | None = None,
+        turn: int | None = None,
     ) -> None:
-        self._scoped.on_world_event(game_state, event_kind, tags, related, title)
+        self._scoped.on_world_event(game_state, event_kind, tags, related, title, turn)
 
     # -- turns, notes, episodes --------------------------------------------------------------
 

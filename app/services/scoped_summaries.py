@@ -10,6 +10,7 @@ from cairn.models.game import GameState, Message, NPCInstance
 from cairn.models.kinds import EventRelated, WorldEvent
 from cairn.models.memory import (
     MemoryCategory,
+    MemoryEntry,
     MemoryScope,
     MemorySource,
 )
@@ -52,14 +53,18 @@ class ScopedSummaries:
         if not name and here:
             name = here[-1].location_name or ""
         # Turns the action-outcome path already read are covered by its memories; a visit
-        # summary is asked for only when something else happened, or the room has no memory.
+        # summary is asked for only when something else happened, or when the room has no
+        # memory and the visit says something not read here before. Given only the turns no
+        # memory covers, it is told which turns of the visit it leaves out.
         uncovered = [m for m in visit if (m.episode, m.index) not in self._core.covered]
         seen = self._core.summarized.setdefault(loc_id, {})
-        news = [m for m in uncovered if m.role != "player" and norm(m.text) not in seen]
+        fresh = [m for m in visit if m.role != "player" and norm(m.text) not in seen]
+        news = [m for m in fresh if (m.episode, m.index) not in self._core.covered]
         with self._core.store.transaction() as tx:
-            if visit and (news or not self._core.location_memories(loc_id)):
+            if news or (fresh and not self._core.location_memories(loc_id)):
+                given = uncovered if news else visit
                 if self._summarize_location(
-                    game_state, tx, loc_id, name, uncovered if news else visit, visit[-1].index
+                    game_state, tx, loc_id, name, given, left_out(visit, given), visit[-1].index
                 ):
                     for m in visit:
                         seen.setdefault(norm(m.text), (m.episode, m.index))
@@ -82,15 +87,25 @@ class ScopedSummaries:
         loc_id: int,
         name: str,
         visit: list[Message],
+        skipped: list[int],
         upto: int,
     ) -> bool:
-        """Store a visit summary; False when the summarizer gave none (its cursor stays)."""
+        """Store a visit summary; False when the summarizer failed (its cursor stays, to ask
+        again). An empty answer is an answer: nothing to keep, and the visit is read."""
+        failures = self._core.summary_failures
         summary = self._core.ask(
             "location",
-            lambda: self._core.summarizer.summarize_location_session(game_state, loc_id, visit),
+            lambda: self._core.summarizer.summarize_location_session(
+                game_state, loc_id, visit, skipped
+            ),
         )
         if not summary:
-            return False
+            if self._core.summary_failures != failures:
+                return False
+            tx.after_commit(
+                lambda: game_state.scenario.last_location_message_index.__setitem__(loc_id, upto)
+            )
+            return True
         entry = self._core.new_entry(
             scope=MemoryScope.LOCATION,
             title=f"Visit to {name or f'location {loc_id}'}",
@@ -175,6 +190,7 @@ class ScopedSummaries:
         tags: list[str] | None = None,
         related: EventRelated | Mapping[str, str] | None = None,
         title: str | None = None,
+        turn: int | None = None,
     ) -> None:
         about = (
             related
@@ -197,17 +213,33 @@ class ScopedSummaries:
         # An event that shares its messages with the one before (an objective and the quest it
         # ends) is still remembered: it is summarized from the latest messages.
         window = (fresh or history[-1:])[-self._core.policy.world_message_window :]
+        kind_tag = f"world:{event_kind}"
+        again = next(
+            (
+                e
+                for e in self._core.world_memories()
+                if title and e.title == title and kind_tag in e.tags
+            ),
+            None,
+        )
         with self._core.store.transaction() as tx:
+            last = window[-1].index
+            tx.after_commit(
+                lambda: self._core.publisher.publish(
+                    events.world_event_recorded, self, event_kind=event_kind, related=mapping
+                )
+            )
+            if again is not None:  # the same event in a later episode: confirmed, not repeated
+                self._confirm(tx, again, game_state.episode)
+                tx.after_commit(
+                    lambda: setattr(game_state.scenario, "last_world_message_index", last)
+                )
+                return
             summary = self._core.ask(
                 "world",
                 lambda: self._core.summarizer.summarize_world_update(
                     game_state, event_kind, window, {**mapping, **names}
                 ),
-            )
-            tx.after_commit(
-                lambda: self._core.publisher.publish(
-                    events.world_event_recorded, self, event_kind=event_kind, related=mapping
-                )
             )
             if not summary:
                 return
@@ -221,15 +253,39 @@ class ScopedSummaries:
                 ),
                 title=title or world_title(event_kind, about, game_state),
                 text=naming_story(summary, event_kind, names),
-                tags=[f"world:{event_kind}", *(tags or [])],
+                tags=[kind_tag, *(tags or []), *_episode_tag(title, game_state.episode)],
                 source=MemorySource.WORLD,
                 quest_id=about.quest_id,
                 encounter_id=about.encounter_id,
                 location_id=location_id,
-                **span(game_state, window),
+                **{**span(game_state, window), **_at_turn(turn)},
             )
             tx.add(entry)
-            last = window[-1].index
             tx.after_commit(lambda: setattr(game_state.scenario, "last_world_message_index", last))
             self._core.announce(tx, entry)
 
+
+    def _confirm(self, tx: StoreTransaction, entry: MemoryEntry, episode: int) -> None:
+        """A titled world event that happened again: its memory is tagged with this episode
+        too (and with its own, which older memories did not carry)."""
+        tags = [*entry.tags, *_episode_tag(entry.title, entry.episode), f"episode:{episode}"]
+        kept = list(dict.fromkeys(tags))
+        if kept != entry.tags:
+            tx.update(entry.model_copy(update={"tags": kept}))
+        log.info("world event %r again in episode %d: confirmed", entry.title, episode)
+
+
+def _episode_tag(title: str | None, episode: int | None) -> list[str]:
+    """`episode:N` for a titled event (a score): the episodes it happened in, as tags."""
+    return [f"episode:{episode}"] if title and episode is not None else []
+
+
+def _at_turn(turn: int | None) -> dict[str, object]:
+    """The turn fields of an event that happened at `turn` (none when it is not known)."""
+    return {} if turn is None else {"turn_start": turn, "turn_end": turn}
+
+
+def left_out(visit: list[Message], given: list[Message]) -> list[int]:
+    """The turns of `visit` none of whose messages are in `given` (other memories hold them)."""
+    shown = {m.turn for m in given}
+    return sorted({m.turn for m in visit if m.turn is not None and m.turn not in shown})

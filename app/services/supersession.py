@@ -1,4 +1,5 @@
-"""Resolve a synthesis answer's supersede/invalidate titles to memory ids, exactly."""
+"""Resolve a synthesis answer's supersede/invalidate ids (and, from older answers, titles) to
+the memories they name, exactly."""
 
 from __future__ import annotations
 
@@ -23,10 +24,11 @@ class Resolution:
 def resolve(
     decision: SynthesisDecision, candidates: list[MemoryEntry], max_supersessions: int
 ) -> Resolution:
-    """Map names to ids by EXACT title match among `candidates` (never by substring).
+    """The ids among `candidates` the decision names: its ids as given, and titles (older
+    answers) by EXACT match (never by substring).
 
-    Unknown names are reported and ignored; ids beyond `max_supersessions` are clipped and
-    reported. The new memory is never lost because of either.
+    Unknown ids and names are reported and ignored; ids beyond `max_supersessions` are clipped
+    and reported. The new memory is never lost because of either.
     """
     by_title: dict[str, list[str]] = {}
     by_id = {c.id: c for c in candidates}
@@ -40,6 +42,11 @@ def resolve(
         if ids is None:
             result.unknown.append(title)
         wanted += ids or []
+    for memory_id in decision.invalidate_memory_ids:
+        if memory_id not in by_id:
+            result.unknown.append(memory_id)
+        elif memory_id not in result.invalidate:
+            result.invalidate.append(memory_id)
     for title in decision.invalidate_memory_titles:
         ids = by_title.get(title)
         if ids is None:

@@ -23,6 +23,8 @@ class FakeSummarizer(ISummarizer):
         self.decisions = list(decisions)
         self.requests: list[SynthesisRequest] = []
         self.calls: list[tuple[str, str, list[int]]] = []
+        self.left_out: list[list[int]] = []
+        """The turns each visit summary was told it leaves out, in the order asked."""
         self.fail = False
         self.fail_scopes: set[str] = set()
 
@@ -38,9 +40,14 @@ class FakeSummarizer(ISummarizer):
         return SynthesisDecision(should_remember=False)
 
     def summarize_location_session(
-        self, game_state: GameState, location_id: int, messages: Sequence[Message]
+        self,
+        game_state: GameState,
+        location_id: int,
+        messages: Sequence[Message],
+        left_out: Sequence[int] = (),
     ) -> str:
         self._check("location")
+        self.left_out.append(list(left_out))
         idx = [m.index for m in messages]
         self.calls.append(("location", str(location_id), idx))
         return f"location {location_id} messages {idx}"

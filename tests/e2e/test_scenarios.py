@@ -519,8 +519,9 @@ expect:
   memories:
     - {scope: location, location: 2, category: SUCCESS, text_contains: take coin}
     - {scope: location, location: 3, category: SUCCESS, text_contains: take crown}
-    - {scope: world, tag: "world:objective_completed", count: 4}
-    - {scope: world, tag: "score:+2", count: 2}
+    - {scope: world, tag: "world:objective_completed", count: 2}
+    - {scope: world, tag: "score:+2", count: 1}
+    - {scope: world, tag: "episode:2", count: 2}
   counts:
     locations_visited: 3
 """
@@ -547,6 +548,11 @@ def test_the_jericho_runner_sends_each_turn_through_the_bus(tmp_path: Path) -> N
         (2, "narrator", "Taken. Your score has gone up by one point."),
     ]
     assert report.outcome.visited == [1, 2, 3]
+    scores = [e for e in report.outcome.entries if "world:objective_completed" in e.tags]
+    assert sorted((e.title, e.episode, e.turn_start, e.turn_end) for e in scores) == [
+        ("Scored 1 in Yard by 'take coin'", 1, 2, 2),  # the turn it happened, not the talk's
+        ("Scored 2 in Hall by 'take crown'", 1, 4, 4),
+    ]
     moves = [e for e in report.outcome.entries if e.via is not None]
     assert {(e.location_id, e.via, e.leads_to) for e in moves} >= {
         (1, "north", 2),  # stored at the SOURCE location

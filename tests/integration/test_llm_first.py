@@ -144,8 +144,8 @@ def test_a_failure_reaches_the_model_with_the_rules_verdict_and_supersedes_the_g
     assert server.request_count == 2  # the failure was asked about, not written by rules
     asked = prompt_of(server.requests[1])
     assert "Rules' verdict (a hint; you decide): FAILURE (locked)" in asked
-    assert f"The rules alone would write: [FAILURE] {LEDGER_TITLE}: " in asked
-    assert "Tried here, did not work: 'open door'." in asked
+    assert "The rules alone would write:\\n<memories>\\ncategory: FAILURE\\n" in asked
+    assert f"\\ntitle: {LEDGER_TITLE}\\ntext: Tried here, did not work: 'open door'." in asked
     assert "[TENTATIVE]" in asked and "Lever may unlock the door" in asked
     entries = all_here(store)
     guess = by_title(entries, "Lever may unlock the door")
@@ -233,7 +233,8 @@ def test_a_success_that_later_did_nothing_is_asked_about_and_one_truth_stands(
     assert server.request_count == 2
     asked = server.requests[1]["messages"][0]["content"]
     assert "Rules' verdict (a hint; you decide): NO-OP (already held)" in asked
-    assert f"[SUCCESS] Got leaflet: {qualified} (in place of 'Got leaflet')" in asked
+    assert f"The rules alone would write (in place of id={got.id}):\n<memories>\n" in asked
+    assert f"category: SUCCESS\ntitle: Got leaflet\ntext: {qualified}\n</memories>" in asked
     [truth] = svc.location_memories(CELLAR)
     assert truth.text == qualified and store.get(got.id).superseded_by == truth.id  # type: ignore[union-attr]
 
@@ -302,7 +303,7 @@ def test_a_new_way_between_known_rooms_is_asked_about_with_the_map_fact_as_hint(
     assert server.request_count == 1  # offline, a map fact with no summarizer call
     asked = prompt_of(server.requests[0])
     assert "Rules' verdict (a hint; you decide): CHANGED (the state changed: location;" in asked
-    assert "The rules alone would write: [NOTE] 'up' leads to Cellar: " in asked
+    assert "<memories>\\ncategory: NOTE\\ntitle: 'up' leads to Cellar\\ntext: " in asked
     [fact] = svc.location_memories(41)
     assert fact.source is MemorySource.MOVE and (fact.via, fact.leads_to) == ("up", CELLAR)
 
@@ -380,9 +381,9 @@ def test_a_death_reaches_the_model_with_the_rules_danger_and_supersedes_the_gift
     verdict = "Rules' verdict (a hint; you decide): DEATH (cause combat (an attacker: the troll)"
     assert verdict in asked
     rules = offline_lesson()
-    assert f"The rules alone would write: [DANGER] {rules.title}: " in asked
-    assert "(in place of 'Troll accepts lunch gift')" in asked
     guess = by_title(troll_room(store), "Troll accepts lunch gift")
+    assert f"The rules alone would write (in place of id={guess.id}):" in asked
+    assert f"<memories>\\ncategory: DANGER\\ntitle: {rules.title}\\ntext: " in asked
     lesson = by_title(troll_room(store), "Lunch does not appease the troll")
     assert guess.status is MemoryStatus.SUPERSEDED and guess.superseded_by == lesson.id
     assert [e.title for e in svc.location_memories(TROLL_ROOM)] == [lesson.title]

@@ -77,9 +77,15 @@ def test_each_edit_command_reaches_its_editor_method(editor: Any) -> None:
     editor.add_memory.return_value = entry
     assert bus.handle(c.AddMemory(entry)) is entry
     editor.add_memory.assert_called_once_with(entry)
-    bus.handle(c.UpdateMemory("m-1", importance=900, tags=("x",)))
+    bus.handle(c.UpdateMemory("m-1", importance=900, tags=("x",), persistence="core"))
     editor.update_memory.assert_called_once_with(
-        "m-1", text=None, title=None, importance=900, category=None, tags=("x",)
+        "m-1",
+        text=None,
+        title=None,
+        importance=900,
+        category=None,
+        tags=("x",),
+        persistence="core",
     )
     bus.handle(c.ForgetMemory("m-2"))
     editor.forget_memory.assert_called_once_with("m-2")

@@ -36,7 +36,9 @@ from cairn.models.memory import (
 HEADER_RE = re.compile(
     r"^\*\*\[(?P<tag>[^\]]*)\] (?P<title>[^\\*]*(?:\\.[^\\*]*)*)\*\*(?: \*\((?P<meta>[^()]*)\)\*)?$"
 )
-DISPLAY_RE = re.compile(r'^\[(?:Superseded(?: at T\d+)?(?: by "(?P<title>.*)")?|Invalidated)\]$')
+DISPLAY_RE = re.compile(
+    r'^\[(?:Superseded(?: at (?:Ep\d+ )?T\d+)?(?: by "(?P<title>.*)")?|Invalidated)\]$'
+)
 _PERSISTENCE_RE = re.compile(r"^[A-Za-z][A-Za-z_]*$")
 
 
@@ -166,6 +168,21 @@ def _comment_json(data: dict[str, Any]) -> str:
     return text.replace("-->", "--\\u003e")
 
 
+def _superseded_at(entry: MemoryEntry, successor: MemoryEntry) -> str:
+    """" at T12", or " at Ep2 T3" in a later episode: the turn the successor was written at
+    (the last of its turns), which is never before the memory's own. "" when the successor
+    tells no turn, or tells one before the memory's (a memory written by hand, or by
+    another agent counting its own turns): no turn is better than a wrong one."""
+    turn = successor.turn_end if successor.turn_end is not None else successor.turn_start
+    if turn is None:
+        return ""
+    episode = entry.episode
+    mine = entry.turn_end if entry.turn_end is not None else entry.turn_start
+    if successor.episode is not None and episode is not None and successor.episode != episode:
+        return f" at Ep{successor.episode} T{turn}" if successor.episode > episode else ""
+    return f" at T{turn}" if mine is None or turn >= mine else ""
+
+
 def display_line(entry: MemoryEntry, successor: MemoryEntry | None) -> str | None:
     """The `[Superseded ...]` line shown under a SUPERSEDED memory (display only)."""
     if entry.status is not MemoryStatus.SUPERSEDED:
@@ -174,8 +191,7 @@ def display_line(entry: MemoryEntry, successor: MemoryEntry | None) -> str | Non
         return "[Invalidated]"
     if successor is None:
         return "[Superseded]"
-    at = f" at T{successor.turn_start}" if successor.turn_start is not None else ""
-    return f'[Superseded{at} by "{escape_inline(successor.title)}"]'
+    return f'[Superseded{_superseded_at(entry, successor)} by "{escape_inline(successor.title)}"]'
 
 
 def render_entry(entry: MemoryEntry, section_name: str | None, display: str | None) -> str:

@@ -27,6 +27,7 @@ class MemoryHandler:
             importance=command.importance,
             category=command.category,
             tags=command.tags,
+            persistence=command.persistence,
         )
 
     def forget_memory(self, command: ForgetMemory) -> None:

@@ -31,6 +31,7 @@ class QuestHandler:
                     quest_id=command.quest_id, objective_id=command.objective_id
                 ),
                 title=command.title or None,
+                turn=command.turn,
             )
         with self._store.transaction() as tx:  # the bus's unit (joined)
             tx.apply(draft.changes())
