@@ -232,7 +232,7 @@ def test_the_cost_table_shows_dollars_or_unknown_never_a_guess() -> None:
     assert cost_table(offline) == ""
 
 
-def test_the_adventurer_sends_the_slow_changing_sections_first(
+def test_the_adventurer_sends_its_stable_part_first_and_its_sections_in_reading_order(
     server: FakeMessagesServer,
 ) -> None:
     from cairn.agents.adventurer import AdventurerAgent
@@ -241,13 +241,15 @@ def test_the_adventurer_sends_the_slow_changing_sections_first(
     from cairn.interfaces.game import GameObservation
 
     context = (
-        "## Location Memory\nA damp cellar.\n\n"
-        "## Previous Reasoning and Actions\nTurn 7: north\n\n"
-        "## Most Important Memories\n- [800] The troll guards the east passage"
+        "## Lessons here\nA damp cellar.\n\n"
+        "## Last turn\nYou (turn 7, at Hall): down\n\n"
+        "## Other important lessons\n- [800] The troll guards the east passage\n\n"
+        "## The room now\nCellar (Location 3)\nIt is dark.\nExits: up -> Hall (L2)"
     )
     view = AgentView(
         episode=1,
         turn=8,
+        max_turns=30,
         observation=GameObservation(text="It is dark.", location_id=3, location_name="Cellar"),
         prompt=context,
         objectives=["Light the lamp"],
@@ -255,15 +257,18 @@ def test_the_adventurer_sends_the_slow_changing_sections_first(
     server.queue_tool_use("AgentDecision", {"action": "light lamp", "reasoning": "dark"})
     AdventurerAgent(client(server), fallback=ScriptedAgent(["look"])).decide(view)
 
-    sent = server.requests[0]["messages"][0]["content"]
+    body = server.requests[0]
+    sent = body["messages"][0]["content"]
     text = sent if isinstance(sent, str) else "".join(b["text"] for b in sent)
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == [
+        "## The room now",
+        "## Last turn",
+        "## Lessons here",
+        "## Other important lessons",
         "## Objectives",
-        "## Memory and recent play",
-        "## Most Important Memories",
-        "## Location Memory",
-        "## Previous Reasoning and Actions",
-        "## Where you are",
-        "## What the game just said",
+        "## Now",
     ]
+    assert "Turn 8 of 30." in text
+    # the stable part (tools, system prompt) holds nothing of the turn: a cache can serve it
+    assert "Cellar" not in json.dumps([body.get("tools"), body["system"]])

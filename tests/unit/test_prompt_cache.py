@@ -1,5 +1,6 @@
-"""Prompt caching without a server: where the planner puts `cache_control`, the loopback
-server's cache simulation, the adventurer's section order, prices and the meter's cost."""
+"""Prompt caching without a server: where the planner puts `cache_control` (each model's
+minimum prefix), the loopback server's cache simulation, the adventurer's section order,
+prices and the meter's cost."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from cairn.adapters.llm.prompt_cache import (
     split_paragraphs,
 )
 from cairn.adapters.llm.usage import UsageMeter
-from cairn.agents.prompt_order import stable_first
+from cairn.agents.prompt_order import reading_order
 from cairn.errors import ConfigError
 from cairn.interfaces.llm import LLMMessage, LLMRequest, ToolSpec, Usage
 from cairn.settings import load_settings
@@ -254,23 +255,24 @@ def test_a_new_tool_choice_is_a_lineage_of_its_own() -> None:
 # --- the adventurer's section order -------------------------------------------------------
 
 
-def test_slow_changing_sections_come_first_with_their_text_unchanged() -> None:
+def test_sections_come_in_reading_order_with_their_text_unchanged() -> None:
     context = (
-        "## Location Memory\nA dark cellar.\n\n[FAILURE] north\n\n"
-        "## Previous Reasoning and Actions\nTurn 3: look\n\n"
-        "## Recent Actions\nT3 @ Cellar: look\n\n"
-        "## Most Important Memories\n- [800] Bring a lamp"
+        "## Lessons here\nA dark cellar.\n\n[FAILURE] north\n\n"
+        "## Other important lessons\n- [800] Bring a lamp\n\n"
+        "## Last turn\nYou: look\n\n"
+        "## Something of a library's own\nx\n\n"
+        "## The room now\nCellar (Location 3)\nExits: up"
     )
-    ordered = stable_first(context)
-    assert ordered.split("\n\n## ")[0] == "## Most Important Memories\n- [800] Bring a lamp"
+    ordered = reading_order(context)
     assert [line for line in ordered.splitlines() if line.startswith("## ")] == [
-        "## Most Important Memories",
-        "## Location Memory",
-        "## Previous Reasoning and Actions",
-        "## Recent Actions",
+        "## The room now",
+        "## Last turn",
+        "## Lessons here",
+        "## Other important lessons",
+        "## Something of a library's own",
     ]
     assert sorted(ordered.split("\n")) == sorted(context.split("\n"))
-    assert stable_first("no sections here\n\n## A\nx") == "no sections here\n\n## A\nx"
+    assert reading_order("no sections here\n\n## A\nx") == "no sections here\n\n## A\nx"
 
 
 # --- prices and the meter -----------------------------------------------------------------
