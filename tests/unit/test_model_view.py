@@ -148,6 +148,9 @@ def test_the_room_now_gives_its_words_exits_and_things() -> None:
     )
     alone = RoomNowBuilder().build(request)  # no map: the exits its text names
     assert alone is not None and "Exits: east (named in the text)" in alone.text
+    study = RoomNowBuilder(graph).build(request.model_copy(update={"location_id": 2}))
+    assert study is not None  # the way back of the move into it, not taken yet: assumed
+    assert "Exits: south -> Hall (L1, assumed: the way back)" in study.text
 
 
 def turn(n: int, action: str, response: str, reasoning: str = "") -> TurnOutcome:

@@ -38,8 +38,9 @@ def _place(room: int | None, name: str) -> str:
 
 class RoomNowBuilder(SectionBuilder):
     """The room the player stands in: the game's own words for it (`request.room_text`, its
-    `look`), then its exits as the map knows them (where each known one leads, those the text
-    names and nobody took yet, those the game refused) and the things the game lists there."""
+    `look`), then its exits as the map knows them (where each known one leads, the way back of
+    a move into it that nobody took yet, those the text names and nobody took yet, those the
+    game refused) and the things the game lists there."""
 
     default_name = "room_now"
     default_title = "The room now"
@@ -75,6 +76,10 @@ class RoomNowBuilder(SectionBuilder):
         parts = [
             f"{action} -> {self._map.name_of(to) or 'Location'} (L{to})"
             for action, to in self._map.exits_from(room).items()
+        ]
+        parts += [
+            f"{action} -> {self._map.name_of(to) or 'Location'} (L{to}, assumed: the way back)"
+            for action, to in self._map.inferred_exits(room).items()
         ]
         untried = self._map.unexplored_exits(room)
         if untried:

@@ -187,6 +187,13 @@ class MapGraph(IMapRecorder):
         moves = self._moves.get(location_id, {})
         return {a: moves[a] for a in sorted(moves, key=direction_key)}
 
+    def inferred_exits(self, location_id: int) -> dict[str, int]:
+        """The assumed reverses from `location_id` (the way back of a known compass move into
+        it, not taken yet) and where they would lead (directions first)."""
+        _check_id(location_id, "location_id")
+        moves = self._inferred().get(location_id, {})
+        return {a: moves[a] for a in sorted(moves, key=direction_key)}
+
     def noted_exits(self, location_id: int) -> list[str]:
         _check_id(location_id, "location_id")
         return sorted(self._exits.get(location_id, set()), key=direction_key)
