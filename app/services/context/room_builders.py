@@ -70,24 +70,26 @@ class RoomNowBuilder(SectionBuilder):
         return self.section("\n".join(lines))
 
     def _exits(self, room: int | None, text: str) -> str:
-        if self._map is None or room is None or room not in self._map.location_ids():
-            named = exits_in_text(text)
-            return f"{', '.join(named)} (named in the text)" if named else "none known yet"
-        parts = [
-            f"{action} -> {self._map.name_of(to) or 'Location'} (L{to})"
-            for action, to in self._map.exits_from(room).items()
-        ]
-        parts += [
-            f"{action} -> {self._map.name_of(to) or 'Location'} (L{to}, assumed: the way back)"
-            for action, to in self._map.inferred_exits(room).items()
-        ]
-        untried = self._map.unexplored_exits(room)
-        if untried:
-            parts.append(f"not yet taken: {', '.join(untried)}")
-        refused = self._map.failed_exits(room)
-        if refused:
-            parts.append(f"refused: {', '.join(refused)}")
-        return "; ".join(parts) or "none known yet"
+        parts: list[str] = []
+        if self._map is not None and room is not None:
+            parts = [
+                f"{action} -> {self._map.name_of(to) or 'Location'} (L{to})"
+                for action, to in self._map.exits_from(room).items()
+            ]
+            parts += [
+                f"{action} -> {self._map.name_of(to) or 'Location'} (L{to}, assumed: the way back)"
+                for action, to in self._map.inferred_exits(room).items()
+            ]
+            untried = self._map.unexplored_exits(room)
+            if untried:
+                parts.append(f"not yet taken: {', '.join(untried)}")
+            refused = self._map.failed_exits(room)
+            if refused:
+                parts.append(f"refused: {', '.join(refused)}")
+        if parts:
+            return "; ".join(parts)
+        named = exits_in_text(text)  # a map that knows nothing of the room (or no map)
+        return f"{', '.join(named)} (named in the text)" if named else "none known yet"
 
 
 class LastTurnBuilder(SectionBuilder):
@@ -169,8 +171,8 @@ class NearMapBuilder(SectionBuilder):
 
     def build(self, request: ContextRequest) -> Section | None:
         here = request.location_id
-        if here is None or here not in self._map.location_ids():
-            return None
+        if here is None or (self._map.name_of(here) is None and not self._map.visit_count(here)):
+            return None  # a room the map has not seen
         lines = self._map.nearby_summary(here, self.moves).splitlines()
         own = (f"From {self._map.name_of(here) or f'Location {here}'} ({here}):", _UNEXPLORED)
         lines = [line for line in lines if not line.startswith(own)]
