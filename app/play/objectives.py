@@ -253,6 +253,7 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
         here = data.request.location_id
         extra = dict(data.request.extra_sections)  # (the map is the context's own sections)
         extra["knowledge"] = data.knowledge
+        extra["objectives"] = ""  # shown below, numbered, once
         request = data.request.model_copy(update={"extra_sections": extra})
         prompt = self._context.assemble(PromptKind.OBJECTIVE, request)
         current = "\n".join(f"{n}. {o.text}" for n, o in enumerate(data.current, 1))

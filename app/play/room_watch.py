@@ -6,7 +6,8 @@ prints no room at all: the turn's text is then no description. The watch asks th
 when the world changed (an opened window reads "open" now), and when the room's words are not
 known yet; in between it keeps the last words read for that room. A game that cannot be asked
 gives the arrival's own text when it is more than the room's name, else the words last seen
-there. Everything is per episode.
+there. A game that names no location id is followed by its rooms' names. Everything is per
+episode.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ class RoomWatch:
 
     def __init__(self, game: IGame) -> None:
         self._game = game
-        self._texts: dict[int, str] = {}
-        self._room: int | None = None
+        self._texts: dict[int | str, str] = {}
+        self._room: int | str | None = None
         self._last: tuple[GameObservation, str] | None = None
         self.looks = 0
         """How many times the game was asked to look (a figure for benches and tests)."""
@@ -32,14 +33,17 @@ class RoomWatch:
         self._last = None
 
     def text(self, obs: GameObservation) -> str:
-        """The words for the room of `obs` (asked once per observation)."""
+        """The words for the room of `obs` (asked once per observation). A game that names no
+        location id is followed by its room's name, else taken to be where it last was."""
         if self._last is not None and self._last[0] is obs:
             return self._last[1]
-        here = obs.location_id
+        here: int | str | None = obs.location_id
+        if here is None:
+            here = obs.location_name or self._room
         arrived = here != self._room
         self._room = here
         if here is None:
-            words = _described(obs) if arrived else ""
+            words = _described(obs)
         elif arrived or obs.world_changed or here not in self._texts:
             looked = None if obs.done else self._game.look()
             if looked is not None:

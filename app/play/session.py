@@ -120,7 +120,7 @@ class PlaySession:
         """The episode's `save` (an agent's `save` / `restore`, see `saves.py`)."""
         self._rooms = RoomWatch(game)
         """The room's own words now, for the prompt (the game's `look` when needed)."""
-        self.refresh = RefreshWatch(options.objective_every)
+        self._refresh = RefreshWatch(options.objective_every)
         """When the objectives are discovered again (schedule, score, one-way events)."""
 
     # -- episodes -----------------------------------------------------------------------------
@@ -134,7 +134,7 @@ class PlaySession:
         self._agent.new_episode(number)
         self._objectives.new_episode()
         self._rooms.new_episode()
-        self.refresh.new_episode()
+        self._refresh.new_episode()
         ep.route = self._knowledge.route() if self._options.use_memory else ""
         llm_before = self._llm_calls()
         failures_before = self._llm_failures()
@@ -154,7 +154,7 @@ class PlaySession:
             # summarizer's model calls happen outside any of them, with the store unlocked; the
             # store looks for others' writes once a turn (and at each commit), not once a read
             with self._bus.steady():
-                if self.refresh.due(turn) is not None:  # schedule, score, one-way event
+                if self._refresh.due(turn) is not None:  # schedule, score, one-way event
                     self._rediscover(ep, obs)
                 obs = self._turn(ep, obs, turn)
             self._saves.settle(ep.state)  # a `save`'s checkpoint was taken at that commit
@@ -290,7 +290,7 @@ class PlaySession:
         return verdict(outcome) in (Verdict.FAILURE, Verdict.NO_OP)
 
     def _score_events(self, ep: _Episode, outcome: TurnOutcome, turn: int) -> None:
-        self.refresh.observe(outcome)  # a score change or a one-way event: new objectives
+        self._refresh.observe(outcome)  # a score change or a one-way event: new objectives
         gain = outcome.score_delta
         done = self._objectives.observe(
             turn, outcome.location_before, outcome.location_after, outcome.action, gain

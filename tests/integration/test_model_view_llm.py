@@ -147,6 +147,7 @@ def test_objectives_see_the_opening_come_again_after_a_score_and_count_completio
     assert "## Current objectives\n(none yet)" in first
     # the key scores at turn 3, the crown (the win) at 8: one discovery right after the key
     assert len(later) == 1 and "1. Take what lies here" in later[0]
+    assert later[0].count("Take what lies here") == 1  # the objectives once, numbered
     assert later[0].index("## Knowledge") < later[0].index("## Current objectives")
     [episode] = report["episodes"]
     assert episode["objectives_completed"] == 1

@@ -237,6 +237,23 @@ def test_the_room_watch_asks_the_game_to_look_when_the_turns_text_lacks_the_room
     assert watch.looks == 2  # an arrival: the game is asked again
 
 
+def test_a_game_without_location_ids_is_followed_by_its_rooms_names() -> None:
+    class Looking:
+        asked = 0
+
+        def look(self) -> str:
+            self.asked += 1
+            return f"Room look {self.asked}"
+
+    watch = RoomWatch(Looking())  # type: ignore[arg-type]
+    attic = GameObservation(text="Attic\nDusty.", location_id=None, location_name="Attic")
+    assert watch.text(attic) == "Room look 1"
+    taken = GameObservation(text="Taken.", location_id=None)  # no header: still there
+    assert watch.text(taken) == "Room look 1"
+    cellar = GameObservation(text="Cellar\nDamp.", location_id=None, location_name="Cellar")
+    assert watch.text(cellar) == "Room look 2"
+
+
 class Recording(IAgent):
     def __init__(self, actions: list[str]) -> None:
         self.views: list[AgentView] = []
