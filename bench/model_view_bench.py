@@ -132,8 +132,8 @@ def role_of(body: dict[str, Any]) -> str:
 def text_of(value: Any) -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, list):
-        return "\n".join(text_of(v) for v in value)
+    if isinstance(value, list):  # a message's blocks: the paragraphs of one text
+        return "".join(text_of(v) for v in value)
     if isinstance(value, dict):
         if value.get("type") == "text":
             return str(value.get("text", ""))
@@ -144,7 +144,8 @@ def text_of(value: Any) -> str:
 
 def prompt_of(body: dict[str, Any]) -> str:
     """The request's words: its system prompt and its messages' texts."""
-    return "\n".join([text_of(body.get("system") or ""), *map(text_of, body["messages"])])
+    texts = [text_of(body.get("system") or ""), *(text_of(m) for m in body["messages"])]
+    return "\n".join(texts)
 
 
 def room_section(user: str) -> str:

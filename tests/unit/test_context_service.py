@@ -224,7 +224,7 @@ def test_default_adventurer_prompt_has_its_sections(memory: Any) -> None:
         "adjacent_memory",
         "top_notes",
     ]
-    assert prompt.text.startswith("## The room now\nHall (Location 23)\nHall\nA long hall.")
+    assert prompt.text.startswith("## The room now\nHall (Location 23)\nA long hall.")
     assert "Things here: lamp" in prompt.text
     assert "## Lessons here\nYou've been here 2 times across 1 episode." in prompt.text
     assert "**Location 24:**" in prompt.text

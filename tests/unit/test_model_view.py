@@ -143,7 +143,7 @@ def test_the_room_now_gives_its_words_exits_and_things() -> None:
     )
     section = RoomNowBuilder(graph).build(request)
     assert section is not None and section.text == (
-        "Hall (Location 1)\nHall\nA bare hall. A heavy door stands to the east.\n"
+        "Hall (Location 1)\nA bare hall. A heavy door stands to the east.\n"
         "Exits: north -> Study (L2); not yet taken: east; refused: west\nThings here: door, rug"
     )
     alone = RoomNowBuilder().build(request)  # no map: the exits its text names
@@ -280,10 +280,17 @@ def test_on_a_revisit_the_prompt_holds_the_rooms_description_and_exits(tmp_path:
 
 
 def test_the_knowledge_base_writes_its_route_in_the_order_first_scored(tmp_path: Path) -> None:
-    def scored(title: str, room: int, episode: int, at: int, points: int) -> MemoryEntry:
+    def scored(
+        title: str,
+        room: int,
+        episode: int,
+        at: int,
+        points: int,
+        category: MemoryCategory = MemoryCategory.SUCCESS,
+    ) -> MemoryEntry:
         return entry(
             title,
-            category=MemoryCategory.SUCCESS,
+            category=category,
             location_id=room,
             location_name=f"Room {room}",
             episode=episode,
@@ -297,6 +304,8 @@ def test_the_knowledge_base_writes_its_route_in_the_order_first_scored(tmp_path:
                 scored("Scored 2 by 'take crown'", 3, 1, 9, 2),
                 scored("Scored 1 by 'take key'", 2, 1, 3, 1),
                 scored("Scored 1 by 'take key'", 2, 2, 4, 1),  # the same move again
+                scored("Opened the gate", 4, 1, 6, 5, MemoryCategory.NOTE),  # a model's word
+                scored("Fell", 5, 1, 7, 1, MemoryCategory.DANGER),
             ]
 
     kb = KnowledgeBase(tmp_path / "knowledgebase.md")
@@ -304,7 +313,8 @@ def test_the_knowledge_base_writes_its_route_in_the_order_first_scored(tmp_path:
     kb.update(Reader(), EpisodeStats(episode=1, turns=9, score=3), "fake")  # type: ignore[arg-type]
     assert kb.route() == (
         "1. Location 2 (Room 2): Scored 1 by 'take key' (+1)\n"
-        "2. Location 3 (Room 3): Scored 2 by 'take crown' (+2)"
+        "2. Location 4 (Room 4): Opened the gate (+5)\n"
+        "3. Location 3 (Room 3): Scored 2 by 'take crown' (+2)"
     )
     text = kb.read()
     assert text.index(ROUTE_HEADER) < text.index("## Episodes")

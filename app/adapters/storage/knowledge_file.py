@@ -79,13 +79,15 @@ def _own_text(text: str) -> str:
 
 
 def _route(memories: list[MemoryEntry]) -> list[str]:
-    """One numbered line per scoring move the memories hold, in the order first made (episode,
-    then turn): where, what (the memory's title) and the points; each place and title once."""
+    """One numbered line per scoring move the memories hold (a room's memory of a turn that
+    gained points, whatever a model called it short of a danger or a failure), in the order
+    first made (episode, then turn): where, what (its title) and the points; each place and
+    title once."""
     scoring = sorted(
         (
             m
             for m in memories
-            if m.category is MemoryCategory.SUCCESS
+            if m.category not in (MemoryCategory.DANGER, MemoryCategory.FAILURE)
             and (m.score_delta or 0) > 0
             and m.location_id is not None
         ),

@@ -62,6 +62,9 @@ class RoomNowBuilder(SectionBuilder):
         if room is None and not text:
             return None
         lines = [_place(room, request.location_name)]
+        head, _, rest = text.partition("\n")
+        if request.location_name and head.strip() == request.location_name.strip():
+            text = rest.strip()  # the game's header names the room the first line names
         if text:
             lines.append(text)
         lines.append(f"Exits: {self._exits(room, text)}")
