@@ -22,6 +22,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check app container.py setup.py tests bench examples
 	@mkdir -p .typecheck && ln -sfn ../app .typecheck/cairn  # (see pyproject's [tool.mypy])
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 # The PostgreSQL server and Chromium for the store and report tests (installed when missing).
 SYSTEM_PACKAGES := /usr/lib/postgresql/15/bin/initdb=postgresql-15 chromium=chromium

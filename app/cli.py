@@ -22,7 +22,7 @@ from cairn.cli_options import (
     workdir_option,
 )
 from cairn.cli_report import compare, report
-from cairn.errors import CairnError, MapFileError
+from cairn.errors import CairnError, MapFileError, ModelNotAnsweringError
 from cairn.play.legend import TABLE_LEGEND
 
 if TYPE_CHECKING:
@@ -182,6 +182,14 @@ def run() -> None:
     help="offline (default), anthropic (needs ANTHROPIC_API_KEY), openai (OPENAI_API_KEY, or"
     " OPENAI_BASE_URL for a local server), cassette:PATH or record:PATH.",
 )
+@click.option(
+    "--llm-fallback",
+    type=click.Choice(["none", "offline"]),
+    default=None,
+    help="When the model stops answering (its circuit opens): none (default, the llm_fallback"
+    " setting) stops the run there with exit 2; offline lets the offline player play on. A"
+    " model that never answered fails the run either way.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Agent and game seed.")
 @click.option(
     "--no-memory", is_flag=True, help="Baseline: leave memory out of the agent's context."
@@ -207,6 +215,7 @@ def play(
     episodes: int | None,
     max_turns: int | None,
     llm: str | None,
+    llm_fallback: str | None,
     seed: int,
     no_memory: bool,
     fresh: bool,
@@ -219,7 +228,9 @@ def play(
 
     from cairn.settings import load_settings
 
-    settings = load_settings(workdir=workdir, store=store, llm=llm, memory_space=space)
+    settings = load_settings(
+        workdir=workdir, store=store, llm=llm, memory_space=space, llm_fallback=llm_fallback
+    )
     _play(settings, game_path, episodes, max_turns, seed, no_memory, fresh, agent_spec)
 
 
@@ -292,13 +303,15 @@ def _play_with_progress(
 
         def on_turn(episode: int, turn: int, obs: Any) -> None:
             limit = max_turns or settings.play_max_turns
-            done = (episode - 1) * limit + (limit if obs.done else turn)
+            first = state.setdefault("first", episode)  # numbers go on from earlier runs
+            done = (episode - first) * limit + (limit if obs.done else turn)
             score = "?" if obs.score is None else obs.score
             where = obs.location_name or obs.location_id
             bar.current_item = f"ep {episode} turn {turn} score {score} at {where}"
             bar.update(done - state["last"])
             state["last"] = done
 
+        failure: ModelNotAnsweringError | None = None
         try:
             result = run_play(
                 settings,
@@ -313,6 +326,8 @@ def _play_with_progress(
         except KeyboardInterrupt:  # a third Ctrl-C, while the run's files were being written
             click.echo("\ninterrupted: stopped at once; the memories stored are kept", err=True)
             sys.exit(130)
+        except ModelNotAnsweringError as exc:  # the run's files are written: show them first
+            failure, result = exc, exc.result
     report = result.report
     click.echo(
         f"{report['game']} ({'memory' if report['memory'] else 'no memory'}), llm {report['llm']}"
@@ -324,6 +339,9 @@ def _play_with_progress(
     if report.get("interrupted"):
         click.echo("interrupted: the run ended early (Ctrl-C); everything above is saved", err=True)
         sys.exit(130)
+    if failure is not None:
+        click.echo(f"error: {failure}", err=True)
+        sys.exit(2)
 
 
 @main.command("map")

@@ -13,7 +13,12 @@ from typing import Any
 from dependency_injector import containers, providers
 
 from cairn.adapters.game.game_opener import GameOpener
-from cairn.adapters.llm.factory import build_llm_client, circuit_breaker_of
+from cairn.adapters.llm.factory import (
+    build_llm_client,
+    circuit_breaker_of,
+    list_prices_apply,
+)
+from cairn.adapters.llm.model_text import model_text_door
 from cairn.adapters.llm.prices import price_table
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.adapters.storage import store_opening
@@ -154,7 +159,14 @@ class Container(containers.DeclarativeContainer):
     )
 
     usage_meter = providers.Singleton(
-        UsageMeter, prices=providers.Callable(price_table, config.llm_prices)
+        UsageMeter,
+        prices=providers.Callable(
+            price_table,
+            config.llm_prices,
+            list_prices=providers.Callable(
+                list_prices_apply, config.llm, config.llm_api, config.openai_base_url
+            ),
+        ),
     )
 
     llm_client = providers.Singleton(
@@ -176,7 +188,11 @@ class Container(containers.DeclarativeContainer):
     circuit_breaker = providers.Singleton(circuit_breaker_of, llm_client)
     """The LLM client's circuit breaker, for the report (None offline and on a replay)."""
 
-    summarizer = providers.Singleton(build_summarizer, llm_client)
+    model_answers = providers.Singleton(model_text_door, llm_client)
+    """The LLM client behind the door where model text enters cairn: every part that asks a
+    model gets its answers without reasoning blocks (`<thinking>`, `<think>`...)."""
+
+    summarizer = providers.Singleton(build_summarizer, model_answers)
 
     map_files = providers.Singleton(MapFiles, config.workdir, config.map_file)
     """map.json (the map the run starts from and saves) and map.mmd."""
@@ -204,7 +220,7 @@ class Container(containers.DeclarativeContainer):
 
     # The memory query tools: the `query` model ranks and summarizes when an LLM is
     # configured (lexical offline). A Singleton: it counts the query model's failures.
-    memory_retriever = providers.Singleton(build_memory_retriever, llm_client)
+    memory_retriever = providers.Singleton(build_memory_retriever, model_answers)
     memory_query_tools = providers.Singleton(
         MemoryQueryTools, memory_service, retriever=memory_retriever
     )
@@ -274,7 +290,7 @@ class Container(containers.DeclarativeContainer):
         offline=explorer,
         llm=providers.Factory(
             AdventurerAgent,
-            llm_client,
+            model_answers,
             fallback=explorer,
             toolbox=toolbox,
             failures=usage_meter,
@@ -290,7 +306,7 @@ class Container(containers.DeclarativeContainer):
         offline=_rule_objectives,
         llm=providers.Factory(
             LLMObjectiveDiscoverer,
-            llm_client,
+            model_answers,
             run_context,
             fallback=_rule_objectives,
         ),
@@ -302,7 +318,7 @@ class Container(containers.DeclarativeContainer):
         writer=providers.Selector(
             _llm,
             offline=providers.Object(None),
-            llm=providers.Singleton(KnowledgeWriter, llm_client),
+            llm=providers.Singleton(KnowledgeWriter, model_answers),
         ),
     )
     game_opener = providers.Singleton(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class CairnError(Exception):
@@ -102,6 +103,16 @@ class LLMRequestError(LLMError):
 class LLMAuthError(LLMRequestError):
     """Raised when the LLM API refuses the key itself (401 authentication, 403 permission): a
     bad key will not fix itself, so the circuit breaker opens at once."""
+
+
+class ModelNotAnsweringError(LLMError):
+    """Raised by `cairn play` (`run_play`) after a run whose model never gave a usable answer,
+    or that stopped because the model stopped answering (its circuit opened) while the
+    `llm_fallback` setting is "none". The run's files are written first; the message is one
+    line naming the server; `result` is the run's `PlayResult` (its report says how far it
+    got)."""
+
+    result: Any = None
 
 
 class CassetteMissError(LLMError):

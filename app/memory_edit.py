@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cairn.adapters.input_files import MAX_IMPORT_BYTES, read_named_file
 from cairn.adapters.storage.markdown_blocks import as_written, comment_object, render_entry
 from cairn.adapters.storage.markdown_escape import escape_inline
 from cairn.adapters.storage.markdown_layout import (
@@ -315,7 +316,7 @@ def edit_memories(
         if status != 0:
             echo(f"memories edit: the editor exited with {status}; nothing changed ({path})")
             return 1
-        saved = path.read_text(encoding="utf-8")
+        saved = _saved_text(path)
         if saved == shown:
             if first:
                 path.unlink()
@@ -361,3 +362,21 @@ def edit_memories(
         path.unlink()
         echo(f"memories edit: {found.summary()}")
         return 0
+
+
+def _saved_text(path: Path) -> str:
+    """The editor's save of `path`: a CairnError naming it (the file is kept, with the person's
+    text) when it is no regular file, is over MAX_IMPORT_BYTES or is not UTF-8."""
+    data = read_named_file(
+        path,
+        what="saved edit",
+        limit=MAX_IMPORT_BYTES,
+        error=lambda problem: CairnError(f"memories edit: {path}: {problem}; nothing changed"),
+    )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CairnError(
+            f"memories edit: {path}: not UTF-8 ({exc.reason} at byte {exc.start});"
+            " nothing changed, your text stays there"
+        ) from exc

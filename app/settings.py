@@ -111,6 +111,13 @@ class CairnSettings(BaseSettings):
     llm_max_retry_after: float = Field(60.0, ge=0)
     """The longest retry-after (seconds) a model server's 429 or 5xx is waited for; one asking
     for longer fails the call at once, as rate limited or unavailable."""
+    llm_fallback: Literal["none", "offline"] = "none"
+    """What plays when the model stops answering (its circuit breaker opens: repeated
+    failures, a timeout, a refused key): "none" stops the run after that turn, with its files
+    written, a non-zero exit and one line naming the server; "offline" (`--llm-fallback
+    offline`) lets the offline stand-ins play on. A single failed call is played by the
+    stand-in either way, and counted (`stand_in_turns`). A model that never gave a usable
+    answer fails the run with either."""
     llm_log_file: str = "llm.jsonl"
     story_load_timeout: float = Field(20.0, gt=0)
     """Seconds a story file's load may take (tried in a child process first); a damaged file
@@ -131,16 +138,10 @@ class CairnSettings(BaseSettings):
     openai_api_key: SecretStr | None = None
     """`--llm openai`: the API key (CAIRN_OPENAI_API_KEY), shown nowhere; default: the
     OPENAI_API_KEY variable. A local server given by its base URL needs none."""
-    openai_models: dict[str, str] = Field(
-        default_factory=lambda: {
-            "adventurer": "gpt-4.1",
-            "synthesis": "gpt-4.1-mini",
-            "summary": "gpt-4.1-mini",
-            "objective": "gpt-4.1",
-            "query": "gpt-4.1-mini",
-        }
-    )
-    """`--llm openai`: the model of each role (a local server's names, e.g. "qwen3:8b")."""
+    openai_models: dict[str, str] = Field(default_factory=dict)
+    """`--llm openai`: the model of each role. A local server needs its names, e.g.
+    "qwen3:8b" (none set is an error naming this setting); OpenAI's own API defaults to
+    gpt-4.1 and gpt-4.1-mini (`cairn.adapters.llm.factory.OPENAI_DEFAULT_MODELS`)."""
     llm_prices: dict[str, ModelPrice] = Field(default_factory=dict)
     """US dollars per million tokens by model, over the built-in list prices
     (`cairn.adapters.llm.prices`): `input`, `cache_read`, `cache_write` and `output` each, e.g.

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cairn.adapters.files import atomic_write_text, ensure_folder
 from cairn.adapters.game.story_file import read_story_file
+from cairn.adapters.input_files import MAX_SMALL_FILE_BYTES, read_named_file
 from cairn.adapters.run_lock import RUN_LOCK, run_lock
 from cairn.errors import StoreError, WorkdirError
 
@@ -54,7 +55,7 @@ class GameIdentity:
 
 
 def story_identity(path: Path) -> GameIdentity:
-    """A story file's: its stem and the start of its SHA-256 (`zork1-0123456789abcdef`)."""
+    """A story file's: its stem and the start of its SHA-256 (`mygame-0123456789abcdef`)."""
     digest = hashlib.sha256(read_story_file(path)).hexdigest()[:16]
     return GameIdentity(f"{path.stem}-{digest}", path.stem, f"{path.name} (sha256 {digest}...)")
 
@@ -108,7 +109,12 @@ def read_marker(folder: Path) -> WorkdirMarker | None:
     """The folder's marker; None when it has none. WorkdirError when `.cairn` is not cairn's."""
     path = folder / MARKER
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_named_file(
+            path,
+            what="workdir marker",
+            limit=MAX_SMALL_FILE_BYTES,
+            error=lambda problem: WorkdirError(f"{path}: {problem}"),
+        ).decode("utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -164,8 +170,14 @@ def _is_sqlite(path: Path) -> bool:
 
 def _json_object(path: Path) -> dict[str, object] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # missing, unreadable, not UTF-8, not JSON
+        raw = read_named_file(
+            path,
+            what="JSON file",
+            limit=MAX_SMALL_FILE_BYTES * 64,
+            error=lambda problem: WorkdirError(f"{path}: {problem}"),
+        )
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, WorkdirError):  # missing, unreadable, no file, not JSON
         return None
     return data if isinstance(data, dict) else None
 

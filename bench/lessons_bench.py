@@ -88,7 +88,8 @@ class EpisodeFigures:
     actions: int
     repeated_failed_actions: int
     rooms: int = 0
-    """Distinct rooms the episode entered (report.json's `locations_visited`)."""
+    """Distinct rooms the episode entered alive (report.json's `locations_visited`: a room a
+    death put the player in counts only once the player is alive there)."""
 
 
 @dataclass

@@ -20,6 +20,10 @@ MAX_STORY_BYTES = 1 * MiB
 MAX_IMPORT_BYTES = 256 * MiB
 MAX_MEMORY_FILE_BYTES = 64 * MiB
 """Memories.md and its archive: a long play keeps them under a few MB."""
+MAX_CASSETTE_BYTES = 256 * MiB
+"""A recorded model conversation (`llm.cassette`): thousands of answers fit in a few MB."""
+MAX_SMALL_FILE_BYTES = 1 * MiB
+"""cairn's own small JSON files (the workdir marker, report.json as read back)."""
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),

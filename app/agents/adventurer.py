@@ -1,18 +1,22 @@
 """AdventurerAgent: the LLM player. Its context is the ContextService's adventurer prompt.
 
-The answer is an `AgentDecision` through forced tool use (validated, one repair). Reasoning may
-carry `<thinking>`/`<think>`/`<reflection>` blocks; the session keeps them for the reasoning
-history. With a toolbox, the model may call the memory query tools first, in the same tool
-conversation as its decision (`decide_with_research`), so the decision sees every answer.
-An LLM failure never stops play: that turn falls back to the offline ExplorerAgent and the
-failure is counted (the usage meter counts it too).
+The answer is an `AgentDecision` through forced tool use (validated, one repair). The client
+it is given is the container's, behind the reasoning door: `<thinking>`/`<think>` blocks come
+out of the answer, and when the decision's reasoning was all in such blocks, what the model
+thought (`LLMResponse.reasoning`) is its reasoning, for the turn history. With a toolbox, the
+model may call the memory query tools first, in the same tool conversation as its decision
+(`decide_with_research`), so the decision sees every answer. A failed call plays that turn
+with the offline ExplorerAgent, marked as a stand-in turn (`AgentDecision.stand_in`) and
+counted (the usage meter counts it too); whether a run goes on when the model stops answering
+is the run's choice (`llm_fallback`). Each decision carries the size of the whole request
+(`request_tokens`: system prompt, tools and messages).
 """
 
 from __future__ import annotations
 
 import logging
 
-from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research
+from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research, research_tools
 from cairn.agents.prompt_files import render
 from cairn.agents.prompt_order import (
     GAME_SAID,
@@ -27,6 +31,7 @@ from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.interfaces.metrics import BAD_RESPONSE, FailureRecorder
 from cairn.models.kinds import Role
+from cairn.services.context.tokens import request_tokens
 
 log = logging.getLogger(__name__)
 
@@ -91,21 +96,30 @@ class AdventurerAgent(IAgent):
             messages=[LLMMessage(role="user", content=user)],
             max_tokens=self._max_tokens,
         )
+        sent = request.model_copy(update={"tools": research_tools(self._toolbox, AgentDecision)})
+        size = request_tokens(sent)
         try:
             if self._toolbox is not None:
-                decision, _ = decide_with_research(
+                decision, response = decide_with_research(
                     self._client, request, AgentDecision, self._toolbox
                 )
             else:
-                decision, _ = complete_structured(self._client, request, AgentDecision)
+                decision, response = complete_structured(self._client, request, AgentDecision)
         except LLMError as exc:
             self.failures += 1
             kind = _failure_kind(exc)
             if self._recorder is not None:  # the failed calls were counted by the client
                 self._recorder.record_fallback(kind)
             log.warning("adventurer call failed (%s); the offline explorer plays this turn", exc)
-            return self._fallback.decide(view)
-        return decision
+            stand_in = self._fallback.decide(view)
+            return stand_in.model_copy(update={"stand_in": True, "request_tokens": size})
+        return decision.model_copy(
+            update={
+                "reasoning": decision.reasoning or response.reasoning,
+                "stand_in": False,  # the agent's to say, never the model's
+                "request_tokens": size,
+            }
+        )
 
 
 def _failure_kind(exc: LLMError) -> str:

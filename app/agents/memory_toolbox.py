@@ -82,6 +82,9 @@ class MemoryToolbox:
             "get_location_memories": lambda a: tools.get_location_memories(a.get("location", "")),
         }
         self.calls: list[ToolCall] = []
+        self.research_capped = 0
+        """Decisions whose research hit the round limit (warned of once: the toolbox lives
+        one run)."""
 
     @property
     def specs(self) -> list[ToolSpec]:
@@ -104,6 +107,13 @@ class MemoryToolbox:
 
 
 M = TypeVar("M", bound=BaseModel)
+
+
+def research_tools(toolbox: MemoryToolbox | None, model_cls: type[BaseModel]) -> list[ToolSpec]:
+    """The tools a decision's requests offer: the memory tools (with a toolbox), then the
+    answer's own tool."""
+    own = structured_spec(model_cls)
+    return [*toolbox.specs, own] if toolbox is not None else [own]
 
 RESEARCH_OVER = "Research is over: call {tool} with your command now."
 """Told to the model with the answers of its last allowed research round."""
@@ -133,7 +143,7 @@ def decide_with_research(
     it.
     """
     spec = structured_spec(model_cls)
-    tools = [*toolbox.specs, spec]
+    tools = research_tools(toolbox, model_cls)
     choice: dict[str, Any] = {"type": "any"}
     messages = list(request.messages)
     rounds = 0
@@ -164,7 +174,13 @@ def decide_with_research(
             results += [_result(c, toolbox.run(c)) for c in lookups]
         if call is None and (not lookups or rounds >= max_rounds):
             if lookups:
-                log.warning("research stopped after %d tool rounds", max_rounds)
+                toolbox.research_capped += 1
+                say = log.warning if toolbox.research_capped == 1 else log.debug
+                say(
+                    "research stopped after %d tool rounds (warned once a run; %d times so far)",
+                    max_rounds,
+                    toolbox.research_capped,
+                )
             choice = {"type": "tool", "name": spec.name}
             results.append({"type": "text", "text": RESEARCH_OVER.format(tool=spec.name)})
         messages = [

@@ -68,6 +68,13 @@ class AgentDecision(BaseModel):
     """The note's tags (the offline player's: `trap:<room id>`, ...); not offered to a model."""
     remember_ways_in: SkipJsonSchema[list[Way]] = Field(default_factory=list)
     """The moves the note says lead into its room (a trap's); not offered to a model."""
+    stand_in: SkipJsonSchema[bool] = False
+    """The offline stand-in chose this command because the model could not (an LLM agent's
+    fallback): counted as a stand-in turn. Set by the agent, never by a model."""
+    request_tokens: SkipJsonSchema[int | None] = None
+    """The estimated tokens of the whole model request this turn was asked with (system
+    prompt, tools and messages); None when no model was asked (the session then counts the
+    prompt). Set by the agent, never by a model."""
 
 
 class IAgent(ABC):

@@ -124,6 +124,17 @@ class LLMResponse(BaseModel):
     usage: Usage
     latency_ms: float
     model: str
+    reasoning: str = ""
+    """What the model wrote in reasoning tags (`<thinking>`, `<think>`...), taken out of `text`
+    and the tool calls' inputs at the door (`cairn.adapters.llm.model_text`); left out of dumps
+    when empty, so recorded exchanges and logs stay byte for byte the same."""
+
+    @model_serializer(mode="wrap")
+    def _omit_no_reasoning(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not self.reasoning:
+            data.pop("reasoning", None)
+        return data
 
 
 class ILLMClient(ABC):
@@ -141,3 +152,8 @@ class ILLMClient(ABC):
         """Told by the caller that the answer `complete(request)` returned could not be used
         (the wrong schema, no tool call, empty): a client that watches the model's health
         (the circuit breaker) counts it as a failed call. Nothing by default."""
+
+    def server(self) -> str:
+        """Which model server this client asks, for a person to read ("OpenAI-compatible
+        server at http://localhost:11434/v1"); the class's name when it cannot say."""
+        return type(self).__name__

@@ -50,6 +50,10 @@ class EpisodeStats(BaseModel):
     objectives_discovered: int = 0
     objectives_completed: int = 0
     llm_failures: int = 0
+    stand_in_turns: int = 0
+    """Turns the offline stand-in played because the model could not (an LLM run's failed
+    calls, or every turn while its circuit was open); 0 offline, where the offline player is
+    the player."""
     context_tokens: list[int] = Field(default_factory=list, exclude=True)
 
     def finish(self) -> EpisodeStats:

@@ -5,5 +5,7 @@ TABLE_LEGEND = (
     " coverage: visited rooms holding a memory; rep.fail: commands that failed again where they"
     " had failed before; retried: commands tried again where they had failed, whatever came of"
     " it; summ/turn: summarizer calls per turn; 1st score: turns to the first score; ctx p50:"
-    " median prompt tokens; loc.mem max: most room-memory tokens in one prompt"
+    " median tokens of a turn's whole model request (system prompt, tools and prompt; offline:"
+    " the prompt); loc.mem max: most room-memory tokens in one prompt; stand-in (with a model):"
+    " turns the offline player played because the model could not"
 )

@@ -35,6 +35,7 @@ def totals(
         ),
         "llm_calls": sum(e.llm_calls for e in episodes),
         "llm_failures": sum(e.llm_failures for e in episodes),
+        "stand_in_turns": sum(e.stand_in_turns for e in episodes),
         "synthesis_calls": sum(e.synthesis_calls for e in episodes),
         "synthesis_call_rate": ratio(sum(e.synthesis_calls for e in episodes), turns),
         "summarizer_calls_by_kind": _sum_kinds(episodes),

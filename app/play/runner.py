@@ -3,7 +3,8 @@
 Every part of the run comes from the container's providers (the game opener, the map files,
 the circuit breaker, the agent, the memory...): the runner builds none itself. It is the play
 command's entry below the command line, so it may import the composition root (the one
-exception `tests/unit/test_layers.py` allows the application layer, with the reason).
+exception the layer contracts allow the application layer: `[tool.importlinter]` in
+pyproject.toml).
 
 Files written into the workdir: the memory store, `map.json` and `map.mmd`, `knowledgebase.md`,
 `report.json`, `report.html`, `runs/<id>/transcript.jsonl` and (with an LLM) `llm.jsonl`. The
@@ -28,12 +29,14 @@ from typing import Any
 
 from cairn.adapters.files import atomic_write_text, ensure_folder, remove_stale_temps
 from cairn.adapters.game.story_file import check_story_file
-from cairn.errors import StoreError
+from cairn.errors import ModelNotAnsweringError, StoreError
 from cairn.interfaces.agent import IAgent
 from cairn.interfaces.game import GameObservation, IGame
 from cairn.interfaces.metrics import CircuitReader, SummarizerCounts
 from cairn.models.episode import EpisodeStats
+from cairn.play.episode_numbers import next_episode
 from cairn.play.metrics import totals
+from cairn.play.model_watch import ModelWatch
 from cairn.play.session import PlayOptions, PlaySession, transcript_path
 from cairn.settings import CairnSettings
 from cairn.workdir import (
@@ -103,7 +106,12 @@ def run_play(
     agent: IAgent | None = None,
 ) -> PlayResult:
     """Play `episodes` episodes and write the run's files; return the report. WorkdirError
-    when the workdir is not this game's, or another play is running in it."""
+    when the workdir is not this game's, or another play is running in it.
+
+    Episode numbers go on from those the store holds (`next_episode`). With a model, the run
+    stops after the turn its circuit opened unless `llm_fallback` is "offline"; a run that
+    stopped so, or whose model never gave a usable answer, raises ModelNotAnsweringError
+    after its files are written (one line naming the server; the report is its `result`)."""
     # every part of the run comes from the composition root; the run's own choices (memory
     # or the baseline, the player's seed) are settings, so its Selectors see them
     identity = play_identity(settings, game_path, game)
@@ -169,6 +177,7 @@ def _play_locked(
     map_graph = container.map_graph()
     map_files = container.map_files()
     player = agent or container.agent()  # (its LLM client too) before the run's folder is made
+    watch = model_watch(container, settings.llm_fallback)
     run_id, run_folder = new_run_folder(workdir, seed)
     transcript_file = transcript_path(workdir, run_id)
     options = PlayOptions(
@@ -202,15 +211,16 @@ def _play_locked(
                     summarizer_counts=lambda: dict(counts.summarizer_calls),
                     episode_map=container.episode_map(),
                     on_turn=on_turn,
-                    should_stop=stop.requested,
+                    should_stop=lambda: stop.requested() or watch.must_stop(),
                     claims=container.claim_tests(),
                 )
+                first = next_episode(store)  # numbers go on from the runs before
                 try:
-                    for number in range(1, options.episodes + 1):
+                    for number in range(first, first + options.episodes):
                         container.usage_meter().start_episode(number)
                         stats.append(session.play_episode(number))
                         map_files.save(map_graph)
-                        if stop.requested():
+                        if stop.requested() or watch.stopped:
                             break
                 except KeyboardInterrupt:
                     # a second Ctrl-C: the episode in play stops where it stood (its last unit
@@ -242,6 +252,10 @@ def _play_locked(
             "summary_failures": counts.summary_failures,
             "query_tool_failures": container.memory_query_tools().failures,
         }
+        last = stats[-1] if stats else None
+        failure = watch.failure(*((last.episode, last.turns) if last else ()))
+        if failure is not None:
+            report["model_failure"] = failure
         report_path = workdir / settings.report_file
         from cairn.report.json_text import report_json
         from cairn.report.writer import write_report
@@ -250,15 +264,36 @@ def _play_locked(
 
         # from the run's store, still open: it has read its memories already
         html_path = write_report(settings, store=store)
-        return PlayResult(
+        result = PlayResult(
             report=report,
             report_path=report_path,
             run_dir=run_folder,
             html_path=html_path,
         )
+        if failure is not None:  # the files are written: the run fails after them
+            error = ModelNotAnsweringError(failure)
+            error.result = result
+            raise error
+        return result
     finally:
         store.close()
         gc.unfreeze()
+
+
+def model_watch(container: Any, fallback: str) -> ModelWatch:
+    """The watch over the run's model (`ModelWatch`), from the container's client, meter and
+    circuit breaker; offline, one that never stops the run or fails it."""
+    client = container.llm_client()
+    meter = container.usage_meter()
+    breaker = container.circuit_breaker()
+    return ModelWatch(
+        server=client.server() if client is not None else "(offline)",
+        calls=lambda: int(meter.snapshot()["calls"]) if client is not None else 0,
+        failures=lambda: int(meter.snapshot()["failures"]),
+        circuit_opened=lambda: breaker.opened if breaker is not None else 0,
+        last_failure=lambda: breaker.last_failure if breaker is not None else None,
+        fallback=fallback,
+    )
 
 
 class _StopOnInterrupt:
@@ -295,7 +330,9 @@ class _StopOnInterrupt:
 
 
 def episode_table(report: dict[str, Any]) -> str:
-    """The per-episode table printed at the end of `cairn play`."""
+    """The per-episode table printed at the end of `cairn play`; with a model, a `stand-in`
+    column counts the turns the offline stand-in played because the model could not."""
+    with_model = report.get("llm", "offline") != "offline"
     head = (
         "ep",
         "turns",
@@ -311,6 +348,7 @@ def episode_table(report: dict[str, Any]) -> str:
         "1st score",
         "ctx p50",
         "loc.mem max",
+        *(("stand-in",) if with_model else ()),
     )
     rows = [head]
     for e in report["episodes"]:
@@ -333,6 +371,7 @@ def episode_table(report: dict[str, Any]) -> str:
                 "-" if e["turns_to_first_score"] is None else str(e["turns_to_first_score"]),
                 str(e["context_tokens_p50"]),
                 str(e["location_memory_tokens_max"]),
+                *((str(e.get("stand_in_turns", 0)),) if with_model else ()),
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]

@@ -24,7 +24,6 @@ from cairn.models.kinds import PromptKind
 from cairn.models.memory import MemoryScope
 from cairn.play.objective_refresh import RefreshWatch
 from cairn.play.objectives import ObjectiveInput, ObjectiveTracker
-from cairn.play.reasoning import extract_reasoning
 from cairn.play.room_watch import RoomWatch
 from cairn.play.saves import NOTHING_SAVED_TEXT, SAVE, SaveSlot, save_command
 from cairn.play.translator import StepTranslator, turn_outcome
@@ -199,12 +198,13 @@ class PlaySession:
     def _turn(self, ep: _Episode, obs: GameObservation, turn: int) -> GameObservation:
         before = obs
         prompt = self._prompt(ep, before)
-        ep.stats.context_tokens.append(prompt.total_tokens)
         location_tokens = dict(prompt.sections).get(LOCATION_SECTION, 0)
         ep.stats.location_memory_tokens_max = max(
             ep.stats.location_memory_tokens_max, location_tokens
         )
         decision = self._agent.decide(self._view(ep, before, prompt, turn))
+        ep.stats.context_tokens.append(context_tokens(decision, prompt))
+        ep.stats.stand_in_turns += int(decision.stand_in)
         action = (
             ""
             if decision.action == EMPTY_COMMAND
@@ -219,9 +219,8 @@ class PlaySession:
         raw = self._game.step(action)
         if raw.died:
             ep.stats.died = True
-        reasoning, _ = extract_reasoning(decision.reasoning)
         after, outcome = self._translator.step(
-            ep.state, turn, action, before, raw, reasoning or decision.reasoning
+            ep.state, turn, action, before, raw, decision.reasoning
         )
         failed = self._is_failed(outcome)
         if retried:
@@ -232,6 +231,8 @@ class PlaySession:
             self.failed_pairs.add(pair)
         if raw.location_id is not None:
             self._update_maps(ep, before, after, action, failed)
+            if not after.died and after.location_id is not None:
+                self._visit(ep, after.location_id)  # alive where a death had put the player
             here = after.location_id
             if here is not None and here == before.location_id:
                 # what the player has seen here this visit: objects revealed stay visible
@@ -310,13 +311,18 @@ class PlaySession:
         ep = self._episode
         if ep is None or obs.location_id is None:
             return
-        ep.visited.add(obs.location_id)
+        if not obs.died:  # a room a death put the player in is no room reached
+            self._visit(ep, obs.location_id)
         ep.room_text[obs.location_id] = obs.text
-        self.visited_ids.add(obs.location_id)
         for graph in (self._map, ep.local_map):
             graph.set_name(obs.location_id, obs.location_name)
             graph.record_visit(obs.location_id)
             graph.note_exits(obs.location_id, exits_in_text(obs.text))
+
+    def _visit(self, ep: _Episode, room: int) -> None:
+        """The player is alive in `room`: it counts as reached (the episode's and the run's)."""
+        ep.visited.add(room)
+        self.visited_ids.add(room)
 
     def _update_maps(
         self,
@@ -460,7 +466,8 @@ class PlaySession:
             "inventory": after.inventory,
             "died": after.died,
             "won": after.won,
-            "context_tokens": prompt.total_tokens,
+            "context_tokens": context_tokens(decision, prompt),
+            "stand_in": decision.stand_in,
             "context_sections": prompt.sections,
             "objectives": self._objectives.texts(),
         }
@@ -472,6 +479,12 @@ class PlaySession:
 
     def _llm_failures(self) -> int:
         return int(self._meter.snapshot()["failures"]) if self._meter is not None else 0
+
+
+def context_tokens(decision: AgentDecision, prompt: AssembledPrompt) -> int:
+    """A turn's context size: the whole model request the decision was asked with (system
+    prompt, tools, messages), or the prompt when no model was asked (the offline player)."""
+    return prompt.total_tokens if decision.request_tokens is None else decision.request_tokens
 
 
 def transcript_path(workdir: Path, run_id: str) -> Path:

@@ -10,7 +10,7 @@ by classes of phrasing many games share, never one game's sentence:
   "Died by 'northeast'" in a dark room made the agent try 'northwest' into the same dark.
 - a light ran out: the same, when a light was said to go out (or run out, or die) in the turns
   before: a timer, not the room.
-- combat: the ending names an attacker that kills ("the troll's axe strikes you", "you are
+- combat: the ending names an attacker that kills ("the ogre's club strikes you", "you are
   slain by the thief").
 - a trap or a fall: a death the command caused whose words fall or trip ("you fall into the
   pit"): the command (a move into a pit) is the danger. A move whose answer first shows the
@@ -157,7 +157,7 @@ _WORLD_CAUSES = frozenset({DeathCause.CLOCK, DeathCause.HUNGER, DeathCause.AIR, 
 
 
 def attacker(words: str) -> str | None:
-    """The attacker a death text names ("The troll's axe strikes you" -> troll), if any."""
+    """The attacker a death text names ("The ogre's club strikes you" -> ogre), if any."""
     for pattern in _ATTACKER:
         for found in pattern.finditer(words):
             who = found.group("who").lower()
@@ -386,7 +386,7 @@ def _named_sources(text: str) -> dict[int, str]:
 
 def dark_words(response: str, limit: int = 160) -> str:
     """The game's words that a room is dark, for a lesson ("You have moved into a dark place.
-    It is pitch black. You are likely to be eaten by a grue.")."""
+    It is pitch black. Something moves in the dark.")."""
     return first_sentences(response, count=3, limit=limit)
 
 
@@ -397,13 +397,13 @@ def blamed_command(title: str) -> str | None:
 
 
 def attacker_lesson_title(who: str) -> str:
-    """The title of a combat lesson: "Attacked here by the troll"."""
+    """The title of a combat lesson: "Attacked here by the ogre"."""
     return f"Attacked here by the {who}" if who else "Attacked here"
 
 
 def attacker_lesson_text(diagnosis: Diagnosis, episode: int, turn: int, said: str) -> str:
-    """What a fatal fight taught, at the room it happened in: "In the Troll Room (L10) the
-    troll attacks and can kill (Ep3, T40: "..."). Come back better armed, or keep away."."""
+    """What a fatal fight taught, at the room it happened in: "In the Ogre's Den (L10) the
+    ogre attacks and can kill (Ep3, T40: "..."). Come back better armed, or keep away."."""
     room = diagnosis.room_name or "this room"
     who = f"the {diagnosis.detail}" if diagnosis.detail else "an attacker"
     quote = f': "{said}"' if said else ""

@@ -83,7 +83,7 @@ _SHORT_ANSWER = 40
 def ending_text(response: str) -> str:
     """The game's own ending words: its response without the RESTART/RESTORE prompts.
 
-    A death the game recovers from (Zork's resurrection) ends at the death banner, so the
+    A death the game recovers from (a resurrection elsewhere) ends at the death banner, so the
     ending is not mixed with the room the player wakes up in.
     """
     banner = _DEATH_BANNER.search(response)

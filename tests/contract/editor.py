@@ -8,6 +8,10 @@ Each save reads the file, "thinks" a few milliseconds, and saves it back with tw
 Saves are made the way editors make them: in place (truncate, then write, in two parts) or
 through a temp file renamed over the file. Neither takes cairn's lock.
 
+Every save is made stale on purpose, whatever the machine's load: after reading the file the
+editor waits until the writer has acknowledged `WRITES_PER_SAVE` more memories, then saves its copy
+(without that memory). So each save races a write by construction, not by timing.
+
 Used by tests/contract/test_store_hand_edits.py and bench/hand_edit_bench.py.
 """
 
@@ -19,7 +23,9 @@ import random
 import re
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +33,8 @@ from cairn.adapters.storage.markdown_store import MarkdownMemoryStore
 
 ROOT = Path(__file__).resolve().parents[2]
 STYLES = ("in-place", "rename")
+WRITES_PER_SAVE = 3
+"""The writer's memories each save waits for after its read (so it is stale by that many)."""
 _UNEDITED = re.compile(r"^Written by (\w+) as number (\d+)\.$", re.MULTILINE)
 
 
@@ -61,10 +69,49 @@ def save(path: Path, data: bytes, style: str) -> None:
         raise ValueError(f"unknown save style {style!r}; expected one of {', '.join(STYLES)}")
 
 
-def edit_once(path: Path, n: int, style: str, rng: random.Random, log: EditLog) -> None:
-    """One save: read, think, edit, save."""
+class Acknowledged:
+    """The ids the writer process printed (each stored durably), read as they come."""
+
+    def __init__(self, writer: subprocess.Popen[str]) -> None:
+        self.ids: list[str] = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, args=(writer,), daemon=True)
+        self._reader.start()
+
+    def _read(self, writer: subprocess.Popen[str]) -> None:
+        assert writer.stdout is not None
+        for line in writer.stdout:
+            with self._changed:
+                self.ids.append(line.strip())
+                self._changed.notify_all()
+        with self._changed:
+            self._changed.notify_all()
+
+    def more_than(self, count: int, timeout: float = 60.0) -> int:
+        """Wait until more than `count` ids were acknowledged; how many there are then."""
+        with self._changed:
+            done = self._changed.wait_for(
+                lambda: len(self.ids) > count or not self._reader.is_alive(), timeout
+            )
+            assert done and len(self.ids) > count, "the writer stopped writing"
+            return len(self.ids)
+
+    def join(self) -> None:
+        self._reader.join(timeout=120)
+
+
+def edit_once(
+    path: Path,
+    n: int,
+    style: str,
+    rng: random.Random,
+    log: EditLog,
+    stale: Callable[[], None] = lambda: None,
+) -> None:
+    """One save: read, think (`stale()`: until the writer wrote again), edit, save."""
     text = path.read_bytes().decode("utf-8")
     time.sleep(rng.uniform(0.0, 0.02))
+    stale()
     match = _UNEDITED.search(text)
     if match is not None:
         log.edited[f"{match.group(1)}-{int(match.group(2)):06d}"] = n
@@ -110,22 +157,26 @@ def run(
     )
     log = EditLog()
     try:
-        assert writer.stdout is not None
-        first = writer.stdout.readline()  # the file exists now
-        assert first, f"the writer did not start: {writer.stderr.read() if writer.stderr else ''}"
+        acks = Acknowledged(writer)
+        acks.more_than(0)  # the file exists now
+
+        def stale() -> None:
+            acks.more_than(len(acks.ids) + WRITES_PER_SAVE - 1)
+
         for n in range(saves):
-            edit_once(path, n, style, rng, log)
+            edit_once(path, n, style, rng, log, stale)
             time.sleep(rng.uniform(0.02, 0.06))
-        time.sleep(0.3)  # let the writer take the last save in
+        acks.more_than(len(acks.ids))  # the writer took the last save in
         stop.touch()
-        rest, errors = writer.communicate(timeout=120)
+        _, errors = writer.communicate(timeout=120)
         assert writer.returncode == 0, errors
+        acks.join()
     finally:
         if writer.poll() is None:
             writer.kill()
             writer.wait()
     seconds = time.perf_counter() - started
-    acknowledged = {first.strip(), *rest.split()}
+    acknowledged = set(acks.ids)
     store = MarkdownMemoryStore(path)
     try:
         memories = {m.id: m for m in store.entries()}

@@ -34,6 +34,14 @@ WALK = [
     "up",
 ]
 """The model's commands, in order (a turn played by the stand-in takes none of them)."""
+LOCAL_MODELS = {
+    "adventurer": "qwen3:8b",
+    "objective": "qwen3:8b",
+    "synthesis": "qwen3:4b",
+    "summary": "qwen3:4b",
+    "query": "qwen3:4b",
+}
+"""What a local server serves (names it knows; no list price)."""
 
 
 def forced_tool(body: dict[str, Any]) -> str | None:
@@ -113,17 +121,21 @@ def test_play_zork_with_openai_through_injected_faults(
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("CAIRN_LLM_TIMEOUT", "0.5")
         monkeypatch.setenv("CAIRN_LLM_MAX_RETRIES", "1")
+        monkeypatch.setenv("CAIRN_OPENAI_MODELS", json.dumps(LOCAL_MODELS))
         result = CliRunner().invoke(
             main,
             [
                 "play",
                 *("--game", str(ZORK), "--llm", "openai", "--workdir", str(workdir)),
-                *("--episodes", "1", "--max-turns", str(TURNS)),
+                *("--episodes", "1", "--max-turns", str(TURNS), "--llm-fallback", "offline"),
             ],
         )
         requests = list(server.requests)
     assert result.exit_code == 0, result.output
     assert "llm openai" in result.output
+    lines = result.output.splitlines()  # the table: the stand-in's turns counted
+    head, row = next(lines[i : i + 2] for i, line in enumerate(lines) if "stand-in" in line)
+    assert dict(zip(head.split()[-1:], row.split()[-1:], strict=True)) == {"stand-in": "9"}
 
     report = json.loads((workdir / "report.json").read_text())
     assert report["llm"] == "openai" and report["episodes"][0]["turns"] == TURNS
@@ -157,4 +169,6 @@ def test_play_zork_with_openai_through_injected_faults(
     log = [json.loads(line) for line in (workdir / "llm.jsonl").read_text().splitlines()]
     errors = {e["error"]["type"] for e in log if e["error"]}
     assert {"LLMUnavailableError", "LLMBadResponseError", "LLMTimeoutError"} <= errors
-    assert all(e["model"].startswith("gpt-") for e in log)  # the openai_models defaults
+    assert {e["model"] for e in log} == set(LOCAL_MODELS.values())  # a local server's names
+    assert report["episodes"][0]["stand_in_turns"] == 9  # 2 failed calls, 1 hang, 6 open
+    assert report["llm_usage"]["cost"]["cost_usd"] is None  # qwen3 has no list price

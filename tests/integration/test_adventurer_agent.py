@@ -14,6 +14,7 @@ from cairn.adapters.llm.anthropic_client import AnthropicClient
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.agents.adventurer import AdventurerAgent
 from cairn.agents.scripted import ScriptedAgent
+from cairn.errors import ModelNotAnsweringError
 from cairn.fiction.interpreter import fiction_memory_service
 from cairn.interfaces.agent import AgentView
 from cairn.interfaces.game import GameObservation
@@ -128,7 +129,9 @@ def play_against(
     turns: int,
     timeout: float = 5.0,
 ) -> dict[str, Any]:
-    """A FakeGame run with the Anthropic adapter against the local server (no retries)."""
+    """A FakeGame run with the Anthropic adapter against the local server (no retries), the
+    offline stand-ins chosen to play on (`llm_fallback`); the report of a run that failed for
+    its model (ModelNotAnsweringError after the files) too."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     settings = load_settings(
         workdir=tmp_path,
@@ -136,8 +139,14 @@ def play_against(
         llm_base_url=server.base_url,
         llm_max_retries=0,
         llm_timeout=timeout,
+        llm_fallback="offline",
     )
-    return run_play(settings, game=FakeGame(), episodes=1, max_turns=turns).report
+    try:
+        return run_play(settings, game=FakeGame(), episodes=1, max_turns=turns).report
+    except ModelNotAnsweringError as exc:
+        report: dict[str, Any] = exc.result.report
+        assert report["model_failure"] == str(exc)
+        return report
 
 
 def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
@@ -147,6 +156,10 @@ def test_play_with_an_llm_that_always_fails_still_completes_and_counts(
         server.queue_fault("500")
     report = play_against(server, tmp_path, monkeypatch, turns=6)
     assert report["episodes"][0]["turns"] == 6
+    assert report["episodes"][0]["stand_in_turns"] == report["total"]["stand_in_turns"] == 6
+    assert report["model_failure"].startswith(
+        f"the model at Anthropic Messages API at {server.base_url} never gave a usable answer"
+    )
     # three 500s open the circuit; every turn's fallback is counted by kind
     assert report["total"]["llm_failures"] >= 3
     assert report["llm_usage"]["failures"] == report["total"]["llm_failures"]

@@ -13,16 +13,18 @@ from typing import Any
 
 import openai
 import pytest
+from click.testing import CliRunner
 from pydantic import BaseModel, Field
 
 from cairn.adapters.llm.breaker import CircuitBreaker
 from cairn.adapters.llm.cassette import CassetteClient
 from cairn.adapters.llm.deadline import DeadlineExceeded
 from cairn.adapters.llm.exchange_log import ExchangeLog, request_hash
-from cairn.adapters.llm.factory import build_llm_client, circuit_breaker_of
+from cairn.adapters.llm.factory import OPENAI_DEFAULT_MODELS, build_llm_client, circuit_breaker_of
 from cairn.adapters.llm.openai_client import OpenAIClient
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.agents.structured import complete_structured
+from cairn.cli import main
 from cairn.container import build_container
 from cairn.errors import (
     CassetteMissError,
@@ -33,6 +35,7 @@ from cairn.errors import (
     LLMRequestError,
     LLMTimeoutError,
     LLMUnavailableError,
+    ModelNotAnsweringError,
 )
 from cairn.interfaces.llm import ROLES, LLMMessage, LLMRequest, ToolSpec
 from cairn.play.runner import run_play
@@ -495,15 +498,22 @@ def test_three_failed_calls_open_the_breaker_and_the_fourth_never_reaches_the_se
 def play_against(
     server: FakeChatServer, tmp_path: Path, turns: int, timeout: float = 5.0
 ) -> dict[str, Any]:
-    """A FakeGame run with `llm=openai` against the local server, built by the container."""
+    """A FakeGame run with `llm=openai` against the local server, built by the container, the
+    offline stand-ins chosen to play on; the report of a run that failed for its model too."""
     settings = load_settings(
         workdir=tmp_path,
         llm="openai",
         openai_base_url=server.base_url,
+        openai_models=MODELS,
         llm_max_retries=0,
         llm_timeout=timeout,
+        llm_fallback="offline",
     )
-    return run_play(settings, game=FakeGame(), episodes=1, max_turns=turns).report
+    try:
+        return run_play(settings, game=FakeGame(), episodes=1, max_turns=turns).report
+    except ModelNotAnsweringError as exc:
+        report: dict[str, Any] = exc.result.report
+        return report
 
 
 def test_failures_are_counted_by_kind_in_the_report(server: FakeChatServer, tmp_path: Path) -> None:
@@ -660,6 +670,50 @@ def test_openai_models_without_every_role_fail_at_start_naming_them(tmp_path: Pa
         build_llm_client("openai", **options)
 
 
+def test_a_local_server_needs_its_model_names_openai_gets_its_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No openai_models: a clear error naming the setting for a local server (it was asked for
+    gpt-4.1, and priced so); OpenAI's own API gets gpt-4.1 / gpt-4.1-mini."""
+    local = factory_options(tmp_path, openai_models={}, openai_base_url="http://127.0.0.1:9/v1")
+    needs_names = r"openai_models: the server at http://127.0.0.1:9/v1 needs its model names"
+    with pytest.raises(ConfigError, match=needs_names):
+        build_llm_client("openai", **local)
+    with pytest.raises(ConfigError, match=needs_names):
+        build_llm_client("record:x.jsonl", api="openai", **local)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # the SDK's variable too
+    result = CliRunner().invoke(main, ["play", "--llm", "openai", "--workdir", str(tmp_path / "w")])
+    assert isinstance(result.exception, ConfigError) and "needs its model names" in str(
+        result.exception
+    )
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    client = build_llm_client("openai", **factory_options(tmp_path, openai_models={}))
+    assert client is not None and client.server() == "OpenAI-compatible server at https://api.openai.com/v1"
+    assert client._inner.models == OPENAI_DEFAULT_MODELS  # type: ignore[attr-defined]
+
+
+def test_a_local_server_is_not_priced_at_openai_list_prices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local model named like one of OpenAI's costs what `llm_prices` says, else unknown."""
+    mine = {"input": 0.0, "cache_read": 0.0, "cache_write": 0.0, "output": 0.0}
+    local = load_settings(
+        workdir=tmp_path,
+        llm="openai",
+        openai_base_url="http://127.0.0.1:9/v1",
+        openai_models=MODELS,
+        llm_prices={"qwen3:8b": mine},
+    )
+    prices = build_container(local).usage_meter().prices
+    assert prices.price("gpt-4.1") is None and prices.price("qwen3:8b") is not None
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
+    official = load_settings(workdir=tmp_path, llm="openai")
+    assert build_container(official).usage_meter().prices.price("gpt-4.1") is not None
+    anthropic = load_settings(workdir=tmp_path, llm="anthropic", llm_base_url="http://127.0.0.1:9")
+    assert build_container(anthropic).usage_meter().prices.price("claude-haiku-4-5") is not None
+
+
 def test_a_local_server_from_openai_base_url_needs_no_key(
     server: FakeChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -677,7 +731,9 @@ def test_settings_override_the_variables_and_the_key_reaches_the_server(
         monkeypatch.setenv("OPENAI_BASE_URL", elsewhere.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
         monkeypatch.setenv("CAIRN_OPENAI_API_KEY", "sk-from-settings")
-        settings = load_settings(workdir=tmp_path, llm="openai", openai_base_url=wanted.base_url)
+        settings = load_settings(
+            workdir=tmp_path, llm="openai", openai_base_url=wanted.base_url, openai_models=MODELS
+        )
         client = build_container(settings).llm_client()
         assert client is not None
         assert client.complete(ask()).text == "OK"  # 401 unless the settings' key was sent

@@ -140,3 +140,36 @@ def test_each_input_has_a_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     story.write_bytes(b"\x05" + bytes(input_files.MAX_STORY_BYTES))
     with pytest.raises(GameError, match=r"huge\.z5: larger than 1,048,576 bytes"):
         check_story_file(story)
+
+
+def test_the_workdir_marker_cassette_and_saved_edit_are_read_with_bounds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files cairn reads back that a person can replace: a FIFO as the workdir's marker
+    is refused at once; a cassette or an editor's save over its cap is refused naming it;
+    a save that is not UTF-8 is refused and kept."""
+    from cairn import memory_edit, workdir
+    from cairn.adapters.llm import cassette
+    from cairn.errors import ConfigError, WorkdirError
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    os.mkfifo(folder / workdir.MARKER)
+    got = refusal(lambda: workdir.read_marker(folder), folder / workdir.MARKER)
+    assert isinstance(got, WorkdirError) and "FIFO" in str(got)
+
+    tape = tmp_path / "tape.jsonl"
+    tape.write_bytes(b"{}\n" * 100)
+    monkeypatch.setattr(cassette, "MAX_CASSETTE_BYTES", 64)
+    with pytest.raises(ConfigError, match=r"tape\.jsonl: larger than 64 bytes"):
+        cassette.CassetteClient(tape, "replay", {})
+
+    saved = tmp_path / "edit.md"
+    saved.write_bytes(b"x" * 200)
+    monkeypatch.setattr(memory_edit, "MAX_IMPORT_BYTES", 100)
+    with pytest.raises(CairnError, match=r"edit\.md: larger than 100 bytes"):
+        memory_edit._saved_text(saved)
+    saved.write_bytes(b"# Memories\n\xff\xfe\n")
+    with pytest.raises(CairnError, match=r"edit\.md: not UTF-8 .* your text stays there"):
+        memory_edit._saved_text(saved)
+    assert saved.read_bytes() == b"# Memories\n\xff\xfe\n"

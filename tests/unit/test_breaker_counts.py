@@ -120,3 +120,19 @@ def test_timeouts_and_5xx_keep_their_rules_and_a_400_does_not_count() -> None:
         with pytest.raises(LLMRequestError):
             breaker.complete(REQUEST)
     assert breaker.state == "closed"
+
+
+def test_a_half_open_probe_that_fails_opens_it_again_below_the_threshold() -> None:
+    """Opened by one refused key (one failure, under the threshold of 3), the probe's 500 is
+    the second failure only: the circuit opens again all the same, for a new cooldown."""
+    now = [0.0]
+    breaker = breaker_over(Scripted(LLMAuthError("HTTP 401"), LLMUnavailableError("500")), now)
+    with pytest.raises(LLMAuthError):
+        breaker.complete(REQUEST)
+    now[0] = 61.0
+    assert breaker.state == "half-open"
+    with pytest.raises(LLMUnavailableError):
+        breaker.complete(REQUEST)  # the probe fails
+    assert breaker.state == "open" and breaker.opened == 2
+    with pytest.raises(LLMCircuitOpenError):
+        breaker.complete(REQUEST)

@@ -129,6 +129,33 @@ def test_messages_a_turn_read_after_the_checkpoint_are_not_taken_as_read_after_a
     assert env.location_calls()[-1] == [1, 2]
 
 
+def test_a_restore_into_the_state_that_played_on_puts_back_every_cursor(env: Env) -> None:
+    """In play the save slot restores into the live state, whose cursors moved on after the
+    checkpoint (here: the harbour's, Mira's and the world's); each is the checkpoint's again.
+    (Restoring a state loaded from the save's JSON could not tell: its cursors were the
+    checkpoint's already, and a restore that kept the location cursors passed every test.)"""
+    env.gs.add_message("Mira waves.", npcs_present=["mira"])
+    env.service.on_location_exit(env.gs)
+    env.service.checkpoint(env.gs)
+    mark = env.gs.memory_checkpoint
+    assert mark is not None
+    env.gs.add_message("Mira thanks you.", npcs_present=["mira"])
+    env.gs.add_message("The tide turns.")
+    env.service.on_world_event(env.gs, "quest_completed")
+    env.service.on_location_exit(env.gs)
+    moved = env.gs.scenario.model_copy(deep=True)
+    assert moved.last_location_message_index != mark.cursors.last_location_message_index
+    assert moved.last_npc_message_index != mark.cursors.last_npc_message_index
+    assert moved.last_world_message_index != mark.cursors.last_world_message_index
+
+    env.service.restore(env.gs, mark)
+
+    scenario = env.gs.scenario
+    assert scenario.last_location_message_index == mark.cursors.last_location_message_index
+    assert scenario.last_npc_message_index == mark.cursors.last_npc_message_index
+    assert scenario.last_world_message_index == mark.cursors.last_world_message_index
+
+
 def test_an_ephemeral_memory_of_the_checkpoints_episode_is_shown_again(env: Env) -> None:
     add = MemoryEntry(
         scope=MemoryScope.LOCATION,

@@ -1,4 +1,4 @@
-"""ExplorerAgent heuristics, reasoning capture, objective tracking and the knowledge base."""
+"""ExplorerAgent heuristics, objective tracking and the knowledge base."""
 
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ from cairn.play.objectives import (
     ObjectiveTracker,
     deadly_moves,
 )
-from cairn.play.reasoning import extract_reasoning
 from cairn.services.context.builders import ContextRequest
 from cairn.services.map import MapGraph
 from cairn.services.memory_service import MemoryService
@@ -161,15 +160,6 @@ def test_explorer_is_deterministic_for_a_seed() -> None:
 
     assert run(5) == run(5)
     assert run(5) != run(6)
-
-
-def test_reasoning_tags_are_extracted() -> None:
-    reasoning, rest = extract_reasoning(
-        "<thinking>The window is ajar.</thinking> open window <reflection>worked</reflection>"
-    )
-    assert reasoning == "The window is ajar.\nworked" and rest == "open window"
-    assert extract_reasoning("<think>unclosed thought") == ("unclosed thought", "")
-    assert extract_reasoning("just text") == ("", "just text")
 
 
 def test_objective_tracker_completes_score_and_reach_objectives() -> None:

@@ -270,3 +270,31 @@ def test_a_take_refused_for_the_load_then_is_no_failure_of_the_thing() -> None:
 
     assert remembered_failures([failure("You're holding too many things already!")]) == set()
     assert remembered_failures([failure("The lantern is fixed in place.")]) == {"take lantern"}
+
+
+def test_with_everything_here_tried_the_player_heads_for_a_room_it_only_passed_through() -> None:
+    """Room 8 was passed through this episode (entered, then left at once); in room 6, which
+    memory knows and where everything has been tried, the player walks back to room 8 to
+    search it rather than wander by the least-used way out."""
+    agent = ExplorerAgent(seed=1)
+    agent.decide(view(obs("A bare hall.", room=8), memories=[way(8, "west", 6)]))
+    tried = {d: d != "east" for d in DIRECTIONS}
+    decision = agent.decide(
+        view(obs("A bare room.", room=6), turn=2, memories=[way(6, "east", 8)], tried=tried)
+    )
+    assert decision.action == "east"
+    assert "not yet searched" in decision.reasoning
+
+
+def test_a_searched_room_is_headed_for_again_only_once_it_changed() -> None:
+    from cairn.agents.explorer.episode import Episode
+    from cairn.agents.explorer.frontier import Atlas
+
+    atlas, episode = Atlas(ways={1: {"up": 2}, 2: {"down": 1}}), Episode()
+    atlas.visit(1)
+    atlas.visit(2)
+    assert atlas.unfinished(episode) == {1, 2}
+    atlas.done_at[2] = 5
+    assert atlas.walk(1, episode, atlas.unfinished(episode)) is None
+    episode.changed[2] = 9
+    assert atlas.walk(1, episode, atlas.unfinished(episode)) == ("up",)

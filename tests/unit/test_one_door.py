@@ -18,7 +18,20 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.unit.test_layers import package_modules
+import cairn
+
+
+def package_modules() -> dict[str, Path]:
+    """Every module of the package by dotted name, with its source file."""
+    root = Path(cairn.__file__).parent
+    modules: dict[str, Path] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(["cairn", *parts])] = path
+    return modules
+
 
 EXEMPT = ("services", "testing")
 """Folders of the package whose modules may open a unit of work on the store."""

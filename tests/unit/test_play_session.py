@@ -16,6 +16,7 @@ from cairn.agents.scripted import ScriptedAgent
 from cairn.container import build_container
 from cairn.events.bus import MessageBus
 from cairn.interfaces.agent import EMPTY_COMMAND, AgentDecision, AgentView, IAgent
+from cairn.interfaces.game import GameObservation
 from cairn.models.memory import MemoryCategory, MemoryScope
 from cairn.play.runner import run_play
 from cairn.settings import load_settings
@@ -83,6 +84,44 @@ def test_death_ends_the_episode_and_is_remembered_as_danger_and_world_event(
     stored = memories(tmp_path)
     assert any(m.category is MemoryCategory.DANGER and m.location_id == 1 for m in stored)
     assert any(m.scope is MemoryScope.WORLD and "died" in " ".join(m.tags) for m in stored)
+
+
+def test_a_room_only_a_death_put_the_player_in_is_not_counted_as_reached(
+    tmp_path: Path,
+) -> None:
+    """Walking into the Pit kills: the Hall counts, the Pit (entered dead) does not."""
+    report = play(tmp_path, FakeGame(), ScriptedAgent(["west"]), episodes=1, max_turns=5)
+    [ep] = report["episodes"]
+    assert ep["died"] and ep["locations_visited"] == 1
+
+
+class _Respawning(FakeGame):
+    """A death puts the player, alive, in the Study and play goes on (as some games do)."""
+
+    def reset(self) -> GameObservation:
+        first = super().reset()
+        start = self.save()
+        super().step("north")
+        self._study = self.save()
+        super().restore(start)
+        self.actions.clear()
+        return first
+
+    def step(self, action: str) -> GameObservation:
+        obs = super().step(action)
+        if not obs.died:
+            return obs
+        study = super().restore(self._study)
+        return study.model_copy(update={"died": True, "done": False})
+
+
+def test_a_room_a_death_moved_the_player_to_counts_once_the_player_is_alive_there(
+    tmp_path: Path,
+) -> None:
+    game = _Respawning()
+    report = play(tmp_path, game, ScriptedAgent(["west", "look"]), episodes=1, max_turns=2)
+    [ep] = report["episodes"]
+    assert ep["locations_visited"] == 2  # the Hall, then the Study once alive in it
 
 
 def test_unknown_score_is_reported_as_null_not_zero(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """NPC matching: per-game NPC names against the room's objects and the game text.
 
-Matching is case-insensitive and on word boundaries: "troll" matches "A nasty-looking troll"
-and "Troll", never "trolley"; "bat" never matches "battery". A boundary is any character that
+Matching is case-insensitive and on word boundaries: "ogre" matches "A nasty-looking ogre"
+and "Ogre", never "ogrets"; "bat" never matches "battery". A boundary is any character that
 is not a letter, digit or underscore, so names that begin or end with punctuation ("Mr. Blue")
 still match. Names keep the caller's spelling and order; duplicates and blank names are dropped.
 """

@@ -2,16 +2,16 @@
 
 The adapter reads the answer to `look` (sent on a saved state that is then restored, so no
 move is spent). A room's name is settled once the game's header agrees with the room's
-object-tree name (or with the words of its internal identifier: Lost Pig's "(gnomeRoom)" is
-"Gnome Room"): from then on it is never looked at again nor renamed (Curses's dream headers do
-not rename the bedroom the player sleeps in). Until then `look` is read on every turn spent in
+object-tree name (or with the words of its internal identifier: "(gnomeRoom)" is "Gnome
+Room"): from then on it is never looked at again nor renamed (a dream's headers do not
+rename the bedroom the player sleeps in). Until then `look` is read on every turn spent in
 the room and its latest header is the name: a dark room keeps its cleaned tree name until a
-real header is printed, Lost Pig's dark "Closet" becomes "Gnome Room" once lit, and rooms whose
-tree names are empty or abbreviated (TextWorld, Snack Time, Curses's "CR") follow the headers
-the game prints. A room with neither a header nor a tree name is named from its description
-(`names.described_name`), read from the first `look` that gives one and kept: a description
-that changes later does not rename it, a header printed later does. The context ("in the magic
-boat") is read once per (room, holder) pair.
+real header is printed (a dark "Closet" becomes "Gnome Room" once lit), and rooms whose tree
+names are empty or abbreviated ("CR") follow the headers the game prints. A room with neither
+a header nor a tree name is named from its description (`names.described_name`), read from
+the first `look` that gives one and kept: a description that changes later does not rename
+it, a header printed later does. The context ("in the boat") is read once per (room, holder)
+pair.
 """
 
 from __future__ import annotations

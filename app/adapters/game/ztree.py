@@ -1,8 +1,8 @@
 """The Z-machine object tree, read straight from a story file and the interpreter's memory.
 
 Jericho's `get_object(n)` only serves objects up to a per-game limit and hides a few on
-purpose: Curses and Theatre keep most rooms above the limit (the player's parent is then
-"None"), and Zork I's `rooms` pseudo-object (82) is hidden. The Z-machine standard (§12, §3)
+purpose: some games keep most rooms above the limit (the player's parent is then "None"),
+and a game's `rooms` pseudo-object may be hidden. The Z-machine standard (§12, §3)
 fixes the layout of the object table and of the Z-encoded short names, so the whole tree is
 read here from the dynamic memory (`FrotzEnv.get_state()[0]`) with the static rest of the
 story file behind it. Versions 3 to 8 are read (the suite has 3, 5 and 8).

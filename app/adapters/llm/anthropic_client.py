@@ -87,6 +87,7 @@ class AnthropicClient(SDKClient):
 
     errors = SDKErrors.of(anthropic)
     logger = logger
+    api_name = "Anthropic Messages API"
     _sdk: anthropic.AsyncAnthropic
 
     def __init__(

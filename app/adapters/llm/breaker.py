@@ -65,6 +65,9 @@ class CircuitBreaker(ILLMClient):
         answer reset them: an answer reported unusable counts as that call failing."""
         self.opened = 0
         self.rejected = 0
+        self.last_failure: str | None = None
+        """The last counted failure, as its error says it (for the line a stopped run ends
+        with)."""
 
     @property
     def state(self) -> str:
@@ -112,9 +115,13 @@ class CircuitBreaker(ILLMClient):
             self._failed(LLMUnusableAnswerError(f"unusable answer for role {request.role!r}"))
         self._inner.report_unusable(request)
 
+    def server(self) -> str:
+        return self._inner.server()
+
     def _failed(self, exc: Exception) -> None:
         """Count a failure (the lock held) and open the circuit when it trips."""
         self._failures += 1
+        self.last_failure = str(exc)
         if self._open_until is not None and self._clock() < self._open_until:
             return  # open already (a late report of an earlier answer)
         trip = (

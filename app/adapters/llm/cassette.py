@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
+from cairn.adapters.input_files import MAX_CASSETTE_BYTES, read_named_file
 from cairn.adapters.llm.exchange_log import (
     Redactor,
     append_line,
@@ -68,7 +69,16 @@ class CassetteClient(ILLMClient):
     def _load(self) -> None:
         if not self.path.is_file():
             raise ConfigError(f"llm.cassette: no cassette to replay at {self.path}")
-        text = self.path.read_text(encoding="utf-8")
+        data = read_named_file(
+            self.path,
+            what="cassette",
+            limit=MAX_CASSETTE_BYTES,
+            error=lambda problem: ConfigError(f"llm.cassette: {self.path}: {problem}"),
+        )
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"llm.cassette: {self.path}: not UTF-8 text: {e}") from e
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
@@ -81,6 +91,12 @@ class CassetteClient(ILLMClient):
                     f"llm.cassette: {self.path}:{number}: unreadable entry: {e}"
                 ) from e
             self._recorded.setdefault(key, []).append(response)
+
+    def server(self) -> str:
+        """The server a recording cassette records from, or the cassette replayed."""
+        if self._inner is not None and self.mode == "record":
+            return f"{self._inner.server()} (recorded to {self.path})"
+        return f"the cassette {self.path}"
 
     def report_unusable(self, request: LLMRequest) -> None:
         """Passed on to the client a recording cassette records (its circuit breaker)."""

@@ -80,6 +80,8 @@ class SDKClient(ILLMClient):
 
     errors: ClassVar[SDKErrors]
     logger: ClassVar[logging.Logger]
+    api_name: ClassVar[str] = "model server"
+    """What the server is called in messages ("Anthropic API", "OpenAI-compatible server")."""
     _sdk: Any
 
     def __init__(
@@ -126,6 +128,10 @@ class SDKClient(ILLMClient):
         return (
             f"{type(self).__name__}(base_url={str(self._sdk.base_url)!r}, models={self.models!r})"
         )
+
+    def server(self) -> str:
+        """The API and the base URL its requests go to."""
+        return f"{self.api_name} at {str(self._sdk.base_url).rstrip('/')}"
 
     def close(self) -> None:
         """Close the underlying HTTP connections and the loop the calls run on."""

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
@@ -23,6 +24,16 @@ API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 OPENAI_KEY_VARIABLE = "OPENAI_API_KEY"
 OPENAI_URL_VARIABLE = "OPENAI_BASE_URL"
 APIS = ("anthropic", "openai")
+OPENAI_HOST = "api.openai.com"
+OPENAI_DEFAULT_MODELS: dict[str, str] = {
+    "adventurer": "gpt-4.1",
+    "synthesis": "gpt-4.1-mini",
+    "summary": "gpt-4.1-mini",
+    "objective": "gpt-4.1",
+    "query": "gpt-4.1-mini",
+}
+"""The models OpenAI's own API is asked for when `openai_models` names none. Never sent to any
+other server: a local one answers for its own models, which cairn cannot guess."""
 
 
 class _Options(TypedDict):
@@ -76,8 +87,10 @@ def build_llm_client(
     "openai" (each behind a circuit breaker); a cassette client for "cassette:PATH" (replay,
     no network) or "record:PATH" (the API `api` names, recorded to PATH).
 
-    `models` are the Anthropic models per role, `openai_models` the OpenAI ones (default:
-    `models`); a cassette replays with the map of the API it was recorded from (`api`).
+    `models` are the Anthropic models per role, `openai_models` the OpenAI ones (none:
+    `OPENAI_DEFAULT_MODELS`, for OpenAI's own API only: another server's names must be given,
+    a ConfigError says so); a cassette replays with the map of the API it was recorded from
+    (`api`).
     The Anthropic key is read from ANTHROPIC_API_KEY only, never from a settings file. The
     OpenAI key and server are `openai_api_key` and `openai_base_url` when set, else
     OPENAI_API_KEY and OPENAI_BASE_URL, as the SDK reads them; a server given by its base URL
@@ -90,7 +103,7 @@ def build_llm_client(
         raise ConfigError(f"llm_api: expected anthropic or openai, got {api!r}")
     kind, _, path = mode.partition(":")
     provider = kind if kind in APIS else api
-    role_models = models if provider == "anthropic" else (openai_models or models)
+    role_models = models if provider == "anthropic" else (openai_models or OPENAI_DEFAULT_MODELS)
     if kind == "cassette":
         if not path:
             raise ConfigError("llm: 'cassette:PATH' needs the path of a recorded exchange file")
@@ -105,7 +118,7 @@ def build_llm_client(
     if provider == "anthropic":
         client, key = _anthropic(kind, models, base_url, transport)
     else:
-        client, key = _openai(kind, role_models, openai_base_url, openai_api_key, transport)
+        client, key = _openai(kind, openai_models, openai_base_url, openai_api_key, transport)
     breaker = CircuitBreaker(client)
     if kind == "record":
         if not path:
@@ -133,7 +146,7 @@ def _anthropic(
 
 def _openai(
     kind: str,
-    models: Mapping[str, str],
+    models: Mapping[str, str] | None,
     base_url: str | None,
     api_key: SecretStr | str | None,
     transport: _Transport,
@@ -147,6 +160,14 @@ def _openai(
             f"llm={kind}: set {OPENAI_KEY_VARIABLE}, or {OPENAI_URL_VARIABLE} for a local"
             " server (or use --llm offline)"
         )
+    if not models:
+        if not is_openai_api(url):
+            raise ConfigError(
+                f"openai_models: the server at {url} needs its model names, one for every role"
+                f" ({', '.join(ROLES)}), e.g. CAIRN_OPENAI_MODELS='{{\"adventurer\":"
+                f" \"qwen3:8b\", ...}}'; the gpt-4.1 defaults are OpenAI's own API's"
+            )
+        models = OPENAI_DEFAULT_MODELS
     missing = [role for role in ROLES if not models.get(role)]
     if missing:  # a local server's names replace the defaults whole: say so at start
         raise ConfigError(
@@ -159,6 +180,22 @@ def _openai(
 
     client = OpenAIClient(api_key=key, models=models, base_url=url, **transport.options(key))
     return client, key
+
+
+def is_openai_api(url: str | None) -> bool:
+    """Whether `url` (None: the SDK's default) is OpenAI's own API."""
+    return url is None or urlsplit(url).hostname == OPENAI_HOST
+
+
+def list_prices_apply(mode: str, api: str, openai_base_url: str | None) -> bool:
+    """Whether the built-in list prices may price this `llm` setting's calls: not for an
+    OpenAI-compatible server other than OpenAI's own (a local model named like one of
+    OpenAI's is not billed at its price; `llm_prices` still prices it)."""
+    kind = mode.partition(":")[0]
+    provider = kind if kind in APIS else api
+    if provider != "openai":
+        return True
+    return is_openai_api(openai_base_url or os.environ.get(OPENAI_URL_VARIABLE) or None)
 
 
 def circuit_breaker_of(client: ILLMClient | None) -> CircuitBreaker | None:

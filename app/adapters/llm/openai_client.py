@@ -49,6 +49,7 @@ class OpenAIClient(SDKClient):
 
     errors = SDKErrors.of(openai)
     logger = logger
+    api_name = "OpenAI-compatible server"
     _sdk: openai.AsyncOpenAI
 
     def __init__(

@@ -101,11 +101,14 @@ class PriceTable:
 
 def price_table(
     overrides: Mapping[str, ModelPrice | Mapping[str, Any]] | None = None,
+    list_prices: bool = True,
 ) -> PriceTable:
     """The price table with `overrides` (the `llm_prices` setting, as models or plain
-    mappings, e.g. from a dumped settings object) over the defaults."""
+    mappings, e.g. from a dumped settings object) over the defaults; `list_prices` False
+    leaves the defaults out (a server that is not the vendor's own: only `overrides` price
+    its calls, every other model's cost is unknown)."""
     checked = {
         model: price if isinstance(price, ModelPrice) else ModelPrice.model_validate(price)
         for model, price in (overrides or {}).items()
     }
-    return PriceTable(checked)
+    return PriceTable(checked, DEFAULT_PRICES if list_prices else {})

@@ -7,7 +7,13 @@ from __future__ import annotations
 import random
 
 from cairn.agents.explorer.episode import Episode, Move
-from cairn.agents.explorer.frontier import Atlas, changes_that_worked, known_before, onward
+from cairn.agents.explorer.frontier import (
+    Atlas,
+    changes_that_worked,
+    known_before,
+    onward,
+    sweep,
+)
 from cairn.agents.explorer.routes import route_step
 from cairn.agents.explorer.rules import Bounds
 from cairn.agents.explorer.words import (
@@ -123,6 +129,10 @@ def choose(
     if back is not None and bounds.usable(back) and back not in bounds.dangers:
         # lost among look-alike rooms (a maze with one id): undo the moves that led in
         return Move(back, f"Trying {back}: retracing my steps among look-alike rooms.")
+    if known and atlas is not None:
+        onwards = sweep(view, episode, atlas, bounds)
+        if onwards is not None:
+            return onwards
     worked = [
         a
         for a, failed in bounds.tried.items()

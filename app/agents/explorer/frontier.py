@@ -69,6 +69,9 @@ class Atlas:
     """Rooms a darkness lesson names (seen dark, or where the dark killed): a room to head for
     only with a light at hand (else the last step into it is held back, and a route there
     would only lead the player to and fro below it)."""
+    done_at: dict[int, int] = field(default_factory=dict)
+    """The turn everything in a room had been tried this episode (the player fell back on
+    the least-used way out there): no room to head back for until it changes."""
     light_at_hand: bool = False
     """A light is lit, or one is carried to light (then the dark rooms are worth a visit:
     what the dark hid is unexplored)."""
@@ -105,7 +108,23 @@ class Atlas:
     def route(self, here: int, episode: Episode) -> tuple[str, ...] | None:
         """The shortest known walk from `here` into a room not entered this episode (breadth
         first; no step this episode found blocked), or None."""
-        targets = self.unentered()
+        return self.walk(here, episode, self.unentered())
+
+    def unfinished(self, episode: Episode) -> set[int]:
+        """Rooms entered this episode where not everything has been tried yet (the player
+        passed through on a route), or where the world changed since it was."""
+        dark = set() if self.light_at_hand else self.dark
+        return {
+            r
+            for r in self.entered - self.shunned - dark
+            if self.done_at.get(r, -1) < episode.changed.get(r, 0)
+            or r not in self.done_at
+        }
+
+    def walk(self, here: int, episode: Episode, targets: set[int]) -> tuple[str, ...] | None:
+        """The shortest known walk from `here` into one of `targets` (breadth first; no step
+        this episode found blocked), or None."""
+        targets = targets - {here}
         if not targets:
             return None
         seen = {here}
@@ -154,6 +173,23 @@ def reopen(episode: Episode, atlas: Atlas, where: int | None, command: str, turn
     if held_up:
         episode.blocked -= held_up
         episode.changed[where] = turn
+
+
+def sweep(
+    view: AgentView, episode: Episode, atlas: Atlas, bounds: Bounds
+) -> Move | None:
+    """Everything here has been tried, in a room memory knows: rather than wander by the
+    least-used way out, the walk to the nearest room entered this episode that still has
+    something untried (passed through on a route) or changed since; None when there is none
+    (or in a room met for the first time)."""
+    here = view.observation.location_id
+    if here is None or not known_before(view):
+        return None
+    atlas.done_at[here] = view.turn
+    route = atlas.walk(here, episode, atlas.unfinished(episode))
+    if route and route_open(episode, here, route, bounds):
+        return Move(route[0], f"Trying {route[0]!r}: the route to a room not yet searched.", route)
+    return None
 
 
 def onward(

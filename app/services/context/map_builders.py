@@ -10,7 +10,7 @@ from cairn.services.map import MapGraph
 
 
 class CurrentLocationBuilder(SectionBuilder):
-    """"Current location: West of House (ID: 180)" and the exploration statistics."""
+    """"Current location: Hall (ID: 12)" and the exploration statistics."""
 
     default_name = "current_location"
     default_title = "Current Location"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 from functools import lru_cache
+
+from cairn.interfaces.llm import LLMRequest
 
 
 def estimate_tokens(text: str) -> int:
@@ -30,3 +33,21 @@ def estimate_from_counts(chars: int, words: int) -> int:
     if chars <= 0:
         return 0
     return max(math.ceil(chars / 4), math.ceil(words * 13 / 10))
+
+
+def request_tokens(request: LLMRequest) -> int:
+    """`estimate_tokens` of everything a model request sends: the system prompt, the tools
+    (their names, descriptions and input schemas, as JSON) and every message (text as it is,
+    content blocks as JSON). The figure a turn's context is measured by: the prompt alone
+    leaves out the system prompt and the tools, about half of a request."""
+    total = estimate_tokens(request.system)
+    if request.tools:
+        total += estimate_tokens(_json([t.model_dump(mode="json") for t in request.tools]))
+    for message in request.messages:
+        content = message.content
+        total += estimate_tokens(content if isinstance(content, str) else _json(content))
+    return total
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -144,7 +144,7 @@ def dot(graph: MapReader) -> str:
 def routing_summary(graph: MapReader, from_id: int, limit: int = 5) -> str:
     """A few prompt lines: exits from here, from up to `limit` neighbours, what is unexplored.
 
-    E.g. "From West of House (180): north -> North of House (81); south -> ..."
+    E.g. "From Hall (12): north -> Study (14); south -> ..."
     """
     lines = [_exits_line(graph, from_id, back_to=None)]
     for neighbour in graph.neighbors(from_id)[: max(limit, 0)]:
