@@ -1,6 +1,6 @@
 """RoomWatch: the room's own words now, for the prompt, even when the turn's text lacks them.
 
-On a revisit many games print only the room's name ("Living Room"), and a refused command
+On a revisit many games print only the room's name ("Hall"), and a refused command
 prints no room at all: the turn's text is then no description. The watch asks the game's own
 `look` (`IGame.look`: no move is spent, nothing changes) when the player arrives somewhere,
 when the world changed (an opened window reads "open" now), and when the room's words are not
