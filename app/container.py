@@ -264,10 +264,12 @@ class Container(containers.DeclarativeContainer):
     )
 
     context_service = _context(config, memory_service, map_graph)
+    episode_map = providers.Singleton(MapGraph)
+    """The map that lives one episode: the baseline's objectives route over it."""
     # The --no-memory baseline, by wiring: its builders read NoMemory (every query answers
-    # nothing) and no cross-episode map, so no baseline prompt can show a memory.
+    # nothing) and only the episode's own map, so no baseline prompt can show a memory.
     baseline_context_service = _context(
-        config, providers.Singleton(NoMemory), None, with_memory=False
+        config, providers.Singleton(NoMemory), episode_map, with_memory=False
     )
 
     # -- one play run: agent, objectives, knowledge base, chosen by the LLM mode and memory ----
@@ -276,8 +278,6 @@ class Container(containers.DeclarativeContainer):
     run_context = providers.Selector(
         _memory, memory=context_service, baseline=baseline_context_service
     )
-    episode_map = providers.Singleton(MapGraph)
-    """The map that lives one episode: the baseline's objectives route over it."""
     objective_map = providers.Selector(_memory, memory=map_graph, baseline=episode_map)
     explorer = providers.Factory(ExplorerAgent, seed=config.play_seed)
     toolbox = providers.Selector(

@@ -1,17 +1,20 @@
 """Prompt caching over a 100-turn Zork I run: the share of input tokens the cache served, and
-what the run cost.
+what the run cost, per 100 turns.
 
 `cairn play` plays Zork I with the LLM adventurer through the Anthropic adapter against the
 loopback Messages API server (`cairn.testing.FakeMessagesServer`), which answers every request
 from a script: the adventurer follows Jericho's walkthrough and looks nothing up (it answers
 its AgentDecision at once), the synthesis remembers each turn's response, objectives and
 summaries are fixed. The server bills input as Anthropic's prompt cache would (a changed
-tool_choice invalidates the cached messages). Three runs: the server caching every marked
-prefix; then only prefixes as long as the API's documented minimum (1024 tokens for Sonnet,
-4096 for Haiku 4.5); then every marked prefix with the adventurer asking `query_memories`
-first on every 4th turn (research and decision are one tool conversation). Each prints the
-share of input tokens read from the cache (the goal is at least 60%), per role, and the cost
-from report.json beside the same tokens billed with no cache.
+tool_choice invalidates the cached messages), caching a marked prefix only when it is as long
+as the model's documented minimum (`cairn.adapters.llm.cache_minimums`: 1,024 tokens for
+Sonnet 4.6, the adventurer's and the objective model's; 4,096 for Haiku 4.5, the others'), as
+the API does. Three runs: under the minimums (the figure that counts; goal: at least 50% of
+the adventurer's input tokens); the same with the adventurer asking `query_memories` first
+on every 4th turn (research and decision are one tool conversation); and, for comparison
+with earlier figures, a server that caches any marked prefix. Each prints the share of input
+tokens read from the cache per role, and the cost from report.json per 100 turns beside the
+same tokens billed with no cache.
 
     .venv/bin/python bench/cache_bench.py [--turns 100] [--rom PATH]
 """
@@ -38,7 +41,9 @@ from cairn.testing import FakeMessagesServer  # noqa: E402
 from cairn.testing.cache_sim import MinTokens, api_min_cache_tokens  # noqa: E402
 
 ROM = ROOT.parent / "shared" / "roms" / "zork1.z5"
-GOAL = 0.60
+GOAL = 0.50
+"""Issue 38's goal: the share of the adventurer's input tokens the cache serves, under the
+API's minimums."""
 
 
 class Script:
@@ -169,12 +174,16 @@ def play(rom: Path, turns: int, minimum: bool, research_every: int = 0) -> None:
             f"{tokens['cache_write']:>9}{share(tokens):>8}"
             f"{(f'${dollars:.4f}' if dollars is not None else 'unknown'):>10}"
         )
-    read = cost["tokens"]["cache_read"] / max(1, cost["tokens"]["input"])
+    turns = episode["turns"] or 1
+    adventurer = cost["by_role"].get("adventurer", {}).get("tokens", {})
+    read = adventurer.get("cache_read", 0) / max(1, adventurer.get("input", 0))
     plain = uncached_cost(report, PriceTable(), models)
+    dollars = cost["cost_usd"]
     print(
-        f"input served from the cache: {read:.1%} (goal {GOAL:.0%}: "
-        f"{'met' if read >= GOAL else 'NOT met'}); cost ${cost['cost_usd']:.4f}, "
-        f"the same tokens uncached ${plain:.4f}\n"
+        f"adventurer input served from the cache: {read:.1%} (goal {GOAL:.0%}: "
+        f"{'met' if read >= GOAL else 'NOT met'}); all roles {share(cost['tokens']).strip()}; "
+        f"per 100 turns ${dollars * 100 / turns:.4f}, the same tokens uncached "
+        f"${plain * 100 / turns:.4f}\n"
     )
 
 
@@ -184,9 +193,9 @@ def main() -> None:
     parser.add_argument("--rom", type=Path, default=ROM)
     args = parser.parse_args()
     os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-bench")
-    for minimum in (False, True):
-        play(args.rom, args.turns, minimum)
-    play(args.rom, args.turns, minimum=False, research_every=4)
+    play(args.rom, args.turns, minimum=True)
+    play(args.rom, args.turns, minimum=True, research_every=4)
+    play(args.rom, args.turns, minimum=False)
 
 
 if __name__ == "__main__":

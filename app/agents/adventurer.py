@@ -19,7 +19,12 @@ import logging
 from cairn.agents.data_fence import as_data
 from cairn.agents.memory_toolbox import MemoryToolbox, decide_with_research, research_tools
 from cairn.agents.prompt_files import render
-from cairn.agents.prompt_order import stable_first
+from cairn.agents.prompt_order import (
+    GAME_SAID,
+    GAME_TEXT_SECTIONS,
+    fenced,
+    sections_of,
+)
 from cairn.agents.structured import complete_structured
 from cairn.errors import LLMBadResponseError, LLMError
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
@@ -29,6 +34,36 @@ from cairn.models.kinds import Role
 from cairn.services.context.tokens import request_tokens
 
 log = logging.getLogger(__name__)
+
+
+__all__ = ["AdventurerAgent", "as_data", "turn_message"]
+
+
+def turn_message(view: AgentView) -> str:
+    """The user message of one turn (`adventurer_turn.md`): the prompt's sections in reading
+    order, each fenced as data (`prompt_order.fenced`), then the objectives and the turn, the
+    score and what the player carries. A prompt without the room's or the last turn's section
+    (a library's own context) gets the game's text in a section of its own."""
+    context = view.prompt.strip()
+    found = sections_of(context) if context else []
+    if found is None:  # free text: one section of memories
+        context, found = f"## Memories\n{context}", [("Memories", context)]
+    if not GAME_TEXT_SECTIONS & {title for title, _ in found}:
+        said = f"## {GAME_SAID}\n{view.observation.text.strip() or '(nothing)'}"
+        context = f"{said}\n\n{context}" if context else said
+    obs = view.observation
+    score = "unknown" if obs.score is None else str(obs.score)
+    if obs.score is not None and obs.max_score:
+        score += f" of {obs.max_score}"
+    return render(
+        "adventurer_turn",
+        context=fenced(context),
+        objectives="\n".join(f"- {o}" for o in view.objectives) or "- (none yet)",
+        turn=view.turn,
+        of_turns=f" of {view.max_turns}" if view.max_turns else "",
+        score=score,
+        inventory=", ".join(obs.inventory) or "nothing",
+    )
 
 
 class AdventurerAgent(IAgent):
@@ -54,17 +89,7 @@ class AdventurerAgent(IAgent):
 
     def decide(self, view: AgentView) -> AgentDecision:
         system = render("adventurer_system")
-        user = render(
-            "adventurer_turn",
-            observation=as_data(view.observation.text.strip(), "game_text"),
-            location=f"{view.observation.location_name} (L{view.observation.location_id})",
-            inventory=", ".join(view.observation.inventory) or "nothing",
-            score=view.observation.score if view.observation.score is not None else "unknown",
-            objectives="\n".join(f"- {o}" for o in view.objectives) or "- (none yet)",
-            context=as_data(stable_first(view.prompt), "memories")
-            if view.prompt
-            else "(no memory context)",
-        )
+        user = turn_message(view)
         request = LLMRequest(
             role=Role.ADVENTURER,
             system=system,

@@ -25,6 +25,8 @@ class AgentView(BaseModel):
 
     episode: int
     turn: int
+    max_turns: int | None = None
+    """The episode's last turn (None: no limit known): the model is told "turn N of M"."""
     observation: GameObservation
     prompt: str = ""
     room_text: str = ""

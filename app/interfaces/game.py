@@ -106,6 +106,12 @@ class IGame(ABC):
         """The words the game's parser knows; None when the game cannot say."""
         return None
 
+    def look(self) -> str | None:
+        """The game's own answer to `look` now (the room's name, description and what lies
+        there), asked without spending a move or changing anything; None when the game
+        cannot be asked that way, or has ended."""
+        return None
+
     @abstractmethod
     def close(self) -> None:
         """Release the interpreter."""

@@ -10,6 +10,9 @@ from cairn.models.episode import EpisodeStats
 
 EPISODES_HEADER = "## Episodes"
 """The section of one line per episode that cairn appends itself: a rewrite never holds it."""
+ROUTE_HEADER = "## Route (scoring moves in the order first made)"
+"""The section cairn writes itself from the memories before the episode lines: where and how
+points were scored, in the order first achieved. A rewrite never holds it either."""
 
 
 class IKnowledgeBase(ABC):
@@ -22,6 +25,14 @@ class IKnowledgeBase(ABC):
     @abstractmethod
     def update(self, memory: IMemoryReader, episode: EpisodeStats, game: str) -> None:
         """Rewrite it from the memories and the episode that just ended."""
+
+    def route(self) -> str:
+        """The lines of its route section (`ROUTE_HEADER`), "" when it has none."""
+        text = self.read()
+        if ROUTE_HEADER not in text:
+            return ""
+        section = text.split(ROUTE_HEADER, 1)[1]
+        return section.split("\n## ", 1)[0].strip()
 
 
 class IKnowledgeWriter(ABC):

@@ -14,19 +14,14 @@ Two discoverers share one tracker:
 
 Completion is tracked by the tracker: a scoring objective completes when its action scores at
 its location; an exploration, fetch (`get`) or LLM objective with a target completes when the
-player reaches the target (where the "Got ..." memory has the player take the item).
+player reaches the target (where the "Got ..." memory has the player take the item); the LLM
+discoverer is shown the current objectives, numbered, and those it answers `completed` are
+counted completed too. When discovery runs again is the session's (`objective_refresh.py`:
+the schedule, a score change, a one-way event); the first discovery sees the game's opening.
 
-Safety (`RouteGuard`): no objective targets, and no route is followed into, a remembered death.
-A deadly move is a location DANGER memory's quoted command at that location (`'jump' here led
-to death`); a deadly room is one the map knows only through deadly moves. Deaths of the world
-(a clock, an event: WORLD memories tagged `ending`, with no command) make no room deadly, and
-neither does a lesson (`causes`): a room a darkness lesson says is dark is safe only with a
-light source carried (the offline player lights it before it enters), so without one no
-objective targets it and no route goes through it. Nor does any go into a room the player
-noted it found no way out of (`words.trap_note`), until a note says a way out was found. A step
-is blocked when it left the player in place this episode, or when the map's latest word on that
-exit is a refusal; the tracker then skips objectives whose route needs it, so the player
-resumes exploring instead of retrying it.
+Safety (`RouteGuard`, `route_guard.py`): no objective targets, and no route is followed into, a
+remembered death, a dark room without a light, a noted trap or a blocked way; the tracker skips
+objectives whose route needs one, so the player resumes exploring instead of retrying it.
 
 Preconditions (`preconditions`): a scoring memory that says which items had to be held is no
 objective while one is not; when memory knows where that item was got ("Got brass lantern" at a
@@ -42,25 +37,46 @@ from abc import ABC, abstractmethod
 from pydantic import BaseModel, Field
 
 from cairn.agents.data_fence import GAME_TEXT, MEMORIES, fenced, with_data_rule
-from cairn.agents.explorer import normalize, remembered_dangers
-from cairn.agents.explorer.trap_notes import trap_rooms
-from cairn.agents.explorer.words import dark_rooms, light_sources
+from cairn.agents.explorer import normalize
+from cairn.agents.explorer.words import light_sources
+from cairn.agents.prompt_order import reading_order
 from cairn.agents.structured import complete_structured
 from cairn.errors import LLMError
 from cairn.interfaces.llm import ILLMClient, LLMMessage, LLMRequest
 from cairn.interfaces.memory_service import IMemoryService
 from cairn.lessons.reading import holds, missing
 from cairn.models.kinds import PromptKind, Role
-from cairn.models.memory import MemoryCategory, MemoryEntry, MemoryScope
+from cairn.models.memory import MemoryCategory, MemoryEntry
+from cairn.play.route_guard import RouteGuard, deadly_moves
 from cairn.services.context.builders import ContextRequest
 from cairn.services.context.context_service import ContextService
 from cairn.services.map import MapGraph
 from cairn.services.outcomes import got_items, quoted_commands
 
+__all__ = [
+    "IObjectiveDiscoverer",
+    "LLMObjectiveDiscoverer",
+    "MemoryObjectiveDiscoverer",
+    "Objective",
+    "ObjectiveInput",
+    "ObjectiveTracker",
+    "ObjectivesAnswer",
+    "RouteGuard",
+    "deadly_moves",
+]
+
 log = logging.getLogger(__name__)
 _LOCATION_REF = re.compile(r"\b(?:Location\s+|L)(\d+)\b")
 _TOP = 50
 """The most important memories discovery reads (scores, and where needed items were got)."""
+_STABLE_FIRST = ("Knowledge",)
+"""The objective prompt's section that changes least (once an episode), put first."""
+_OBJECTIVE_SYSTEM = (
+    "You discover objectives for a text-adventure agent. Identify specific objectives that"
+    " use location ids, leverage memories and knowledge, avoid known dangers and pursue"
+    " unexplored exits. In `completed`, give the numbers of the current objectives that the"
+    " recent gameplay shows are done."
+)
 
 
 class Objective(BaseModel):
@@ -75,9 +91,11 @@ class Objective(BaseModel):
 
 
 class ObjectivesAnswer(BaseModel):
-    """The objectives discovered from knowledge, memories and the map (the objectives JSON)."""
+    """The objectives discovered from knowledge, memories and the map (the objectives JSON),
+    and the numbers of the current objectives that are now done."""
 
     objectives: list[str] = Field(default_factory=list, max_length=8)
+    completed: list[int] = Field(default_factory=list, max_length=8)
     reasoning: str = ""
 
 
@@ -93,112 +111,9 @@ class ObjectiveInput(BaseModel):
     done_here: set[tuple[int, str]] = Field(default_factory=set)
     knowledge: str = ""
     recent_gameplay: str = ""
-
-
-def deadly_moves(memories: list[MemoryEntry]) -> set[tuple[int, str]]:
-    """(location, command) pairs that killed the player (or cost points), from location DANGER
-    memories that quote the command. World endings (a clock, an event) name no such move."""
-    moves: set[tuple[int, str]] = set()
-    for memory in memories:
-        if memory.scope is not MemoryScope.LOCATION or memory.location_id is None:
-            continue
-        if "ending" in memory.tags and not quoted_commands(memory.title):
-            continue
-        moves.update((memory.location_id, normalize(c)) for c in remembered_dangers([memory]))
-    return moves
-
-
-class RouteGuard:
-    """Which map routes are safe to follow: no remembered deadly move, no blocked step."""
-
-    def __init__(self, map_graph: MapGraph, memory: IMemoryService | None = None) -> None:
-        self._map = map_graph
-        self._memory = memory
-        self.deadly: set[tuple[int, str]] = set()
-        self.deadly_rooms: set[int] = set()
-        self.blocked: set[tuple[int, str]] = set()
-        self.dark_rooms: set[int] = set()
-        """Rooms a darkness lesson says are dark."""
-        self.trap_rooms: set[int] = set()
-        """Rooms the player noted it found no way out of (`words.trap_note`)."""
-        self.light = False
-        """Whether the player carries a light source (as of the last discovery)."""
-
-    def new_episode(self) -> None:
-        """Blocks are per episode (a door may be open next time); deaths are remembered."""
-        self.blocked = set()
-
-    def refresh(self) -> None:
-        """Re-read the remembered deadly moves and the rooms reached only through them."""
-        if self._memory is None:
-            return
-        memories = [
-            m for loc in self._map.location_ids() for m in self._memory.location_memories(loc)
-        ]
-        self.deadly = deadly_moves(memories)
-        self.dark_rooms = set(dark_rooms(memories, deadly=True))
-        self.trap_rooms = set(trap_rooms(memories))
-        entries: dict[int, list[tuple[int, str | None]]] = {}
-        for edge in self._map.edges():
-            entries.setdefault(edge.to_id, []).append((edge.from_id, edge.action))
-        self.deadly_rooms = {
-            room
-            for room, ways in entries.items()
-            if all(a is not None and (src, normalize(a)) in self.deadly for src, a in ways)
-        }
-
-    def note_turn(self, before: int | None, after: int | None, action: str) -> None:
-        """A known way out of `before` that left the player there is blocked this episode."""
-        if before is None or after != before:
-            return
-        command = normalize(action)
-        if command in self._map.exits_from(before):
-            self.blocked.add((before, command))
-
-    def unsafe_step(self, room: int, action: str) -> bool:
-        """Whether taking `action` in `room` is a remembered death or a blocked way."""
-        command = normalize(action)
-        return (
-            (room, command) in self.deadly
-            or (room, command) in self.blocked
-            or command in self._map.failed_exits(room)
-        )
-
-    def unsafe_room(self, room: int) -> bool:
-        """Whether entering `room` is a remembered death: reached only through deadly moves,
-        or dark (a darkness lesson) with no light source carried; or a trap the player noted
-        it found no way out of."""
-        return (
-            room in self.deadly_rooms
-            or (room in self.dark_rooms and not self.light)
-            or room in self.trap_rooms
-        )
-
-    def safe_target(self, here: int, target: int) -> bool:
-        """Whether the session's route from `here` to `target` may be followed to the end."""
-        if self.unsafe_room(target) and target != here:
-            return False
-        edges = self._map.route_edges(here, target)
-        if edges is None:
-            return True  # no route: nothing to follow, the player explores
-        return not any(
-            self.unsafe_room(e.to_id) or (e.action and self.unsafe_step(e.from_id, e.action))
-            for e in edges
-        )
-
-    def nearest_unexplored(self, here: int) -> int | None:
-        """The closest room with an unexplored exit that a safe route reaches."""
-        nearest = self._map.nearest_unexplored(here)
-        if nearest is None or self.safe_target(here, nearest[0]):
-            return nearest[0] if nearest else None
-        best: tuple[int, int] | None = None
-        for room in self._map.location_ids():
-            if not self._map.unexplored_exits(room) or not self.safe_target(here, room):
-                continue
-            route = self._map.route(here, room)
-            if route is not None and (best is None or len(route) < best[0]):
-                best = (len(route), room)
-        return best[1] if best else None
+    current: list[Objective] = Field(default_factory=list)
+    """The objectives active until now (a discoverer may mark those it finds done: their
+    `completed_turn`; the tracker counts them completed)."""
 
 
 class IObjectiveDiscoverer(ABC):
@@ -339,21 +254,23 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
         here = data.request.location_id
         extra = dict(data.request.extra_sections)  # (the map is the context's own sections)
         extra["knowledge"] = data.knowledge
+        extra["objectives"] = ""  # shown below, numbered, once
         request = data.request.model_copy(update={"extra_sections": extra})
         prompt = self._context.assemble(PromptKind.OBJECTIVE, request)
+        current = "\n".join(f"{n}. {o.text}" for n, o in enumerate(data.current, 1))
+        # the knowledge base first: it stays the same the whole episode (a cache can serve it)
         user = (
-            f"{fenced(prompt.text, MEMORIES)}\n\n"
+            f"{fenced(reading_order(prompt.text, _STABLE_FIRST), MEMORIES)}\n\n"
+            f"## Current objectives\n{current or '(none yet)'}\n\n"
             f"## Recent gameplay\n{fenced(data.recent_gameplay, GAME_TEXT)}\n\n"
-            f"Score: {data.score}. Location: {here}. Inventory: {', '.join(data.inventory)}.\n"
-            "Identify specific objectives that use location ids, leverage memories and"
-            " knowledge, avoid known dangers and pursue unexplored exits."
+            f"Score: {data.score}. Location: {here}. Inventory: {', '.join(data.inventory)}."
         )
         try:
             answer, _ = complete_structured(
                 self._client,
                 LLMRequest(
                     role=Role.OBJECTIVE,
-                    system=with_data_rule("You discover objectives for a text-adventure agent."),
+                    system=with_data_rule(_OBJECTIVE_SYSTEM),
                     messages=[LLMMessage(role="user", content=user)],
                     max_tokens=600,
                 ),
@@ -363,6 +280,9 @@ class LLMObjectiveDiscoverer(IObjectiveDiscoverer):
             self.failures += 1
             log.warning("objective discovery failed (%s); using the offline heuristic", exc)
             return self._fallback.discover(data)
+        for number in answer.completed:  # the model says these are done
+            if 1 <= number <= len(data.current):
+                data.current[number - 1].completed_turn = data.turn
         guard = self.guard
         if guard is not None:
             guard.refresh()
@@ -414,9 +334,13 @@ class ObjectiveTracker:
             self._guard.new_episode()
 
     def rediscover(self, data: ObjectiveInput) -> list[Objective]:
+        """New objectives; those of the current ones the discoverer finds done (an LLM's
+        `completed`) are counted completed."""
         if data.request.location_id is not None:
             self._here = data.request.location_id
-        self.active = self._discoverer.discover(data)
+        current = list(self.active)
+        self.active = self._discoverer.discover(data.model_copy(update={"current": current}))
+        self.completed.extend(o for o in current if o.completed_turn is not None)
         self.discovered += len(self.active)
         return self.active
 

@@ -22,7 +22,9 @@ from cairn.models.episode import EpisodeStats
 from cairn.models.game import GameState, TurnOutcome
 from cairn.models.kinds import PromptKind
 from cairn.models.memory import MemoryScope
+from cairn.play.objective_refresh import RefreshWatch
 from cairn.play.objectives import ObjectiveInput, ObjectiveTracker
+from cairn.play.room_watch import RoomWatch
 from cairn.play.saves import NOTHING_SAVED_TEXT, SAVE, SaveSlot, save_command
 from cairn.play.translator import StepTranslator, turn_outcome
 from cairn.services.context.builders import ContextRequest
@@ -61,6 +63,8 @@ class _Episode:
     turns: list[TurnOutcome] = field(default_factory=list)
     visited: set[int] = field(default_factory=set)
     room_text: dict[int, str] = field(default_factory=dict)
+    route: str = ""
+    """The knowledge base's route section as the episode began (rewritten at its end)."""
 
 
 class PlaySession:
@@ -113,6 +117,10 @@ class PlaySession:
         """Where the memory service asks (the tester is attached to it each episode)."""
         self._saves = SaveSlot(bus, game)
         """The episode's `save` (an agent's `save` / `restore`, see `saves.py`)."""
+        self._rooms = RoomWatch(game)
+        """The room's own words now, for the prompt (the game's `look` when needed)."""
+        self._refresh = RefreshWatch(options.objective_every)
+        """When the objectives are discovered again (schedule, score, one-way events)."""
 
     # -- episodes -----------------------------------------------------------------------------
 
@@ -124,6 +132,9 @@ class PlaySession:
             ep.local_map = self._episode_map
         self._agent.new_episode(number)
         self._objectives.new_episode()
+        self._rooms.new_episode()
+        self._refresh.new_episode()
+        ep.route = self._knowledge.route() if self._options.use_memory else ""
         llm_before = self._llm_calls()
         failures_before = self._llm_failures()
         calls_before = dict(self._summarizer_counts())
@@ -138,12 +149,12 @@ class PlaySession:
         obs = self._translator.start(ep.state, self._game.reset())
         for turn in range(1, self._options.max_turns + 1):
             ep.state.turn = turn
-            if (turn - 1) % self._options.objective_every == 0:
-                self._rediscover(ep, obs)
             # each command of the turn is its own unit of work (the bus's): the agent's and the
             # summarizer's model calls happen outside any of them, with the store unlocked; the
             # store looks for others' writes once a turn (and at each commit), not once a read
             with self._bus.steady():
+                if self._refresh.due(turn) is not None:  # schedule, score, one-way event
+                    self._rediscover(ep, obs)
                 obs = self._turn(ep, obs, turn)
             self._saves.settle(ep.state)  # a `save`'s checkpoint was taken at that commit
             if obs.score is not None:
@@ -280,6 +291,7 @@ class PlaySession:
         return verdict(outcome) in (Verdict.FAILURE, Verdict.NO_OP)
 
     def _score_events(self, ep: _Episode, outcome: TurnOutcome, turn: int) -> None:
+        self._refresh.observe(outcome)  # a score change or a one-way event: new objectives
         gain = outcome.score_delta
         done = self._objectives.observe(
             turn, outcome.location_before, outcome.location_after, outcome.action, gain
@@ -337,13 +349,23 @@ class PlaySession:
     # -- what the agent sees ------------------------------------------------------------------
 
     def _request(self, ep: _Episode, obs: GameObservation) -> ContextRequest:
+        room = self._rooms.text(obs)
+        if obs.location_id is not None and room:  # a look names exits a brief text does not
+            for graph in (self._map, ep.local_map):
+                graph.note_exits(obs.location_id, exits_in_text(room))
         return ContextRequest(
             game_state=ep.state,
             location_id=obs.location_id,
             location_name=obs.location_name,
             npc_ids_present=obs.npcs_present,
             recent_turns=ep.turns[-self._options.reasoning_turns * 3 :],
-            extra_sections={"objectives": "\n".join(f"- {t}" for t in self._objectives.texts())},
+            extra_sections={
+                "objectives": "\n".join(f"- {t}" for t in self._objectives.texts()),
+                "route": ep.route,
+            },
+            game_text=obs.text,
+            room_text=room,
+            things=obs.objects,
         )
 
     def _prompt(self, ep: _Episode, obs: GameObservation) -> AssembledPrompt:
@@ -386,6 +408,7 @@ class PlaySession:
         return AgentView(
             episode=ep.number,
             turn=turn,
+            max_turns=self._options.max_turns,
             observation=obs,
             prompt=prompt.text,
             room_text=ep.room_text.get(here, "") if here is not None else "",
@@ -403,6 +426,8 @@ class PlaySession:
     def _rediscover(self, ep: _Episode, obs: GameObservation) -> None:
         request = self._request(ep, obs)
         recent = "\n".join(f"> {t.action}\n{t.response.strip()[:200]}" for t in ep.turns[-5:])
+        if not ep.turns:  # the first discovery sees what the player sees: the game's opening
+            recent = f"(the game's opening)\n{obs.text.strip()}"
         self._objectives.rediscover(
             ObjectiveInput(
                 request=request,

@@ -17,20 +17,17 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from cairn.adapters.llm.cache_minimums import min_cacheable_tokens
+
 MinTokens = int | Mapping[str, int] | Callable[[str], int]
 
 CHARS_PER_TOKEN = 4
 
 
 def api_min_cache_tokens(model: str) -> int:
-    """The shortest prefix Anthropic's API caches for `model`, as documented: 4096 tokens for
-    Haiku 4.5 and Opus 4.5, 2048 for the Haiku 3 models, else 1024 (for `min_tokens`)."""
-    name = model.lower()
-    if "haiku-4-5" in name or "opus-4-5" in name:
-        return 4096
-    if "haiku" in name:
-        return 2048
-    return 1024
+    """The shortest prefix Anthropic's API caches for `model`, as documented (for `min_tokens`):
+    the one table, `cairn.adapters.llm.cache_minimums`, that the planner reads too."""
+    return min_cacheable_tokens(model)
 
 
 def unmarked(body: dict[str, Any]) -> dict[str, Any]:

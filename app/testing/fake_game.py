@@ -13,9 +13,10 @@ Pit (4)                        walking into the Pit kills you
 Commands: directions (`north`, `n`, `go north`), `look`, `inventory`, `open <container>`,
 `take <item>` / `drop <item>` (the item's full name or its last word; an item's points are
 given once), `unlock door with <key>`, `open door`; `climb <direction>` is the move, `jump` is
-`down`. A world may kill the player at a set
-move whatever is sent (`doom_at`, a clock). `probe` answers from a copy of an earlier state.
-Every command after the game ended answers "The game is over." and spends no move.
+`down`. A `brief` world prints only a room's name when the player comes back to it; `look`
+(the command, or `IGame.look` without a move) always gives the whole room. A world may kill the
+player at a set move whatever is sent (`doom_at`, a clock). `probe` answers from a copy of an
+earlier state. Every command after the game ended answers "The game is over." and spends no move.
 Observations list the room's `objects` (its containers and the items in view); the player is
 never inside anything, so `location_context` stays "".
 Deterministic: the same commands always give the same observations.
@@ -89,6 +90,8 @@ class FakeWorld:
     """Commands that cost points (command -> points lost), wherever they are sent."""
     toll_at: int | None = None
     """The move at which a point is lost whatever is sent (a toll), if any."""
+    brief: bool = False
+    """Revisits print only the room's name (as Infocom games do); `look` gives it all."""
 
     @property
     def max_score(self) -> int:
@@ -142,6 +145,7 @@ class _State:
     done: bool = False
     died: bool = False
     won: bool = False
+    seen: list[int] = field(default_factory=list)  # rooms entered this episode (`brief`)
 
 
 class FakeGame(IGame):
@@ -179,7 +183,7 @@ class FakeGame(IGame):
 
     def reset(self) -> GameObservation:
         """Back to the start room with nothing carried."""
-        self._s = _State(room=self._world.start)
+        self._s = _State(room=self._world.start, seen=[self._world.start])
         self._before.clear()
         return self._observe(self._room_text(self._s.room))
 
@@ -216,6 +220,10 @@ class FakeGame(IGame):
         finally:
             self._s = now
         return found
+
+    def look(self) -> str | None:
+        """The room's whole text, without a move; None once the game has ended."""
+        return None if self._s.done else self._room_text(self._s.room)
 
     def _step(self, action: str) -> GameObservation:
         if self._s.done:
@@ -290,6 +298,9 @@ class FakeGame(IGame):
         if self._world.rooms[target].deadly:
             s.done = s.died = True
             return f"{self._room_text(target)} *** You have died ***"
+        if self._world.brief and target in s.seen:
+            return self._world.rooms[target].name
+        s.seen.append(target)
         return self._room_text(target)
 
     def _open_container(self, name: str) -> str:

@@ -17,12 +17,16 @@ from cairn.adapters.llm.openai_client import OpenAIClient
 from cairn.adapters.llm.usage import UsageMeter
 from cairn.interfaces.llm import ROLES, LLMMessage, LLMRequest, ToolSpec
 from cairn.report.cost import cost_table
+from cairn.testing.cache_sim import api_min_cache_tokens
 from cairn.testing.chat_server import FakeChatServer
 from cairn.testing.llm_server import FakeMessagesServer
 
 ROOT = Path(__file__).resolve().parents[2]
 TROLL_CASSETTE = ROOT / "scenarios" / "cassettes" / "zork1_troll.jsonl"
 MODELS = {role: "claude-haiku-4-5" for role in ROLES}
+SONNET = {role: "claude-sonnet-4-6" for role in ROLES}
+"""A model whose minimum cacheable prefix (1,024 tokens) these requests reach; Haiku 4.5's
+(4,096) they do not."""
 SYSTEM = "You play a text adventure. Send one short command a turn.\n" * 60
 TOOL = ToolSpec(name="Decision", description="The decision.", input_schema={"type": "object"})
 MEMORY = "## Most Important Memories\n" + "\n".join(
@@ -36,10 +40,12 @@ def server() -> Iterator[FakeMessagesServer]:
         yield s
 
 
-def client(server: FakeMessagesServer, **options: Any) -> AnthropicClient:
+def client(
+    server: FakeMessagesServer, models: dict[str, str] = MODELS, **options: Any
+) -> AnthropicClient:
     return AnthropicClient(
         api_key="sk-ant-test",
-        models=MODELS,
+        models=models,
         base_url=server.base_url,
         timeout=5.0,
         max_retries=0,
@@ -69,17 +75,17 @@ def marks(body: dict[str, Any]) -> list[str]:
     return found
 
 
-def test_requests_mark_tools_system_and_the_user_sections_that_repeat(
+def test_requests_mark_the_system_and_the_user_sections_that_repeat(
     server: FakeMessagesServer, tmp_path: Path
 ) -> None:
     meter = UsageMeter()
     log = ExchangeLog(tmp_path / "llm.jsonl")
-    llm = client(server, meter=meter, log=log)
+    llm = client(server, SONNET, meter=meter, log=log)
     usages = [llm.complete(turn(n)).usage for n in (1, 2, 3)]
 
     first, second, third = server.requests
-    assert marks(first) == ["tools", "system"]
-    assert marks(second) == marks(third) == ["tools", "system", MEMORY + "\n\n"]
+    assert marks(first) == ["system"]  # the tools alone are under the model's minimum
+    assert marks(second) == marks(third) == ["system", MEMORY + "\n\n"]
     # the server billed them as the API's cache does: written once, then read
     assert usages[0].cache_write_input_tokens and not usages[0].cached_input_tokens
     assert usages[1].cached_input_tokens == usages[0].cache_write_input_tokens
@@ -94,7 +100,17 @@ def test_requests_mark_tools_system_and_the_user_sections_that_repeat(
     # the exchange log keeps the request as cairn made it: no marks, the same hash as before
     entries = log.read()
     assert "cache_control" not in json.dumps(entries)
-    assert entries[2]["request_hash"] == request_hash(turn(3), "claude-haiku-4-5")
+    assert entries[2]["request_hash"] == request_hash(turn(3), "claude-sonnet-4-6")
+
+
+def test_a_prefix_under_the_models_minimum_goes_unmarked(server: FakeMessagesServer) -> None:
+    """Haiku 4.5 caches no prefix under 4,096 tokens: the same requests carry no mark, and the
+    server (with the API's minimums) bills them whole."""
+    server.cache.min_tokens = api_min_cache_tokens
+    llm = client(server)
+    usages = [llm.complete(turn(n)).usage for n in (1, 2, 3)]
+    assert all(marks(body) == [] for body in server.requests)
+    assert all(not u.cached_input_tokens and not u.cache_write_input_tokens for u in usages)
 
 
 def test_prompt_caching_off_sends_the_request_as_it_is(server: FakeMessagesServer) -> None:
@@ -176,7 +192,7 @@ def test_a_cassette_recorded_with_caching_replays_and_holds_no_marks(
     server: FakeMessagesServer, tmp_path: Path
 ) -> None:
     path = tmp_path / "cassette.jsonl"
-    recorder = CassetteClient(path, "record", MODELS, inner=client(server))
+    recorder = CassetteClient(path, "record", MODELS, inner=client(server, SONNET))
     recorded = [recorder.complete(turn(n)) for n in (1, 2, 3)]
     assert "cache_control" in json.dumps(server.requests)
     assert "cache_control" not in path.read_text()
@@ -216,7 +232,7 @@ def test_the_cost_table_shows_dollars_or_unknown_never_a_guess() -> None:
     assert cost_table(offline) == ""
 
 
-def test_the_adventurer_sends_the_slow_changing_sections_first(
+def test_the_adventurer_sends_its_stable_part_first_and_its_sections_in_reading_order(
     server: FakeMessagesServer,
 ) -> None:
     from cairn.agents.adventurer import AdventurerAgent
@@ -225,13 +241,15 @@ def test_the_adventurer_sends_the_slow_changing_sections_first(
     from cairn.interfaces.game import GameObservation
 
     context = (
-        "## Location Memory\nA damp cellar.\n\n"
-        "## Previous Reasoning and Actions\nTurn 7: north\n\n"
-        "## Most Important Memories\n- [800] The troll guards the east passage"
+        "## Lessons here\nA damp cellar.\n\n"
+        "## Last turn\nYou (turn 7, at Hall): down\n\n"
+        "## Other important lessons\n- [800] The troll guards the east passage\n\n"
+        "## The room now\nCellar (Location 3)\nIt is dark.\nExits: up -> Hall (L2)"
     )
     view = AgentView(
         episode=1,
         turn=8,
+        max_turns=30,
         observation=GameObservation(text="It is dark.", location_id=3, location_name="Cellar"),
         prompt=context,
         objectives=["Light the lamp"],
@@ -239,15 +257,18 @@ def test_the_adventurer_sends_the_slow_changing_sections_first(
     server.queue_tool_use("AgentDecision", {"action": "light lamp", "reasoning": "dark"})
     AdventurerAgent(client(server), fallback=ScriptedAgent(["look"])).decide(view)
 
-    sent = server.requests[0]["messages"][0]["content"]
+    body = server.requests[0]
+    sent = body["messages"][0]["content"]
     text = sent if isinstance(sent, str) else "".join(b["text"] for b in sent)
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert headings == [
+        "## The room now",
+        "## Last turn",
+        "## Lessons here",
+        "## Other important lessons",
         "## Objectives",
-        "## Memory and recent play",
-        "## Most Important Memories",
-        "## Location Memory",
-        "## Previous Reasoning and Actions",
-        "## Where you are",
-        "## What the game just said",
+        "## Now",
     ]
+    assert "Turn 8 of 30." in text
+    # the stable part (tools, system prompt) holds nothing of the turn: a cache can serve it
+    assert "Cellar" not in json.dumps([body.get("tools"), body["system"]])

@@ -23,6 +23,7 @@ import cairn.services.clock
 from cairn.agents.explorer import ExplorerAgent
 from cairn.interfaces.agent import AgentDecision, AgentView, IAgent
 from cairn.play.runner import run_play
+from cairn.services.context.context_service import OTHER_LESSONS
 from cairn.settings import load_settings
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -75,4 +76,4 @@ def test_the_same_seed_in_two_workdirs_shows_the_same_prompts_turn_by_turn(
     for turn, (a, b) in enumerate(zip(slow, fast, strict=True)):
         assert a == b, f"turn {turn}: the prompts differ"
     # the runs did reach what could make them differ: equally important memories in one list
-    assert any("Most Important Memories" in prompt for prompt in slow)
+    assert any(f"## {OTHER_LESSONS}" in prompt for prompt in slow)

@@ -213,19 +213,22 @@ def turns() -> list[TurnOutcome]:
     ]
 
 
-def test_default_adventurer_prompt_has_its_five_sections(memory: Any) -> None:
+def test_default_adventurer_prompt_has_its_sections(memory: Any) -> None:
     svc = ContextService(default_builders(memory))
-    prompt = svc.assemble("adventurer", req(recent_turns=turns()))
+    request = req(recent_turns=turns(), room_text="Hall\nA long hall.", things=["lamp"])
+    prompt = svc.assemble("adventurer", request)
     assert [name for name, _ in prompt.sections] == [
+        "room_now",
+        "last_turn",
         "location_memory",
-        "recent_reasoning",
-        "recent_actions",
         "adjacent_memory",
         "top_notes",
     ]
-    assert prompt.text.startswith("## Location Memory\nLocation Memory for Hall (Location 23):")
+    assert prompt.text.startswith("## The room now\nHall (Location 23)\nA long hall.")
+    assert "Things here: lamp" in prompt.text
+    assert "## Lessons here\nYou've been here 2 times across 1 episode." in prompt.text
     assert "**Location 24:**" in prompt.text
-    assert "T7 @ Hall: take lamp -> Taken." in prompt.text
+    assert "You (turn 7, at Hall): take lamp\nWhy: Need light.\nThe game: Taken." in prompt.text
     assert "- [900] Carry lamp: Carry lamp text" in prompt.text
 
 

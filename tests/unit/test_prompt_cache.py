@@ -1,5 +1,6 @@
-"""Prompt caching without a server: where the planner puts `cache_control`, the loopback
-server's cache simulation, the adventurer's section order, prices and the meter's cost."""
+"""Prompt caching without a server: where the planner puts `cache_control` (each model's
+minimum prefix), the loopback server's cache simulation, the adventurer's section order,
+prices and the meter's cost."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from cairn.adapters.llm.cache_minimums import DEFAULT_MINIMUM, min_cacheable_tokens
 from cairn.adapters.llm.prices import DEFAULT_PRICES, ModelPrice, PriceTable, price_table
 from cairn.adapters.llm.prompt_cache import (
     EPHEMERAL,
@@ -17,7 +19,7 @@ from cairn.adapters.llm.prompt_cache import (
     split_paragraphs,
 )
 from cairn.adapters.llm.usage import UsageMeter
-from cairn.agents.prompt_order import stable_first
+from cairn.agents.prompt_order import reading_order
 from cairn.errors import ConfigError
 from cairn.interfaces.llm import LLMMessage, LLMRequest, ToolSpec, Usage
 from cairn.settings import load_settings
@@ -65,10 +67,10 @@ def test_a_small_request_goes_unmarked_and_unchanged() -> None:
     assert "cache_control" not in json.dumps(wire.tools)
 
 
-def test_tools_and_system_are_marked_and_the_stable_user_prefix_once_it_repeats() -> None:
+def test_the_system_is_marked_and_the_stable_user_prefix_once_it_repeats() -> None:
     planner = PromptCachePlanner()
     first = planner.plan(turn(1), "claude-x")
-    assert first.tools[-1]["cache_control"] == EPHEMERAL
+    assert "cache_control" not in first.tools[-1]  # the tools alone are under any minimum
     assert first.system == [{"type": "text", "text": SYSTEM, "cache_control": EPHEMERAL}]
     assert marked_texts(first) == []  # nothing is known to repeat yet
     assert first.messages[0]["content"] == turn(1).messages[0].content
@@ -77,7 +79,7 @@ def test_tools_and_system_are_marked_and_the_stable_user_prefix_once_it_repeats(
     # the two sections both requests share, cut at the blank line before "## Where you are"
     assert marked_texts(second) == ["## Most Important Memories\n- [800] The cellar is dark\n\n"]
     assert joined(second.messages[0]) == turn(2).messages[0].content  # the same text
-    assert second.breakpoints == 3
+    assert second.breakpoints == 2
 
     third = planner.plan(turn(3), "claude-x")
     assert marked_texts(third) == marked_texts(second)  # read back: the very same blocks
@@ -127,6 +129,48 @@ def test_a_changed_section_is_written_again_at_once_where_the_stable_prefix_ende
     assert marked_texts(wire) == ["## Most Important Memories\n- [800] The cellar is dark\n\n"]
     again = planner.plan(turn(4, changed), "claude-x")
     assert marked_texts(again) == marked_texts(wire)
+
+
+def test_each_model_has_its_documented_minimum_prefix_in_one_table() -> None:
+    expected = {
+        "claude-sonnet-4-6": 1024,
+        "claude-sonnet-4-5-20250929": 1024,
+        "claude-sonnet-4-20250514": 1024,
+        "claude-opus-4-1": 1024,
+        "claude-haiku-4-5": 4096,
+        "claude-haiku-4-5-20251001": 4096,
+        "claude-opus-4-5": 4096,
+        "claude-opus-4-6": 4096,
+        "claude-3-5-haiku-20241022": 2048,
+        "claude-3-haiku-20240307": 2048,
+        "claude-house-model": DEFAULT_MINIMUM,
+    }
+    assert {m: min_cacheable_tokens(m) for m in expected} == expected
+    # the loopback server's simulator reads the same table as the planner
+    assert all(api_min_cache_tokens(m) == n for m, n in expected.items())
+
+
+def test_a_prefix_is_marked_only_once_it_reaches_the_models_minimum() -> None:
+    """A 1,500-token stable section: Sonnet (1,024) caches it; Haiku 4.5 (4,096) would not, so
+    nothing is marked for it, until the stable part reaches Haiku's minimum too."""
+
+    def request(n: int, stable_lines: int) -> LLMRequest:
+        lines = (f"- [500] Memory {i}: the troll guards the bridge" for i in range(stable_lines))
+        stable = "\n".join(lines)
+        return ask(f"{stable}\n\n## Where you are\nRoom {n}.", system="Play well.")
+
+    for model, lines, marked in (
+        ("claude-sonnet-4-6", 130, True),
+        ("claude-haiku-4-5", 130, False),
+        ("claude-haiku-4-5", 330, True),
+    ):
+        planner = PromptCachePlanner()
+        wires = [planner.plan(request(n, lines), model) for n in (1, 2, 3)]
+        assert all(w.system == "Play well." for w in wires)  # far under any minimum alone
+        assert bool(marked_texts(wires[1])) is marked, (model, lines)
+        assert bool(marked_texts(wires[2])) is marked, (model, lines)
+        if marked:
+            assert marked_texts(wires[2])[0].startswith("- [500] Memory 0")
 
 
 def test_paragraphs_join_back_and_hold_visible_text() -> None:
@@ -211,23 +255,24 @@ def test_a_new_tool_choice_is_a_lineage_of_its_own() -> None:
 # --- the adventurer's section order -------------------------------------------------------
 
 
-def test_slow_changing_sections_come_first_with_their_text_unchanged() -> None:
+def test_sections_come_in_reading_order_with_their_text_unchanged() -> None:
     context = (
-        "## Location Memory\nA dark cellar.\n\n[FAILURE] north\n\n"
-        "## Previous Reasoning and Actions\nTurn 3: look\n\n"
-        "## Recent Actions\nT3 @ Cellar: look\n\n"
-        "## Most Important Memories\n- [800] Bring a lamp"
+        "## Lessons here\nA dark cellar.\n\n[FAILURE] north\n\n"
+        "## Other important lessons\n- [800] Bring a lamp\n\n"
+        "## Last turn\nYou: look\n\n"
+        "## Something of a library's own\nx\n\n"
+        "## The room now\nCellar (Location 3)\nExits: up"
     )
-    ordered = stable_first(context)
-    assert ordered.split("\n\n## ")[0] == "## Most Important Memories\n- [800] Bring a lamp"
+    ordered = reading_order(context)
     assert [line for line in ordered.splitlines() if line.startswith("## ")] == [
-        "## Most Important Memories",
-        "## Location Memory",
-        "## Previous Reasoning and Actions",
-        "## Recent Actions",
+        "## The room now",
+        "## Last turn",
+        "## Lessons here",
+        "## Other important lessons",
+        "## Something of a library's own",
     ]
     assert sorted(ordered.split("\n")) == sorted(context.split("\n"))
-    assert stable_first("no sections here\n\n## A\nx") == "no sections here\n\n## A\nx"
+    assert reading_order("no sections here\n\n## A\nx") == "no sections here\n\n## A\nx"
 
 
 # --- prices and the meter -----------------------------------------------------------------

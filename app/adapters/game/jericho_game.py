@@ -162,6 +162,7 @@ class JerichoGame(IGame):
         """Cleaned names by the tree's raw names (a turn reads the same few again)."""
         self._object_names: dict[str, str] = {}
         self._turn_look: str | None = None
+        self._ended = False  # the last observation ended the game: `look` answers nothing
         self._steps = 0
         self._before: deque[tuple[Any, ...]] = deque(maxlen=_KEPT_STATES)
         """The interpreter's state before each of the episode's last steps (`probe`)."""
@@ -277,6 +278,13 @@ class JerichoGame(IGame):
             self._known = (Vocabulary(lowered, resolution) if words else None,)
         return self._known[0]
 
+    def look(self) -> str | None:
+        """`look` on a saved state, restored (no move; shared with the turn's names)."""
+        if self._ended:
+            return None
+        text = strip_status_line(self._look()).strip()
+        return text or None
+
     def close(self) -> None:
         """Release the interpreters."""
         self._env.close()
@@ -289,6 +297,7 @@ class JerichoGame(IGame):
         """Read everything the observation reports from the interpreter, after `raw` text."""
         text = strip_status_line(raw)
         self._turn_look = None
+        self._ended = done
         view = self._view(done)
         room = view.placement.room if view is not None else None
         name, context = self._room_name(view, text, done)

@@ -28,6 +28,15 @@ class ContextRequest(BaseModel):
     npc_ids_present: list[str] = Field(default_factory=list)
     recent_turns: list[TurnOutcome] = Field(default_factory=list)
     extra_sections: dict[str, str] = Field(default_factory=dict)
+    game_text: str = ""
+    """What the game said last (after the last turn, or its opening before the first)."""
+    room_text: str = ""
+    """The game's own words for the room now (its `look`), "" when not known."""
+    things: list[str] = Field(default_factory=list)
+    """The things the game lists in the room now, in its words."""
+    shown_memory_ids: frozenset[str] = frozenset()
+    """The memories the prompt's earlier sections show (given by the ContextService to a
+    builder that `skips_shown`, so no memory is printed twice)."""
 
     @classmethod
     def from_game_state(
@@ -118,6 +127,9 @@ class SectionBuilder(ABC):
     default_name: str = ""
     default_title: str = ""
     default_priority: int = 100
+    skips_shown: bool = False
+    """Whether the builder leaves out the memories the sections built before it show (it is
+    then given their ids in `ContextRequest.shown_memory_ids`)."""
 
     def __init__(self, *, priority: int | None = None, title: str | None = None) -> None:
         self.name = self.default_name
@@ -136,15 +148,27 @@ class SectionBuilder(ABC):
 
 @lru_cache(maxsize=8192)
 def one_line(text: str, max_chars: int | None = None) -> str:
-    """Collapse all whitespace (newlines included) to single spaces; clip to ``max_chars``.
+    """Collapse all whitespace (newlines included) to single spaces; clip to ``max_chars``
+    between words (`clip_words`).
 
     Stored text never adds structure to a prompt: a memory reading ``\\n## Fake`` stays inline.
     Kept per text: every prompt shows mostly the memories the last one showed.
     """
     flat = _WHITESPACE.sub(" ", text).strip()
-    if max_chars is not None and len(flat) > max_chars:
-        return flat[: max(0, max_chars - 3)].rstrip() + "..."
-    return flat
+    return flat if max_chars is None else clip_words(flat, max_chars)
+
+
+def clip_words(text: str, max_chars: int) -> str:
+    """`text` when it fits in ``max_chars``, else its start cut between two words (never
+    inside one, unless its first word alone is too long) and ``...``."""
+    if len(text) <= max_chars:
+        return text
+    room = max(0, max_chars - 3)
+    cut = text[:room]
+    inside = cut[-1:].strip() and not text[room].isspace()  # the cut splits a word
+    if inside and " " in cut.strip():
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:-") + "..."
 
 
 def entry_meta(entry: MemoryEntry) -> str:

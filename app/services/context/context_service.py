@@ -23,16 +23,19 @@ from cairn.services.context.narrative_memory import (
     NpcMemoryBuilder,
     WorldMemoryBuilder,
 )
+from cairn.services.context.room_builders import LastTurnBuilder, NearMapBuilder, RoomNowBuilder
 from cairn.services.context.tokens import estimate_from_counts
 from cairn.services.context.top_notes import TopNotesBuilder
-from cairn.services.context.turn_builders import (
-    ExtraSectionBuilder,
-    RecentActionsBuilder,
-    RecentReasoningBuilder,
-)
+from cairn.services.context.turn_builders import ExtraSectionBuilder
 from cairn.services.map import MapGraph
 
 log = logging.getLogger(__name__)
+
+LESSONS_HERE = "Lessons here"
+LESSONS_NEXT_DOOR = "Lessons next door"
+OTHER_LESSONS = "Other important lessons"
+ROUTE = "Route from earlier games (the knowledge base)"
+"""The adventurer's titles of its memory sections and of the knowledge base's route."""
 
 MEMORY_SECTIONS = frozenset(
     [
@@ -42,6 +45,7 @@ MEMORY_SECTIONS = frozenset(
         "npc_memory",
         "world_memory",
         "top_notes",
+        "route",
     ]
 )
 """The sections that show memories (left out of the baseline's prompts)."""
@@ -87,7 +91,9 @@ def render_sections(sections: Sequence[Section]) -> str:
 class ContextService:
     """Builds the sections registered for a prompt kind and fits them into a token budget.
 
-    Sections are admitted most important first (lowest ``priority``, then registration order).
+    Builders run in registration order; one that `skips_shown` is told the memories the
+    sections built before it show, and leaves them out (a memory is printed once). Sections
+    are admitted most important first (lowest ``priority``, then registration order).
     One that would take the total over the budget is dropped and reported; a less important one
     that still fits after it is kept. The most important section is never dropped: when it alone
     is over the budget it is kept and ``over_budget`` is set.
@@ -132,15 +138,20 @@ class ContextService:
             )
         dropped: list[tuple[str, int, str]] = []
         built: list[Section] = []
+        shown: set[str] = set()  # the memories the sections built so far show
         for builder in builders:
+            asked = request
+            if shown and getattr(builder, "skips_shown", False):
+                asked = request.model_copy(update={"shown_memory_ids": frozenset(shown)})
             try:
-                section = builder.build(request)
+                section = builder.build(asked)
             except CairnError as exc:
                 log.warning("context section %s failed: %s", builder.name, exc)
                 dropped.append((builder.name, 0, f"builder failed: {type(exc).__name__}: {exc}"))
                 continue
             if section is not None:
                 built.append(section)
+                shown.update(section.memory_ids)
         ordered = sorted(built, key=lambda s: s.priority)  # stable: ties keep registration order
         kept: list[Section] = []
         chars = words = 0  # of the kept sections rendered: blank lines join them, so both add
@@ -192,21 +203,25 @@ def default_builders(
     adjacent_rooms: int = 5,
     adjacent_per_room: int = 3,
     top_notes: int = 5,
-    reasoning_turns: int = 3,
-    recent_actions: int = 8,
+    recent_actions: int = 6,
     extra_section_max_tokens: int | None = 600,
     map_graph: MapGraph | None = None,
     map_moves: int = 3,
     knowledge_max_tokens: int = 5000,
+    route_max_tokens: int = 300,
     with_memory: bool = True,
 ) -> dict[str, list[ContextBuilder]]:
     """The standard builders of the "adventurer", "narrative" and "objective" prompts.
+
+    The adventurer's last-turn section shows `recent_actions` turns (the last in full with its
+    reasoning, one line for each before it).
 
     Keyword names match CairnSettings fields where one exists, so a container can pass
     ``settings.max_successes_shown`` and friends straight through.
     """
 
-    def location() -> LocationMemoryBuilder:
+    def location(title: str | None = None) -> LocationMemoryBuilder:
+        # the adventurer's (titled) names no room: its room section does
         return LocationMemoryBuilder(
             memory,
             max_successes=max_successes_shown,
@@ -214,24 +229,37 @@ def default_builders(
             max_other=max_other_shown,
             max_tokens=location_memory_max_tokens,
             priority=10,
+            title=title,
+            named=title is None,
         )
 
-    def adjacent(priority: int) -> AdjacentMemoryBuilder:
+    def adjacent(priority: int, title: str | None = None) -> AdjacentMemoryBuilder:
         return AdjacentMemoryBuilder(
-            memory, max_rooms=adjacent_rooms, per_room=adjacent_per_room, priority=priority
+            memory,
+            max_rooms=adjacent_rooms,
+            per_room=adjacent_per_room,
+            priority=priority,
+            title=title,
         )
 
     def extra(name: str, priority: int) -> ExtraSectionBuilder:
         return ExtraSectionBuilder(name, priority=priority, max_tokens=extra_section_max_tokens)
 
     n = narrative_entries_per_scope
+    # the adventurer's: each thing once, read in this order (`agents/prompt_order.py`): the
+    # room now, the last turn, the lessons here and next door (then the other most important
+    # ones, those already shown left out), the map near the player, the route earlier games
+    # found; budget priorities say what a tight budget keeps first
     adventurer: list[ContextBuilder] = [
-        location(),
-        RecentReasoningBuilder(turns=reasoning_turns, priority=20),
-        RecentActionsBuilder(last_k=recent_actions, priority=30),
-        adjacent(40),
-        TopNotesBuilder(memory, limit=top_notes, priority=50),
+        RoomNowBuilder(map_graph, priority=1),
+        LastTurnBuilder(earlier=max(0, recent_actions - 1), priority=5),
+        location(LESSONS_HERE),
+        adjacent(40, LESSONS_NEXT_DOOR),
+        TopNotesBuilder(memory, limit=top_notes, priority=50, title=OTHER_LESSONS),
+        ExtraSectionBuilder("route", title=ROUTE, priority=55, max_tokens=route_max_tokens),
     ]
+    if map_graph is not None:
+        adventurer.insert(-1, NearMapBuilder(map_graph, moves=min(map_moves, 2), priority=45))
     narrative: list[ContextBuilder] = [
         NarrativeLocationMemoryBuilder(memory, last_n=n, priority=10),
         NpcMemoryBuilder(memory, last_n=n, priority=20),

@@ -53,9 +53,13 @@ class LocationMemoryBuilder(SectionBuilder):
         max_tokens: int = 500,
         priority: int | None = None,
         title: str | None = None,
+        named: bool = True,
     ) -> None:
         super().__init__(priority=priority, title=title)
         self._memory = memory
+        self.named = named
+        """Whether the text opens with "Location Memory for {room}:" (the adventurer's does
+        not: its room section names the room)."""
         self._max_successes = max_successes
         self._max_failures = max_failures
         self._max_other = max_other
@@ -75,7 +79,7 @@ class LocationMemoryBuilder(SectionBuilder):
         visits = record.visits if record is not None else 0
         episodes = len(set(record.episodes)) if record is not None else 0
         where = f"{name} (Location {loc_id})" if name else f"Location {loc_id}"
-        head = [f"Location Memory for {where}:"]
+        head = [f"Location Memory for {where}:"] if self.named else []
         if visits > 0:
             head.append(
                 f"You've been here {_plural(visits, 'time')} "

@@ -23,18 +23,21 @@ def _unknown_word(text: str) -> str | None:
 
 
 class TopNotesBuilder(SectionBuilder):
-    """The N most important memories of any scope: ``- [importance] title: text``."""
+    """The N most important memories of any scope: ``- [importance] title: text``, the text
+    clipped between words at ``max_chars``; those an earlier section shows (the room's, its
+    neighbours') are left out, not repeated (`skips_shown`)."""
 
     default_name = "top_notes"
     default_title = "Most Important Memories"
     default_priority = 50
+    skips_shown = True
 
     def __init__(
         self,
         memory: IMemoryReader,
         *,
         limit: int = 5,
-        max_chars: int = 200,
+        max_chars: int = 240,
         priority: int | None = None,
         title: str | None = None,
     ) -> None:
@@ -55,7 +58,7 @@ class TopNotesBuilder(SectionBuilder):
         else:
             words = [(e, word) for e in world if (word := _unknown_word(e.text))]
             self._words.put(world, words)
-        folded = {e.id for e, _ in words}
+        folded = {e.id for e, _ in words} | request.shown_memory_ids
         top = [
             e
             for e in self._memory.top_memories(limit=self.limit * 3 + len(folded))

@@ -110,8 +110,9 @@ class MapGraph(IMapRecorder):
         """Remember a display name (an empty name leaves the old one)."""
         _check_id(location_id, "location_id")
         cleaned = " ".join(name.split())
-        if cleaned:
+        if cleaned and self._names.get(location_id) != cleaned:
             self._names[location_id] = cleaned
+            self._changed()  # summaries name the rooms
 
     def record_visit(self, location_id: int) -> int:
         """Count one arrival at `location_id`; the new count."""
@@ -185,6 +186,13 @@ class MapGraph(IMapRecorder):
         """Known actions from `location_id` and where they lead (directions first)."""
         _check_id(location_id, "location_id")
         moves = self._moves.get(location_id, {})
+        return {a: moves[a] for a in sorted(moves, key=direction_key)}
+
+    def inferred_exits(self, location_id: int) -> dict[str, int]:
+        """The assumed reverses from `location_id` (the way back of a known compass move into
+        it, not taken yet) and where they would lead (directions first)."""
+        _check_id(location_id, "location_id")
+        moves = self._inferred().get(location_id, {})
         return {a: moves[a] for a in sorted(moves, key=direction_key)}
 
     def noted_exits(self, location_id: int) -> list[str]:
@@ -450,8 +458,11 @@ class MapGraph(IMapRecorder):
         return render.routing_summary(self, from_id, limit)
 
     def nearby_summary(self, from_id: int, moves: int = 3) -> str:
-        """The map compressed around `from_id`: every room within `moves` moves, then a count."""
-        return render.nearby_summary(self, from_id, moves)
+        """The map compressed around `from_id`: every room within `moves` moves, then a count
+        (kept until the map changes: a prompt asks for it every turn)."""
+        key = ("nearby", from_id, moves)
+        found: str = self._answer(key, render.nearby_summary, self, from_id, moves)
+        return found
 
 
 def _edge_key(edge: MapEdge) -> tuple[int, bool, tuple[int, str], int]:
