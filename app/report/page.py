@@ -246,7 +246,17 @@ def _summary(report: dict[str, Any]) -> str:
         f"{len(report.get('episodes', []))} episodes, {total.get('turns', '?')} turns, "
         f"best score {score}, {total.get('locations_visited', '?')} rooms visited"
         + (" (interrupted)" if report.get("interrupted") else "")
+        + _model_part(report)
     )
+
+
+def _model_part(report: dict[str, Any]) -> str:
+    """What the model did not do: turns the offline stand-in played, and the run's failure for
+    its model (issue 38, item 10), as the play table and report.json say them."""
+    stand_in = report.get("total", {}).get("stand_in_turns") or 0
+    part = f"; {stand_in} turns played by the offline stand-in" if stand_in else ""
+    failure = report.get("model_failure")
+    return part + (f"; the run failed: {failure}" if failure else "")
 
 
 def _room_name(data: RunData, room: int) -> str:

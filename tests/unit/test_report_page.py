@@ -282,3 +282,13 @@ def test_the_run_starts_and_ends_in_the_rooms_its_transcript_names_first_and_las
     assert data.run_ends(tmp_path, {"run_id": "r1"}) == (5, 1005)
     assert decode.call_count <= 8
     assert data.run_ends(tmp_path, {"run_id": "gone"}) == (None, None)
+
+
+def test_the_page_says_which_turns_the_stand_in_played_and_why_the_run_failed() -> None:
+    data = run()
+    assert "offline stand-in" not in render_page(data)
+    data.report["total"]["stand_in_turns"] = 7
+    data.report["model_failure"] = "the model at <server> never gave a usable answer"
+    page = render_page(data)
+    assert "7 turns played by the offline stand-in" in page
+    assert "the run failed: the model at &lt;server&gt; never gave a usable answer" in page
