@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from cairn.models.game import TurnOutcome
 from cairn.services.context.builders import (
     ContextRequest,
     Section,
@@ -19,6 +18,8 @@ from cairn.services.context.builders import (
     clip_words,
     one_line,
 )
+from cairn.services.context.map_builders import NearbyMapBuilder
+from cairn.services.context.turn_builders import first_line, turn_place
 from cairn.services.map import MapGraph, exits_in_text
 
 _NOT_WORD = re.compile(r"[^0-9a-z]+")
@@ -129,7 +130,7 @@ class LastTurnBuilder(SectionBuilder):
         said = self._new_lines(last.response, shown)
         if not said and last.response.strip():
             said = "(its answer is the room's text, shown above)"
-        lines = [f"You (turn {last.turn}, at {_where(last)}): {one_line(last.action)}"]
+        lines = [f"You (turn {last.turn}, at {turn_place(last)}): {one_line(last.action)}"]
         if last.reasoning.strip():
             reasoning = clip_words(one_line(last.reasoning), self.max_reasoning_chars)
             lines.append(f"Why: {reasoning}")
@@ -138,8 +139,8 @@ class LastTurnBuilder(SectionBuilder):
         if before:
             lines.append("Before that:")
             lines += [
-                f"T{t.turn} @ {_where(t)}: {one_line(t.action)} -> "
-                f"{clip_words(one_line(_first_line(t.response)), self.max_line_chars)}"
+                f"T{t.turn} @ {turn_place(t)}: {one_line(t.action)} -> "
+                f"{clip_words(one_line(first_line(t.response)), self.max_line_chars)}"
                 for t in before
             ]
         return self.section("\n".join(lines))
@@ -151,7 +152,7 @@ class LastTurnBuilder(SectionBuilder):
         return "\n".join(line.rstrip() for line in lines if _key(line) and _key(line) not in shown)
 
 
-class NearMapBuilder(SectionBuilder):
+class NearMapBuilder(NearbyMapBuilder):
     """The map around the player for the adventurer: the rooms within `moves` moves with their
     exits, nearest first, and the nearest room with unexplored exits; the current room's own
     exits, known and unexplored, are left out (the room's section shows them)."""
@@ -168,9 +169,7 @@ class NearMapBuilder(SectionBuilder):
         priority: int | None = None,
         title: str | None = None,
     ) -> None:
-        super().__init__(priority=priority, title=title)
-        self._map = map_graph
-        self.moves = moves
+        super().__init__(map_graph, moves=moves, priority=priority, title=title)
 
     def build(self, request: ContextRequest) -> Section | None:
         here = request.location_id
@@ -180,18 +179,3 @@ class NearMapBuilder(SectionBuilder):
         own = (f"From {self._map.name_of(here) or f'Location {here}'} ({here}):", _UNEXPLORED)
         lines = [line for line in lines if not line.startswith(own)]
         return self.section("\n".join(lines)) if lines else None
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
-
-
-def _where(turn: TurnOutcome) -> str:
-    if turn.location_before_name:
-        return one_line(turn.location_before_name)
-    if turn.location_before is not None:
-        return f"Location {turn.location_before}"
-    return "unknown location"

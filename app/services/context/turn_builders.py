@@ -7,14 +7,16 @@ from cairn.services.context.builders import ContextRequest, Section, SectionBuil
 from cairn.services.context.tokens import estimate_tokens
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
+    """The first line of `text` that is not blank, stripped ("" when none is)."""
     for line in text.splitlines():
         if line.strip():
             return line.strip()
     return ""
 
 
-def _where(turn: TurnOutcome) -> str:
+def turn_place(turn: TurnOutcome) -> str:
+    """Where a turn was played, as a prompt names it: the room's name, else its id."""
     if turn.location_before_name:
         return one_line(turn.location_before_name)
     if turn.location_before is not None:
@@ -85,8 +87,8 @@ class RecentActionsBuilder(SectionBuilder):
         if self.last_k <= 0 or not request.recent_turns:
             return None
         lines = [
-            f"T{t.turn} @ {_where(t)}: {one_line(t.action)} -> "
-            f"{one_line(_first_line(t.response), self.max_response_chars)}"
+            f"T{t.turn} @ {turn_place(t)}: {one_line(t.action)} -> "
+            f"{one_line(first_line(t.response), self.max_response_chars)}"
             for t in request.recent_turns[-self.last_k :]
         ]
         return self.section("\n".join(lines))
