@@ -39,6 +39,7 @@ from cache_bench import Script, walkthrough  # noqa: E402
 
 from cairn.adapters.game.jericho_game import JerichoGame  # noqa: E402
 from cairn.interfaces.game import GameObservation  # noqa: E402
+from cairn.models.directions import DIRECTIONS  # noqa: E402
 from cairn.play.runner import run_play  # noqa: E402
 from cairn.services.context.repetition import repeated_line_share  # noqa: E402
 from cairn.settings import load_settings  # noqa: E402
@@ -46,18 +47,8 @@ from cairn.testing import FakeMessagesServer  # noqa: E402
 from cairn.testing.cache_sim import api_min_cache_tokens  # noqa: E402
 
 ROMS = ROOT.parent / "shared" / "roms"
-COMPASS = (
-    "north",
-    "south",
-    "east",
-    "west",
-    "northeast",
-    "northwest",
-    "southeast",
-    "southwest",
-    "up",
-    "down",
-)
+COMPASS = tuple(d for d in DIRECTIONS if d not in ("in", "out"))
+"""The ten compass ways a room's real exits are probed by."""
 ROLE_TOOLS = {
     "AgentDecision": "adventurer",
     "SynthesisDecision": "synthesis",
