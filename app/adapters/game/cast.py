@@ -8,7 +8,7 @@ a reply is one no two objects gave before. It names the characters found: the th
 name without what follows a comma and without quotes ("madame sosostris, famous clairvoyante"
 -> "madame sosostris"). A character is mentioned when the text holds its name or one of its
 head words as whole words: the name's last word and the last word before "of"/"with" ("number
-of ghosts" -> "ghosts", "number"; "huge troll with a club" -> "club", "troll"). A game with a
+of ghosts" -> "ghosts", "number"; "huge ogre with a club" -> "club", "ogre"). A game with a
 per-game list (`game_npcs`, a scenario's `npcs`) is matched by that list instead
 (`npcs.match_npcs`).
 """

@@ -7,7 +7,7 @@ second interpreter from the current state (no move spent), "talk to X", "ask X a
 - The game's refusals: what the parser says to talking to a thing ("You can't talk to the
   door!", "You can only do that to something animate."). With the object's own words replaced
   by X, a refusal is one template that at least two objects answer; a character's answer is
-  its own ("The troll isn't much of a conversationalist.", "'Beans! Get your magic beans!'").
+  its own ("The ogre isn't much of a conversationalist.", "'Beans! Get your magic beans!'").
   A reply equal to the control's (the parser did not find the object: "You can't see any such
   thing", "It's too dark to see!") or that asks back ("Which button do you mean...?") tells
   nothing. Only a reply's first line is read: what follows is the world going on (a daemon's
@@ -22,11 +22,10 @@ second interpreter from the current state (no move spent), "talk to X", "ask X a
   carries no such flag. Nothing is decided before `MIN_PLAIN` objects without the attribute
   have answered (the refusals are not known before).
 
-A character is an object that has the animate attribute now (a troll that dies loses it) and
+A character is an object that has the animate attribute now (an ogre that dies loses it) and
 answered as a character. An object is asked again when its attributes change (a robot switched
 on), at most `MAX_HEARINGS` times. Measured on the walkthroughs of the 18 games of the suite
-(PLAN.md): the characters of Zork I (troll, thief, cyclops, bat, spirits) and of 12 other games,
-no furniture, door or button taken for one.
+(PLAN.md): 90 characters on 13 games, no furniture, door or button taken for one.
 """
 
 from __future__ import annotations

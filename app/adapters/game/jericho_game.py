@@ -1,11 +1,11 @@
 """JerichoGame: IGame over Jericho's FrotzEnv (Z-machine story files, TextWorld `tw-*` games).
 
 - The object tree is read from the interpreter's memory (`ztree`): Jericho's own `get_object`
-  stops at a per-game limit (most rooms of Curses and Theatre lie above it) and does not expand
-  abbreviations in names ("West House" for "West of House").
+  stops at a per-game limit (some games keep most rooms above it) and does not expand
+  abbreviations in names ("North Hall" for "North of the Hall").
 - Location ids are the room around the player (`rooms.place_player`): vehicles, furniture and
-  containers are climbed out of (Zork's magic boat 156 and 9:05's bed 27 are never locations);
-  what holds the player is `location_context` ("in the magic boat"). Rooms that all sit in one
+  containers are climbed out of (a boat or a bed the player is in is never a location); what
+  holds the player is `location_context` ("in the boat"). Rooms that all sit in one
   top-level object stay distinct rooms once that object is known to hold them (`rooms`: the
   game's location variable names its child, or a compass move, tried on the second interpreter,
   walks or drives between two of its children) and the played game has not shown otherwise
@@ -20,13 +20,13 @@
   location, no name: "" (a parser reply is never a name). Unsupported games have no ids: a
   header in the turn's text names the room, else "".
 - `objects`: the things directly in the room and in what holds the player, lower case, internal
-  codes removed. Games whose tree has no names (TextWorld, Snack Time) get the runs of words of
+  codes removed. Games whose tree has no names (TextWorld's, some others) get the runs of words of
   the room's `look` text that the game's dictionary knows ("oak chest"), read again whenever
   something in the room moves or changes state (an opened chest shows its key).
 - Score and max score are None for games Jericho does not fully support (unknown, not 0), and
   `won` is then always False (unknown); such games' moves are counted here, one per step.
 - Death and victory: for supported games, `victory()` (or, when the game ended, reaching the
-  max score: 9:05 ends with the max score and Jericho's `game_over()`), else `game_over()` is a
+  max score: a game may end with the max score and Jericho's `game_over()`), else `game_over()` is a
   death; for unsupported games only a death banner in the text ("*** You have died ***").
 - Inventory is read from the object tree, internal codes removed ("Brick_1" -> "brick"); only
   when the tree's objects have no names (TextWorld) is the `inventory` command sent, on a saved
@@ -169,7 +169,7 @@ class JerichoGame(IGame):
 
     @property
     def name(self) -> str:
-        """The story file's stem ("zork1")."""
+        """The story file's stem ("mygame" for mygame.z5)."""
         return self._path.stem
 
     @property

@@ -204,7 +204,7 @@ class LookReading:
     """What a `look` answer says about the room: its name (when it prints one) and context.
 
     `confirmed` when the name is the room's object-tree name too (or the words of its internal
-    identifier: "Gnome Room" for Lost Pig's "(gnomeRoom)").
+    identifier: "Gnome Room" for "(gnomeRoom)").
     """
 
     name: str
@@ -327,7 +327,7 @@ def clean_item_name(
 def object_name(raw: str, vocabulary: Collection[str] | None = None, resolution: int = 9) -> str:
     """An object's name as an agent would type it: cleaned, lower case, no decoration.
 
-    Adventureland's "*DRAGON EGGS* (very rare)" gives "dragon eggs": the stars and the note in
+    "*DRAGON EGGS* (very rare)" gives "dragon eggs": the stars and the note in
     parentheses are how the game dresses the name, not words to type.
     """
     name = clean_item_name(raw, vocabulary, resolution).lower().replace("*", " ")

@@ -28,7 +28,7 @@ and on games whose rooms sit in one container (`tests/integration/test_unusual_t
   from beside it is a holder) and refuses, or later drops, a guess that contradicts it.
 - What lies between the player and the room (boat, bed, chair, dumbwaiter) is context, never a
   location.
-- Planetfall puts the player in a bed that lives in the unnamed `local-globals` object, outside
+- A game may put the player in a bed that lives in an unnamed object of globals, outside
   every room: the chain never reaches `rooms`. Version 3 story files keep the location in global
   variable 0: it is used when it names a room. Otherwise the location is unknown (None), never
   invented.
