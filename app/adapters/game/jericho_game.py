@@ -5,14 +5,13 @@
   abbreviations in names ("North Hall" for "North of the Hall").
 - Location ids are the room around the player (`rooms.place_player`): vehicles, furniture and
   containers are climbed out of (a boat or a bed the player is in is never a location); what
-  holds the player is `location_context` ("in the boat"). Rooms that all sit in one
-  top-level object stay distinct rooms once that object is known to hold them (`rooms`: the
-  game's location variable names its child, or a compass move, tried on the second interpreter,
-  walks or drives between two of its children) and the played game has not shown otherwise
-  (`room_evidence`: a room the player stood in holds no rooms; a vehicle boarded from beside
-  is no room; a guess they contradict is dropped). None when the game cannot say where the
-  player is, and always for games Jericho does not fully support (it knows no player object
-  for them). An id is never invented.
+  holds the player is `location_context` ("in the boat"). Rooms that all sit in one top-level
+  object stay distinct once it is known to hold them (`rooms`: the game's location variable
+  names its child, or a compass move on the second interpreter walks or drives between two of
+  its children) and the played game has not shown otherwise (`room_evidence`: a room the
+  player stood in holds no rooms, a vehicle boarded from beside is none; a contradicted guess
+  is dropped). None when the game cannot say where the player is, and always for games
+  Jericho does not fully support (no player object). An id is never invented.
 - Names (`room_names`): the header that `look` prints in the room, read once per room id on a
   saved state that is restored (no move is spent), vehicle suffix removed; dark rooms fall back
   to the cleaned object-tree name until a real header is read; a room with neither (a game
