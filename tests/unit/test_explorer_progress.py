@@ -298,3 +298,33 @@ def test_a_searched_room_is_headed_for_again_only_once_it_changed() -> None:
     assert atlas.walk(1, episode, atlas.unfinished(episode)) is None
     episode.changed[2] = 9
     assert atlas.walk(1, episode, atlas.unfinished(episode)) == ("up",)
+
+
+def test_attacked_by_a_character_here_the_player_goes_back_the_way_it_came() -> None:
+    """A thug in the street slashing at the player: it goes back the way it came,
+    rather than try the street's things while the attack goes on; once the retreat was sent
+    (it did not help), it does not insist."""
+    from cairn.agents.explorer.words import opposite
+
+    agent = ExplorerAgent(seed=1)
+    went = agent.decide(view(obs("A lobby.", room=8), episode=1, tried={"east": True})).action
+    assert opposite(went) is not None  # a compass move led into the street
+    street = "The thug begins slashing the knife at you."
+    first = GameObservation(
+        text=street, location_id=9, location_name="Street", npcs_present=["thug"]
+    )
+    decision = agent.decide(view(first, episode=1, turn=2))
+    assert decision.action == opposite(went)
+    assert "thug attacks me here" in decision.reasoning
+    again = agent.decide(view(first, episode=1, turn=3))
+    assert again.action != opposite(went)
+
+
+def test_a_character_here_that_attacks_no_one_is_no_reason_to_leave() -> None:
+    agent = ExplorerAgent(seed=1)
+    calm = GameObservation(
+        text="The thug leans on the wall.", location_id=9, location_name="Street",
+        npcs_present=["thug"],
+    )
+    agent._episode.came[9] = "south"
+    assert "attacks me" not in agent.decide(view(calm, episode=1)).reasoning

@@ -87,6 +87,7 @@ from cairn.agents.explorer.light import SAYS_DARK, Light
 from cairn.agents.explorer.load import Load
 from cairn.agents.explorer.rules import Staleness, bounds, kept_out
 from cairn.agents.explorer.stuck import when_stuck
+from cairn.agents.explorer.threats import retreat
 from cairn.agents.explorer.trap_notes import trap_rooms
 from cairn.agents.explorer.traps import Traps
 from cairn.agents.explorer.words import (
@@ -134,6 +135,9 @@ class ExplorerAgent(IAgent):
         unload = self._load.next_move(view, episode, sent) if sent else None
         if unload is not None:
             return self._decision(view, unload, None)
+        flee = retreat(view, episode)
+        if flee is not None:
+            return self._decision(view, flee, None)
         episode.known_here = known_commands(view.memories)
         staleness = Staleness(view, episode)
         failures, dangers = staleness.failures()
