@@ -123,17 +123,117 @@ def run_play(
     # claimed before anything is written; one play at a time in it; none left by a failed start
     with held_for_play(folder, lambda: claim_workdir(folder, identity, settings)):
         remove_stale_temps(folder)  # a killed run's half-written report.json, map.json, ...
-        return _play_locked(
-            settings,
-            game_path=game_path,
-            episodes=episodes,
-            max_turns=max_turns,
+        from cairn.container import build_container
+
+        workdir = folder
+        container = build_container(settings)
+        game = game or container.game_opener().open(game_path)
+        memory = container.memory_service()
+        counts: SummarizerCounts = memory
+        map_graph = container.map_graph()
+        map_files = container.map_files()
+        player = agent or container.agent()  # (its LLM client too) before the run's folder is made
+        watch = model_watch(container, settings.llm_fallback)
+        run_id, run_folder = new_run_folder(workdir, seed)
+        transcript_file = transcript_path(workdir, run_id)
+        options = PlayOptions(
+            episodes=episodes or settings.play_episodes,
+            max_turns=max_turns or settings.play_max_turns,
             use_memory=use_memory,
-            seed=seed,
-            on_turn=on_turn,
-            game=game,
-            agent=agent,
+            objective_every=settings.objective_every,
         )
+        # what exists now (the store's memories and indexes, the game, the map) lives for the
+        # whole run: out of the cyclic collector's sight, full collections stop scanning it again
+        # (at 10,000 memories they took a fifth of a run); back in its care when the run ends
+        gc.freeze()
+        store = container.store()
+        try:
+            stats: list[EpisodeStats] = []
+            stop = _StopOnInterrupt()
+            try:
+                with stop, transcript_file.open("x", encoding="utf-8") as transcript:
+                    session = PlaySession(
+                        game=game,
+                        agent=player,
+                        bus=container.bus(),
+                        memory=memory,
+                        context=container.run_context(),
+                        map_graph=map_graph,
+                        objectives=container.objective_tracker(),
+                        knowledge=container.knowledge_base(),
+                        options=options,
+                        meter=container.usage_meter(),
+                        transcript=transcript,
+                        summarizer_counts=lambda: dict(counts.summarizer_calls),
+                        episode_map=container.episode_map(),
+                        on_turn=on_turn,
+                        should_stop=lambda: stop.requested() or watch.must_stop(),
+                        claims=container.claim_tests(),
+                    )
+                    first = next_episode(store)  # numbers go on from the runs before
+                    try:
+                        for number in range(first, first + options.episodes):
+                            container.usage_meter().start_episode(number)
+                            stats.append(session.play_episode(number))
+                            map_files.save(map_graph)
+                            if stop.requested() or watch.stopped:
+                                break
+                    except KeyboardInterrupt:
+                        # a second Ctrl-C: the episode in play stops where it stood (its last unit
+                        # of work committed or rolled back whole); the episodes before it, the map
+                        # and the memories are written as after the first
+                        stop.abort()
+                        map_files.save(map_graph)
+                remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
+            finally:
+                game.close()
+            report = {
+                "game": game.name,
+                "fully_supported": game.fully_supported,
+                "llm": settings.llm,
+                "store": settings.store,
+                "memory": use_memory,
+                "seed": seed,
+                "run_id": run_id,
+                "interrupted": stop.requested(),
+                "episodes": [
+                    {**e.model_dump(), **container.usage_meter().episode_cost(e.episode)}
+                    for e in stats
+                ],
+                "total": totals(stats, session.visited_ids, remembered),
+                "llm_usage": {
+                    **container.usage_meter().snapshot(),
+                    "circuit": _circuit(container.circuit_breaker(), container.summarizer()),
+                },
+                "summary_failures": counts.summary_failures,
+                "query_tool_failures": container.memory_query_tools().failures,
+            }
+            last = stats[-1] if stats else None
+            failure = watch.failure(*((last.episode, last.turns) if last else ()))
+            if failure is not None:
+                report["model_failure"] = failure
+            report_path = workdir / settings.report_file
+            from cairn.report.json_text import report_json
+            from cairn.report.writer import write_report
+
+            atomic_write_text(report_path, report_json(report))
+
+            # from the run's store, still open: it has read its memories already
+            html_path = write_report(settings, store=store)
+            result = PlayResult(
+                report=report,
+                report_path=report_path,
+                run_dir=run_folder,
+                html_path=html_path,
+            )
+            if failure is not None:  # the files are written: the run fails after them
+                error = ModelNotAnsweringError(failure)
+                error.result = result
+                raise error
+            return result
+        finally:
+            store.close()
+            gc.unfreeze()
 
 
 def new_run_folder(workdir: Path, seed: int) -> tuple[str, Path]:
@@ -152,132 +252,6 @@ def new_run_folder(workdir: Path, seed: int) -> tuple[str, Path]:
             raise StoreError(f"{runs / run_id}: cannot create: {exc.strerror or exc}") from exc
         return run_id, runs / run_id
     raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _play_locked(
-    settings: CairnSettings,
-    *,
-    game_path: Path | None,
-    episodes: int | None,
-    max_turns: int | None,
-    use_memory: bool,
-    seed: int,
-    on_turn: TurnCallback | None,
-    game: IGame | None,
-    agent: IAgent | None,
-) -> PlayResult:
-    """`run_play` in a claimed workdir whose run lock it holds."""
-    from cairn.container import build_container
-
-    workdir = settings.workdir
-    container = build_container(settings)
-    game = game or container.game_opener().open(game_path)
-    memory = container.memory_service()
-    counts: SummarizerCounts = memory
-    map_graph = container.map_graph()
-    map_files = container.map_files()
-    player = agent or container.agent()  # (its LLM client too) before the run's folder is made
-    watch = model_watch(container, settings.llm_fallback)
-    run_id, run_folder = new_run_folder(workdir, seed)
-    transcript_file = transcript_path(workdir, run_id)
-    options = PlayOptions(
-        episodes=episodes or settings.play_episodes,
-        max_turns=max_turns or settings.play_max_turns,
-        use_memory=use_memory,
-        objective_every=settings.objective_every,
-    )
-    # what exists now (the store's memories and indexes, the game, the map) lives for the
-    # whole run: out of the cyclic collector's sight, full collections stop scanning it again
-    # (at 10,000 memories they took a fifth of a run); back in its care when the run ends
-    gc.freeze()
-    store = container.store()
-    try:
-        stats: list[EpisodeStats] = []
-        stop = _StopOnInterrupt()
-        try:
-            with stop, transcript_file.open("x", encoding="utf-8") as transcript:
-                session = PlaySession(
-                    game=game,
-                    agent=player,
-                    bus=container.bus(),
-                    memory=memory,
-                    context=container.run_context(),
-                    map_graph=map_graph,
-                    objectives=container.objective_tracker(),
-                    knowledge=container.knowledge_base(),
-                    options=options,
-                    meter=container.usage_meter(),
-                    transcript=transcript,
-                    summarizer_counts=lambda: dict(counts.summarizer_calls),
-                    episode_map=container.episode_map(),
-                    on_turn=on_turn,
-                    should_stop=lambda: stop.requested() or watch.must_stop(),
-                    claims=container.claim_tests(),
-                )
-                first = next_episode(store)  # numbers go on from the runs before
-                try:
-                    for number in range(first, first + options.episodes):
-                        container.usage_meter().start_episode(number)
-                        stats.append(session.play_episode(number))
-                        map_files.save(map_graph)
-                        if stop.requested() or watch.stopped:
-                            break
-                except KeyboardInterrupt:
-                    # a second Ctrl-C: the episode in play stops where it stood (its last unit
-                    # of work committed or rolled back whole); the episodes before it, the map
-                    # and the memories are written as after the first
-                    stop.abort()
-                    map_files.save(map_graph)
-            remembered = {loc for loc in session.visited_ids if memory.location_memories(loc)}
-        finally:
-            game.close()
-        report = {
-            "game": game.name,
-            "fully_supported": game.fully_supported,
-            "llm": settings.llm,
-            "store": settings.store,
-            "memory": use_memory,
-            "seed": seed,
-            "run_id": run_id,
-            "interrupted": stop.requested(),
-            "episodes": [
-                {**e.model_dump(), **container.usage_meter().episode_cost(e.episode)}
-                for e in stats
-            ],
-            "total": totals(stats, session.visited_ids, remembered),
-            "llm_usage": {
-                **container.usage_meter().snapshot(),
-                "circuit": _circuit(container.circuit_breaker(), container.summarizer()),
-            },
-            "summary_failures": counts.summary_failures,
-            "query_tool_failures": container.memory_query_tools().failures,
-        }
-        last = stats[-1] if stats else None
-        failure = watch.failure(*((last.episode, last.turns) if last else ()))
-        if failure is not None:
-            report["model_failure"] = failure
-        report_path = workdir / settings.report_file
-        from cairn.report.json_text import report_json
-        from cairn.report.writer import write_report
-
-        atomic_write_text(report_path, report_json(report))
-
-        # from the run's store, still open: it has read its memories already
-        html_path = write_report(settings, store=store)
-        result = PlayResult(
-            report=report,
-            report_path=report_path,
-            run_dir=run_folder,
-            html_path=html_path,
-        )
-        if failure is not None:  # the files are written: the run fails after them
-            error = ModelNotAnsweringError(failure)
-            error.result = result
-            raise error
-        return result
-    finally:
-        store.close()
-        gc.unfreeze()
 
 
 def model_watch(container: Any, fallback: str) -> ModelWatch:
