@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -262,6 +263,7 @@ def load_settings(**overrides: object) -> CairnSettings:
         if name.startswith("CAIRN_") and name not in fields and name not in KNOWN_ENV:
             log.warning("%s is not a cairn setting; ignored", name)
     clean = {k: v for k, v in overrides.items() if v is not None}
+    _check_pyproject(Path("pyproject.toml"))
     try:
         return CairnSettings(**clean)  # type: ignore[arg-type]
     except SettingsError as exc:
@@ -281,3 +283,22 @@ def _problem(err: ErrorDetails) -> str:
         cause = err.get("ctx", {}).get("error")
         return str(cause) if cause is not None else err["msg"]
     return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
+
+
+MAX_PYPROJECT_BYTES = 4 * 1024 * 1024
+"""The most a pyproject.toml holding `[tool.cairn]` may weigh (a project's own file: a few KB)."""
+
+
+def _check_pyproject(path: Path) -> None:
+    """ConfigError naming `path` when it exists but is no regular file (a FIFO would make the
+    settings' read wait for a writer forever) or is over MAX_PYPROJECT_BYTES."""
+    try:
+        info = path.stat()
+    except OSError:
+        return  # none here (or unreadable: the settings' own read says so)
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"{path}: not a regular file; cairn reads [tool.cairn] from files only")
+    if info.st_size > MAX_PYPROJECT_BYTES:
+        raise ConfigError(
+            f"{path}: larger than {MAX_PYPROJECT_BYTES:,} bytes; cairn reads [tool.cairn] from it"
+        )

@@ -173,3 +173,20 @@ def test_the_workdir_marker_cassette_and_saved_edit_are_read_with_bounds(
     with pytest.raises(CairnError, match=r"edit\.md: not UTF-8 .* your text stays there"):
         memory_edit._saved_text(saved)
     assert saved.read_bytes() == b"# Memories\n\xff\xfe\n"
+
+
+def test_a_fifo_or_huge_pyproject_is_refused_before_the_settings_read_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cairn import settings
+    from cairn.errors import ConfigError
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "pyproject.toml")
+    got = refusal(lambda: settings.load_settings(), tmp_path / "pyproject.toml")
+    assert isinstance(got, ConfigError) and "not a regular file" in str(got)
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "pyproject.toml").write_text("[tool.cairn]\n" + "# x\n" * 50)
+    monkeypatch.setattr(settings, "MAX_PYPROJECT_BYTES", 100)
+    with pytest.raises(ConfigError, match=r"pyproject\.toml: larger than 100 bytes"):
+        settings.load_settings()
