@@ -43,7 +43,7 @@ def as_attacker_lesson(
 ) -> MemoryEntry | None:
     """A death in a fight, as the summarizer remembered it (what it superseded stands): a
     memory that blames the command ("Died by 'north'") becomes the attacker's lesson at
-    the room ("In the Ogre's Den (L10) the ogre attacks and can kill ..."), so that the
+    the room ("In <room> (L<id>) the <attacker> attacks and can kill ..."), so that the
     move last taken is no danger."""
     if entry is None or entry.category is not MemoryCategory.DANGER:
         return entry

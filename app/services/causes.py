@@ -402,8 +402,9 @@ def attacker_lesson_title(who: str) -> str:
 
 
 def attacker_lesson_text(diagnosis: Diagnosis, episode: int, turn: int, said: str) -> str:
-    """What a fatal fight taught, at the room it happened in: "In the Ogre's Den (L10) the
-    ogre attacks and can kill (Ep3, T40: "..."). Come back better armed, or keep away."."""
+    """What a fatal fight taught, at the room it happened in: "In <room> (L<id>) the
+    <attacker> attacks and can kill (Ep<n>, T<turn>: "..."). Come back better armed, or keep
+    away."."""
     room = diagnosis.room_name or "this room"
     who = f"the {diagnosis.detail}" if diagnosis.detail else "an attacker"
     quote = f': "{said}"' if said else ""
