@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from cairn.adapters.files import atomic_write_text, ensure_folder
 from cairn.adapters.game.story_file import read_story_file
-from cairn.adapters.input_files import MAX_SMALL_FILE_BYTES, read_named_file
+from cairn.adapters.input_files import MAX_REPORT_BYTES, MAX_SMALL_FILE_BYTES, read_named_file
 from cairn.adapters.run_lock import RUN_LOCK, run_lock
 from cairn.errors import StoreError, WorkdirError
 
@@ -173,7 +173,7 @@ def _json_object(path: Path) -> dict[str, object] | None:
         raw = read_named_file(
             path,
             what="JSON file",
-            limit=MAX_SMALL_FILE_BYTES * 64,
+            limit=MAX_REPORT_BYTES,
             error=lambda problem: WorkdirError(f"{path}: {problem}"),
         )
         data = json.loads(raw.decode("utf-8"))

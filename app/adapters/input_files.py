@@ -23,7 +23,9 @@ MAX_MEMORY_FILE_BYTES = 64 * MiB
 MAX_CASSETTE_BYTES = 256 * MiB
 """A recorded model conversation (`llm.cassette`): thousands of answers fit in a few MB."""
 MAX_SMALL_FILE_BYTES = 1 * MiB
-"""cairn's own small JSON files (the workdir marker, report.json as read back)."""
+"""cairn's own small JSON files (the workdir marker)."""
+MAX_REPORT_BYTES = 64 * MiB
+"""report.json as read back (a long run's per-episode figures stay far under it)."""
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
